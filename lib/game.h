@@ -1,0 +1,155 @@
+/* The internal contract between the generic core (api.c, state.c, rules.c, notation.c,
+ * random.c) and the games under games/. Nothing here is exported. */
+#ifndef TG_GAME_H
+#define TG_GAME_H
+
+#include "traditional-games.h"
+#include "mancala/ring.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds shared by every game: At-Tab wa-d-Dukk on 4x29 is the largest board (116 cells). */
+#define TG__MAX_CELLS 128
+#define TG__MAX_MOVES 512
+#define TG__MAX_OPTIONS 4
+#define TG__MAX_FIELD_BYTES 16
+
+enum tg__phase { TG__DECIDE = 0, TG__CHANCE = 1, TG__OVER = 2 };
+
+/* A position as a plain value: copying is memcpy, equality is memcmp, the undo history is an
+ * array of these. Every byte is meaningful (no padding, unused cells stay 0), which is what
+ * makes memcmp equality and whole-struct hashing sound. */
+struct tg_pos {
+    uint8_t cell[TG__MAX_CELLS];         /* game-defined content of each cell */
+    uint16_t score[2];                   /* the game's own score of each player */
+    uint16_t quiet;                      /* moves since the last capture (quiet limit) */
+    uint8_t side;                        /* whose turn: 0 or 1 (0 once the game is over) */
+    uint8_t phase;                       /* enum tg__phase */
+    int8_t winner;                       /* TG_NO_WINNER_YET, 0, 1 or TG_DRAW */
+    uint8_t reserved;                    /* always 0 */
+    uint8_t field[TG__MAX_FIELD_BYTES];  /* game-specific position fields */
+};
+
+/* What a game's apply reports to the generic core. */
+enum {
+    TG__CAPTURED = 1u, /* the move captured: the quiet count restarts */
+    TG__ENDLESS = 2u   /* the move never ends: the game was ended, quiet count untouched */
+};
+
+struct tg_config;
+
+/* A spec option: either a list of named choices or a whole-number range. */
+struct tg_option_def {
+    const char *key;
+    const char *values;          /* as published: "last-mover|owner" or "0..1000" */
+    const char *const *choices;  /* NULL-terminated, or NULL for a number */
+    int min, max;                /* range of a number */
+    const char *def;             /* default, spelled as in a spec */
+};
+
+/* Shared option of the mancala games (rules/README.md: the quiet limit). */
+#define TG__QUIET_OPTION {"quiet", "0..1000", NULL, 0, 1000, "100"}
+
+/* A small growable text sink that counts what does not fit; see notation.c. */
+struct tg_out {
+    char *buf;
+    size_t cap;
+    size_t len;
+};
+void tg__out_mem(struct tg_out *o, const char *s, size_t n);
+void tg__out_str(struct tg_out *o, const char *s);
+void tg__out_uint(struct tg_out *o, unsigned long v);
+void tg__out_cell_name(struct tg_out *o, const struct tg_config *cfg, int cell);
+/* Reads a whole number 0..max without sign or leading zeros from s[0..n); false if malformed. */
+bool tg__parse_uint(const char *s, size_t n, unsigned long max, unsigned long *out);
+/* Reads a cell name (`a1`, `ab3`) from s[0..n); the cell index, or -1 if not on the board. */
+int tg__parse_cell_name(const struct tg_config *cfg, const char *s, size_t n);
+
+struct tg_game {
+    const char *id;
+    const char *name;
+    const struct tg_option_def *options; /* in canonical-spec order */
+    size_t option_count;
+    int quiet_option;                    /* index of the quiet option, or -1 if none */
+    const char *const *fields;           /* names of the game's position fields, in order */
+    size_t field_count;
+
+    /* Board size, tables and bounds from cfg->opt. */
+    void (*setup)(struct tg_config *cfg);
+    void (*init)(const struct tg_config *cfg, struct tg_pos *pos);
+    /* Legal decisions, ascending, at a TG__DECIDE position; returns the count. */
+    size_t (*moves)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out);
+    /* Chance outcomes ascending and their probabilities at a TG__CHANCE position; NULL for
+     * games without chance. */
+    size_t (*chance)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
+                     double *prob);
+    /* Applies a move from moves() or chance(); never fails. Returns TG__CAPTURED/TG__ENDLESS. */
+    unsigned (*apply)(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+    /* Ends a game (or round) that reached the quiet limit; NULL if the game has no limit. */
+    void (*quiet_end)(const struct tg_config *cfg, struct tg_pos *pos);
+
+    int (*count)(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
+    int (*owner)(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
+    unsigned (*flags)(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
+
+    /* Notation. Cells and fields are handed over as (text, length) tokens already split by
+     * the core; the hooks say whether a token is well formed. */
+    void (*write_cell)(const struct tg_config *cfg, const struct tg_pos *pos, int cell,
+                       struct tg_out *o);
+    bool (*read_cell)(const struct tg_config *cfg, const char *s, size_t n, struct tg_pos *pos,
+                      int cell);
+    void (*write_field)(const struct tg_config *cfg, const struct tg_pos *pos, size_t field,
+                        struct tg_out *o);
+    bool (*read_field)(const struct tg_config *cfg, size_t field, const char *s, size_t n,
+                       struct tg_pos *pos);
+    /* Game invariants of a parsed position (totals, fields, a finished game's result). The
+     * core checks separately that a running position has a move or an outcome. */
+    bool (*valid)(const struct tg_config *cfg, const struct tg_pos *pos);
+    bool (*move_to_string)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
+                           struct tg_out *o);
+    bool (*move_from_string)(const struct tg_config *cfg, const struct tg_pos *pos,
+                             const char *s, size_t n, tg_move *m);
+};
+
+/* A rule set after parsing: the game, its option values and everything derived from them.
+ * Immutable once made, so it can be shared between threads and copied into each state. */
+struct tg_config {
+    const struct tg_game *game;
+    int opt[TG__MAX_OPTIONS];  /* choice index or number, per option */
+    int rows, cols, cells;
+    unsigned quiet_limit;      /* 0: no limit */
+    size_t max_moves;          /* bound on moves() and chance() counts */
+    int total;                 /* counters (or pieces) in play, for validation */
+    struct tg_ring ring[2];    /* mancala: each player's sowing ring (the same for a shared ring) */
+};
+
+/* Ends the game with a result; the side is normalised so that equal finished positions are
+ * equal whatever move ended them. */
+static inline void tg__finish(struct tg_pos *pos, int winner)
+{
+    pos->phase = TG__OVER;
+    pos->side = 0;
+    pos->winner = (int8_t)winner;
+}
+
+/* The winner by higher score, as most games decide. */
+static inline int tg__winner_by_score(const struct tg_pos *pos)
+{
+    if (pos->score[0] == pos->score[1])
+        return TG_DRAW;
+    return pos->score[0] > pos->score[1] ? 0 : 1;
+}
+
+/* Applies a legal move with the common rules around it (the quiet limit). The one path used
+ * by tg_state_apply, playouts and perft. */
+void tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+/* Legal decisions or chance outcomes, whichever the position has; probabilities optional. */
+size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
+                       double *prob);
+
+/* The catalogue, in tg_game_id order. */
+extern const struct tg_game tg__halusa;
+
+#endif

@@ -1,0 +1,146 @@
+/* Halusa: Hyde 1694, De Ludis Orientalibus pp. 226-230; rules/halusa.md resolves the rest.
+ * One shared anticlockwise ring, a single lap per move, even-count captures chained backwards
+ * through the mover's own holes, and the must-feed rule. */
+#include "../mancala/board.h"
+
+#include <string.h>
+
+enum { HALUSA_COLS = 6, HALUSA_HOLES = 12, HALUSA_START = 6 };
+enum { OPT_REMAINDER = 0, OPT_QUIET = 1 };
+enum { REMAINDER_LAST_MOVER = 0, REMAINDER_OWNER = 1 };
+
+static const char *const remainder_choices[] = {"last-mover", "owner", NULL};
+
+static const struct tg_option_def halusa_options[] = {
+    {"remainder", "last-mover|owner", remainder_choices, 0, 0, "last-mover"},
+    TG__QUIET_OPTION,
+};
+
+static void halusa_setup(struct tg_config *cfg)
+{
+    /* a1 .. f1, then f2 .. a2: anticlockwise seen from above with player 0 south. */
+    static const uint8_t order[HALUSA_HOLES] = {0, 1, 2, 3, 4, 5, 11, 10, 9, 8, 7, 6};
+    cfg->rows = 2;
+    cfg->cols = HALUSA_COLS;
+    cfg->cells = HALUSA_HOLES;
+    cfg->total = HALUSA_HOLES * HALUSA_START;
+    cfg->max_moves = HALUSA_COLS;
+    tg__ring_init(&cfg->ring[0], order, HALUSA_HOLES);
+    cfg->ring[1] = cfg->ring[0];
+}
+
+static void halusa_init(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    memset(pos->cell, HALUSA_START, (size_t)cfg->cells);
+}
+
+/* Each player's holes are six consecutive ring positions starting at 6 * player; a move
+ * reaches the opponent's row iff it sows past the last of them. */
+static bool feeds_opponent(const struct tg_config *cfg, int player, int cell, unsigned n)
+{
+    unsigned rel = cfg->ring[0].at[cell] - (unsigned)(HALUSA_COLS * player);
+    return n >= HALUSA_COLS - rel;
+}
+
+static size_t halusa_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    int me = pos->side;
+    bool opponent_empty = tg__mancala_side_total(cfg, pos, 1 - me) == 0;
+    size_t k = 0;
+    for (int cell = me * HALUSA_COLS; cell < (me + 1) * HALUSA_COLS; cell++) {
+        unsigned n = pos->cell[cell];
+        if (n == 0)
+            continue;
+        /* Sowing only adds to the opponent's row and captures only take from one's own, so
+         * must-feed only restricts a player whose opponent's row is already empty. */
+        if (opponent_empty && !feeds_opponent(cfg, me, cell, n))
+            continue;
+        if (out)
+            out[k] = (tg_move)cell;
+        k++;
+    }
+    return k;
+}
+
+static void halusa_end(const struct tg_config *cfg, struct tg_pos *pos, int last_mover)
+{
+    if (cfg->opt[OPT_REMAINDER] == REMAINDER_OWNER) {
+        tg__mancala_take_own_sides(cfg, pos);
+    } else {
+        pos->score[last_mover] =
+            (uint16_t)(pos->score[last_mover] + tg__mancala_board_total(cfg, pos));
+        memset(pos->cell, 0, (size_t)cfg->cells);
+    }
+    tg__finish(pos, tg__winner_by_score(pos));
+}
+
+static unsigned halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    const struct tg_ring *ring = &cfg->ring[0];
+    int me = pos->side;
+    unsigned n = pos->cell[m];
+    pos->cell[m] = 0;
+    unsigned at = tg__ring_sow(ring, pos->cell, ring->at[m], n);
+
+    /* Hyde: the last counter making one's own hole even captures it, and the holes before it
+     * go too while they stay even; an odd, empty or foreign hole stops the chain. */
+    unsigned taken = 0;
+    for (;;) {
+        int cell = ring->hole[at];
+        unsigned c = pos->cell[cell];
+        if (cell / HALUSA_COLS != me || c == 0 || c % 2 != 0)
+            break;
+        taken += c;
+        pos->cell[cell] = 0;
+        at = tg__ring_prev(ring, at);
+    }
+    pos->score[me] = (uint16_t)(pos->score[me] + taken);
+    pos->side = (uint8_t)(1 - me);
+
+    if (halusa_moves(cfg, pos, NULL) == 0)
+        halusa_end(cfg, pos, me);
+    return taken ? TG__CAPTURED : 0u;
+}
+
+static void halusa_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    tg__mancala_take_own_sides(cfg, pos);
+    tg__finish(pos, tg__winner_by_score(pos));
+}
+
+static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned board = tg__mancala_board_total(cfg, pos);
+    if (board + pos->score[0] + pos->score[1] != (unsigned)cfg->total)
+        return false;
+    if (pos->phase == TG__OVER)
+        return board == 0 && pos->winner == tg__winner_by_score(pos);
+    /* While the game runs, scores only grow by captures, and every capture is even. */
+    return pos->score[0] % 2 == 0 && pos->score[1] % 2 == 0;
+}
+
+const struct tg_game tg__halusa = {
+    .id = "halusa",
+    .name = "Halusa",
+    .options = halusa_options,
+    .option_count = sizeof halusa_options / sizeof halusa_options[0],
+    .quiet_option = OPT_QUIET,
+    .fields = NULL,
+    .field_count = 0,
+    .setup = halusa_setup,
+    .init = halusa_init,
+    .moves = halusa_moves,
+    .chance = NULL,
+    .apply = halusa_apply,
+    .quiet_end = halusa_quiet_end,
+    .count = tg__mancala_count,
+    .owner = tg__mancala_owner,
+    .flags = tg__mancala_no_flags,
+    .write_cell = tg__mancala_write_cell,
+    .read_cell = tg__mancala_read_cell,
+    .write_field = NULL,
+    .read_field = NULL,
+    .valid = halusa_valid,
+    .move_to_string = tg__mancala_move_to_string,
+    .move_from_string = tg__mancala_move_from_string,
+};

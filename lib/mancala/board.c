@@ -1,0 +1,93 @@
+#include "board.h"
+
+#include <string.h>
+
+int tg__mancala_count(const struct tg_config *cfg, const struct tg_pos *pos, int cell)
+{
+    (void)cfg;
+    return pos->cell[cell];
+}
+
+int tg__mancala_owner(const struct tg_config *cfg, const struct tg_pos *pos, int cell)
+{
+    (void)pos;
+    return cell / cfg->cols < cfg->rows / 2 ? 0 : 1;
+}
+
+unsigned tg__mancala_no_flags(const struct tg_config *cfg, const struct tg_pos *pos, int cell)
+{
+    (void)cfg;
+    (void)pos;
+    (void)cell;
+    return 0;
+}
+
+void tg__mancala_write_cell(const struct tg_config *cfg, const struct tg_pos *pos, int cell,
+                            struct tg_out *o)
+{
+    (void)cfg;
+    tg__out_uint(o, pos->cell[cell]);
+}
+
+bool tg__mancala_read_cell(const struct tg_config *cfg, const char *s, size_t n,
+                           struct tg_pos *pos, int cell)
+{
+    unsigned long v;
+    if (!tg__parse_uint(s, n, (unsigned long)cfg->total, &v))
+        return false;
+    pos->cell[cell] = (uint8_t)v;
+    return true;
+}
+
+bool tg__mancala_move_to_string(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
+                                struct tg_out *o)
+{
+    (void)pos;
+    if (m == TG_MOVE_PASS) {
+        tg__out_str(o, "pass");
+        return true;
+    }
+    if (m >= (tg_move)cfg->cells)
+        return false;
+    tg__out_cell_name(o, cfg, (int)m);
+    return true;
+}
+
+bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_pos *pos,
+                                  const char *s, size_t n, tg_move *m)
+{
+    (void)pos;
+    if (n == 4 && memcmp(s, "pass", 4) == 0) {
+        *m = TG_MOVE_PASS;
+        return true;
+    }
+    int cell = tg__parse_cell_name(cfg, s, n);
+    if (cell < 0)
+        return false;
+    *m = (tg_move)cell;
+    return true;
+}
+
+unsigned tg__mancala_board_total(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned sum = 0;
+    for (int c = 0; c < cfg->cells; c++)
+        sum += pos->cell[c];
+    return sum;
+}
+
+unsigned tg__mancala_side_total(const struct tg_config *cfg, const struct tg_pos *pos, int player)
+{
+    int half = cfg->cells / 2;
+    unsigned sum = 0;
+    for (int c = player * half; c < (player + 1) * half; c++)
+        sum += pos->cell[c];
+    return sum;
+}
+
+void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    for (int p = 0; p < 2; p++)
+        pos->score[p] = (uint16_t)(pos->score[p] + tg__mancala_side_total(cfg, pos, p));
+    memset(pos->cell, 0, (size_t)cfg->cells);
+}

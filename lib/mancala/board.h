@@ -1,0 +1,27 @@
+/* Hooks shared by the mancala games: a cell is a hole holding a count, the board is split
+ * between the players by rows, and a move is the name of the hole emptied. */
+#ifndef TG_MANCALA_BOARD_H
+#define TG_MANCALA_BOARD_H
+
+#include "../game.h"
+
+int tg__mancala_count(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
+/* The south half of the rows is player 0's, the north half player 1's. */
+int tg__mancala_owner(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
+unsigned tg__mancala_no_flags(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
+void tg__mancala_write_cell(const struct tg_config *cfg, const struct tg_pos *pos, int cell,
+                            struct tg_out *o);
+bool tg__mancala_read_cell(const struct tg_config *cfg, const char *s, size_t n,
+                           struct tg_pos *pos, int cell);
+bool tg__mancala_move_to_string(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
+                                struct tg_out *o);
+bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_pos *pos,
+                                  const char *s, size_t n, tg_move *m);
+
+/* Counters on the board, and on one player's side of it. */
+unsigned tg__mancala_board_total(const struct tg_config *cfg, const struct tg_pos *pos);
+unsigned tg__mancala_side_total(const struct tg_config *cfg, const struct tg_pos *pos, int player);
+/* Each player adds the counters on their own side to their score; the board is emptied. */
+void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos);
+
+#endif

@@ -1,0 +1,107 @@
+/* tg_state: a position plus its undo history. Undo is exact by construction: the history
+ * keeps each earlier position whole. */
+#include "internal.h"
+
+#include <string.h>
+
+tg_status tg__state_make(const struct tg_rules *rules, const struct tg_pos *pos,
+                         size_t history_cap, tg_state **out)
+{
+    tg_state *s = tg__realloc(NULL, sizeof *s);
+    if (!s)
+        return TG_ERR_NO_MEMORY;
+    memset(s, 0, sizeof *s);
+    if (history_cap) {
+        s->history = tg__realloc(NULL, history_cap * sizeof *s->history);
+        if (!s->history) {
+            tg__realloc(s, 0);
+            return TG_ERR_NO_MEMORY;
+        }
+        s->history_cap = history_cap;
+    }
+    s->rules = *rules;
+    s->pos = *pos;
+    *out = s;
+    return TG_OK;
+}
+
+/* Records the current position before `m` is applied, growing the history geometrically so
+ * that a long game costs amortised constant time per move. */
+tg_status tg__state_push(tg_state *s, tg_move m)
+{
+    if (s->history_len == s->history_cap) {
+        size_t cap = s->history_cap ? s->history_cap * 2 : 64;
+        if (cap > SIZE_MAX / sizeof *s->history)
+            return TG_ERR_NO_MEMORY;
+        struct tg_undo *grown = tg__realloc(s->history, cap * sizeof *grown);
+        if (!grown)
+            return TG_ERR_NO_MEMORY;
+        s->history = grown;
+        s->history_cap = cap;
+    }
+    s->history[s->history_len].before = s->pos;
+    s->history[s->history_len].move = m;
+    s->history_len++;
+    return TG_OK;
+}
+
+void tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    unsigned result = cfg->game->apply(cfg, pos, m);
+    if (result & TG__ENDLESS || cfg->game->quiet_option < 0)
+        return;
+    if (result & TG__CAPTURED)
+        pos->quiet = 0;
+    else if (pos->quiet < UINT16_MAX)
+        pos->quiet++;
+    /* The quiet limit only ends what the game's own rules left running. */
+    if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER)
+        cfg->game->quiet_end(cfg, pos);
+}
+
+size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
+                       double *prob)
+{
+    switch (pos->phase) {
+    case TG__DECIDE:
+        return cfg->game->moves(cfg, pos, out);
+    case TG__CHANCE: {
+        if (!cfg->game->chance)
+            return 0;
+        double scratch[TG__MAX_MOVES];
+        return cfg->game->chance(cfg, pos, out, prob ? prob : scratch);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Zobrist hashing with keys computed rather than tabulated: the key of (slot, value) is a
+ * fixed 64-bit mix of both, so the hash is the same on every platform and in every run, needs
+ * no table in memory and stays incrementally updatable (XOR a key out, XOR a key in). */
+static uint64_t zobrist_key(uint64_t slot, uint64_t value)
+{
+    uint64_t z = (slot << 20 ^ value) + 0x9E3779B97F4A7C15u * (slot + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+uint64_t tg__pos_hash(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    uint64_t h = 0;
+    for (int c = 0; c < cfg->cells; c++) {
+        if (pos->cell[c])
+            h ^= zobrist_key((uint64_t)c, pos->cell[c]);
+    }
+    uint64_t slot = TG__MAX_CELLS;
+    h ^= zobrist_key(slot++, pos->score[0]);
+    h ^= zobrist_key(slot++, pos->score[1]);
+    h ^= zobrist_key(slot++, pos->quiet);
+    h ^= zobrist_key(slot++, pos->side);
+    h ^= zobrist_key(slot++, pos->phase);
+    h ^= zobrist_key(slot++, (uint8_t)pos->winner);
+    for (size_t i = 0; i < TG__MAX_FIELD_BYTES; i++)
+        h ^= zobrist_key(slot++, pos->field[i]);
+    return h;
+}
