@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Install the Debian packages that building, testing and documenting libtraditional-games
+# need, and only those that are missing: on a machine that has them all this does nothing
+# and touches no network. Debian 12 (bookworm) or later; installing needs root.
+set -euo pipefail
+
+# build-essential: gcc, g++, make, libc headers.  clang + libclang-rt-dev: the sanitizer
+# build (libclang-rt-dev holds the ASan/UBSan/libFuzzer runtimes, which plain clang only
+# recommends).  meson, ninja-build, pkg-config: the build.  libcmocka-dev: the C test suites.
+# doxygen: the API reference.  python3: the ctypes test.  valgrind: `meson test --setup valgrind`.
+packages=(
+  build-essential gcc g++
+  clang libclang-rt-dev
+  meson ninja-build pkg-config
+  libcmocka-dev
+  doxygen
+  python3
+  valgrind
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "setup-deps.sh: dpkg-query not found: this script is for Debian and its derivatives." >&2
+  echo "Install by hand: ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup-deps.sh: all build, test and docs dependencies are installed."
+  exit 0
+fi
+
+echo "setup-deps.sh: missing: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup-deps.sh: installing packages needs root. Run this script as root (for example" >&2
+  echo "  sudo $0" >&2
+  echo "), or install them yourself: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
+echo "setup-deps.sh: installed: ${missing[*]}"

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The full check, exactly as CI runs it (.ci/run): install what is missing, then
+#   1. gcc, -Dwerror=true: build everything and run the whole `meson test` suite;
+#   2. the Doxygen reference (`docs` target: any warning is an error);
+#   3. install into a private prefix, build the C examples of README.md and docs/mainpage.md
+#      out of tree with pkg-config, and run them and the README's Python snippet against the
+#      installed library;
+#   4. clang with AddressSanitizer and UndefinedBehaviorSanitizer (and the libFuzzer targets
+#      built): the suite again, but for the 'integration' suite (see below);
+#   5. the suite under valgrind (`meson test --setup valgrind`), when the build defines it.
+# Build directories live under build-ci/ (override with TG_BUILD_ROOT); they are reused, so a
+# second run only rebuilds what changed. Any failure stops the script with a non-zero status.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+top=$(pwd)
+
+root=${TG_BUILD_ROOT:-build-ci}
+case "$root" in /*) ;; *) root="$top/$root" ;; esac
+gcc_dir="$root/gcc"
+san_dir="$root/clang-sanitize"
+prefix="$root/install"
+
+step() { printf '\n==== %s\n' "$*"; }
+
+# meson setup DIR ARGS..., or reconfigure DIR with ARGS if it was set up before.
+configure() {
+  local dir=$1
+  shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@"
+  else
+    meson setup "$dir" "$@"
+  fi
+}
+
+step "dependencies"
+./scripts/setup-deps.sh
+
+step "gcc build (-Dwerror=true)"
+CC=gcc CXX=g++ configure "$gcc_dir" \
+  -Dwerror=true -Dtests=true -Ddocs=true -Dexamples=true -Dfuzzers=false \
+  --prefix "$prefix"
+meson compile -C "$gcc_dir"
+
+step "gcc: meson test"
+meson test -C "$gcc_dir" --print-errorlogs
+
+step "docs (Doxygen, warnings are errors)"
+meson compile -C "$gcc_dir" docs
+echo "API reference: $gcc_dir/docs/html/index.html"
+
+step "install, then the README examples against the installed library"
+rm -rf "$prefix"
+meson install -C "$gcc_dir" --quiet
+pc=$(find "$prefix" -name traditional-games.pc -print -quit)
+[ -n "$pc" ] || { echo "traditional-games.pc was not installed under $prefix" >&2; exit 1; }
+PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export PKG_CONFIG_PATH
+libdir=$(pkg-config --variable=libdir traditional-games)
+readme_dir="$root/readme"
+mkdir -p "$readme_dir"
+# The first ```c block of README.md and of docs/mainpage.md, built out of tree with pkg-config
+# and run; then the first ```python block of README.md.
+first_block() { awk -v lang="$1" '$0 == "```" lang {on = 1; next} on && /^```$/ {exit} on' "$2"; }
+for page in README.md docs/mainpage.md; do
+  name=$(basename "$page" .md)
+  first_block c "$page" > "$readme_dir/$name.c"
+  [ -s "$readme_dir/$name.c" ] || { echo "$page has no C example block" >&2; exit 1; }
+  # shellcheck disable=SC2046 # pkg-config output is meant to be split into words
+  gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$readme_dir/$name" "$readme_dir/$name.c" \
+    $(pkg-config --cflags --libs traditional-games)
+  LD_LIBRARY_PATH="$libdir" "$readme_dir/$name" > "$readme_dir/$name.out"
+  echo "$page example: $(tail -n 1 "$readme_dir/$name.out")"
+done
+first_block python README.md > "$readme_dir/snippet.py"
+if [ -s "$readme_dir/snippet.py" ]; then
+  LD_LIBRARY_PATH="$libdir" python3 "$readme_dir/snippet.py"
+fi
+
+step "clang build with -Db_sanitize=address,undefined (and the libFuzzer targets)"
+CC=clang CXX=clang++ configure "$san_dir" \
+  -Dwerror=true -Dtests=true -Ddocs=false -Dexamples=true -Dfuzzers=true \
+  -Db_sanitize=address,undefined -Db_lundef=false
+meson compile -C "$san_dir"
+
+# The suite 'integration' (Python and scripts) is left out here, as it is under valgrind: an
+# uninstrumented interpreter cannot load an ASan-instrumented library unless the sanitizer
+# runtime is preloaded, and LeakSanitizer would then report the interpreter's own memory.
+step "clang + sanitizers: meson test (all suites but 'integration')"
+ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C "$san_dir" --print-errorlogs --no-suite integration
+
+ran_valgrind=no
+if grep -qsE "add_test_setup\([[:space:]]*'valgrind'" meson.build tests/meson.build; then
+  step "gcc: meson test --setup valgrind"
+  meson test -C "$gcc_dir" --setup valgrind --print-errorlogs
+  ran_valgrind=yes
+else
+  step "valgrind: skipped (no add_test_setup('valgrind', ...) in meson.build or tests/meson.build)"
+fi
+
+# One closing line for the whole run, summed over every `meson test` above.
+logs=("$gcc_dir/meson-logs/testlog.json" "$san_dir/meson-logs/testlog.json")
+[ "$ran_valgrind" = yes ] && logs+=("$gcc_dir/meson-logs/testlog-valgrind.json")
+python3 - "${logs[@]}" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            result = json.loads(line).get("result", "")
+            if result in ("OK", "EXPECTEDFAIL"):
+                passed += 1
+            elif result == "SKIP":
+                skipped += 1
+            else:
+                failed += 1
+print()
+print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)
+PY
