@@ -1,0 +1,223 @@
+/* Helpers shared by the cmocka suites: making rule sets and states, reading positions back as
+ * text, and snapshots that prove a failed call changed nothing. Public API only. */
+#ifndef TG_TEST_UTIL_H
+#define TG_TEST_UTIL_H
+
+/* cmocka needs these before its own header. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traditional-games.h>
+
+/* fail_msg() of cmocka 1.1 uses `##__VA_ARGS__`, which -Wpedantic rejects in user code. */
+#define TU_FAIL(...)                                                                           \
+    do {                                                                                       \
+        print_error(__VA_ARGS__);                                                              \
+        print_error("\n");                                                                     \
+        fail();                                                                                \
+    } while (0)
+
+/* Asserts a status with both names in the message. */
+#define TU_STATUS(expected, call)                                                              \
+    do {                                                                                       \
+        tg_status tu_got_ = (call);                                                            \
+        tg_status tu_want_ = (expected);                                                       \
+        if (tu_got_ != tu_want_)                                                               \
+            TU_FAIL("%s:%d: %s returned %d (%s), expected %d (%s)", __FILE__, __LINE__, #call, \
+                    (int)tu_got_, tg_status_string(tu_got_), (int)tu_want_,                    \
+                    tg_status_string(tu_want_));                                               \
+    } while (0)
+
+#define TU_OK(call) TU_STATUS(TG_OK, call)
+
+static inline tg_rules *tu_rules(const char *spec)
+{
+    tg_rules *r = NULL;
+    tg_status st = tg_rules_new(spec, &r);
+    if (st != TG_OK || r == NULL)
+        TU_FAIL("tg_rules_new(\"%s\") = %d (%s)", spec, (int)st, tg_status_string(st));
+    return r;
+}
+
+static inline tg_state *tu_new(const char *spec)
+{
+    tg_rules *r = tu_rules(spec);
+    tg_state *s = NULL;
+    tg_status st = tg_state_new(r, &s);
+    tg_rules_free(r);
+    if (st != TG_OK || s == NULL)
+        TU_FAIL("tg_state_new(%s) = %d (%s)", spec, (int)st, tg_status_string(st));
+    return s;
+}
+
+/* A state from a position string, with its rule set taken from the given spec. */
+static inline tg_state *tu_from(const char *spec, const char *text)
+{
+    tg_rules *r = tu_rules(spec);
+    tg_state *s = NULL;
+    tg_status st = tg_state_from_string(r, text, &s);
+    tg_rules_free(r);
+    if (st != TG_OK || s == NULL)
+        TU_FAIL("tg_state_from_string(%s, \"%s\") = %d (%s)", spec, text, (int)st,
+                tg_status_string(st));
+    return s;
+}
+
+/* The position string, malloc'd. */
+static inline char *tu_str(const tg_state *s)
+{
+    size_t needed = (size_t)-1;
+    tg_status st = tg_state_to_string(s, NULL, 0, &needed);
+    if (st != TG_OK || needed == (size_t)-1)
+        TU_FAIL("tg_state_to_string measure = %d", (int)st);
+    char *buf = malloc(needed + 1);
+    assert_non_null(buf);
+    size_t again = 0;
+    st = tg_state_to_string(s, buf, needed + 1, &again);
+    if (st != TG_OK || again != needed || strlen(buf) != needed)
+        TU_FAIL("tg_state_to_string = %d, needed %zu then %zu, strlen %zu", (int)st, needed,
+                again, strlen(buf));
+    return buf;
+}
+
+/* Asserts the position string of s. */
+#define TU_POS(s, expected)                                                                    \
+    do {                                                                                       \
+        char *tu_text_ = tu_str(s);                                                            \
+        if (strcmp(tu_text_, (expected)) != 0)                                                 \
+            TU_FAIL("%s:%d: position\n  got      \"%s\"\n  expected \"%s\"", __FILE__,         \
+                    __LINE__, tu_text_, (expected));                                           \
+        free(tu_text_);                                                                        \
+    } while (0)
+
+static inline tg_move tu_move(const tg_state *s, const char *text)
+{
+    tg_move m = 0;
+    tg_status st = tg_move_from_string(s, text, &m);
+    if (st != TG_OK)
+        TU_FAIL("tg_move_from_string(\"%s\") = %d (%s)", text, (int)st, tg_status_string(st));
+    return m;
+}
+
+static inline void tu_play(tg_state *s, const char *text)
+{
+    tg_move m = tu_move(s, text);
+    tg_status st = tg_state_apply(s, m);
+    if (st != TG_OK)
+        TU_FAIL("tg_state_apply(%s = %u) = %d (%s)", text, (unsigned)m, (int)st,
+                tg_status_string(st));
+}
+
+/* The legal moves into buf (cap entries); returns the count. */
+static inline size_t tu_moves(const tg_state *s, tg_move *buf, size_t cap)
+{
+    size_t n = (size_t)-1;
+    tg_status st = tg_state_moves(s, buf, cap, &n);
+    if (st != TG_OK)
+        TU_FAIL("tg_state_moves = %d (%s), count %zu, cap %zu", (int)st, tg_status_string(st), n,
+                cap);
+    return n;
+}
+
+static inline size_t tu_history_len(const tg_state *s)
+{
+    size_t n = (size_t)-1;
+    TU_OK(tg_state_history(s, NULL, 0, &n));
+    return n;
+}
+
+/* Everything observable about a state that a failed call must leave alone. */
+struct tu_snap {
+    char *text;
+    uint64_t hash;
+    size_t ply;
+    size_t history_len;
+    tg_move *history;
+    int player, turn, winner;
+};
+
+static inline void tu_snap_take(const tg_state *s, struct tu_snap *snap)
+{
+    snap->text = tu_str(s);
+    snap->hash = tg_state_hash(s);
+    snap->ply = tg_state_ply(s);
+    snap->history_len = tu_history_len(s);
+    snap->history = malloc((snap->history_len + 1) * sizeof *snap->history);
+    assert_non_null(snap->history);
+    size_t n = 0;
+    TU_OK(tg_state_history(s, snap->history, snap->history_len + 1, &n));
+    assert_int_equal(n, snap->history_len);
+    snap->player = tg_state_player(s);
+    snap->turn = tg_state_turn(s);
+    snap->winner = tg_state_winner(s);
+}
+
+/* Compares s with an earlier snapshot; returns NULL if identical, else what differs. */
+static inline const char *tu_snap_diff(const tg_state *s, const struct tu_snap *snap)
+{
+    struct tu_snap now;
+    const char *why = NULL;
+    tu_snap_take(s, &now);
+    if (strcmp(now.text, snap->text) != 0)
+        why = "position string";
+    else if (now.hash != snap->hash)
+        why = "hash";
+    else if (now.ply != snap->ply)
+        why = "ply";
+    else if (now.history_len != snap->history_len ||
+             memcmp(now.history, snap->history, now.history_len * sizeof *now.history) != 0)
+        why = "history";
+    else if (now.player != snap->player || now.turn != snap->turn || now.winner != snap->winner)
+        why = "player/turn/winner";
+    free(now.text);
+    free(now.history);
+    return why;
+}
+
+#define TU_UNCHANGED(s, snap, what)                                                            \
+    do {                                                                                       \
+        const char *tu_why_ = tu_snap_diff((s), (snap));                                       \
+        if (tu_why_)                                                                           \
+            TU_FAIL("%s:%d: %s changed the state (%s); before: \"%s\"", __FILE__, __LINE__,     \
+                    (what), tu_why_, (snap)->text);                                            \
+    } while (0)
+
+static inline void tu_snap_free(struct tu_snap *snap)
+{
+    free(snap->text);
+    free(snap->history);
+    snap->text = NULL;
+    snap->history = NULL;
+}
+
+/* The documented generator (splitmix64), written independently of the library. */
+static inline uint64_t tu_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* A uniform index below n as tg_state_apply_random() documents it: the high half of
+ * (32 high bits of a draw) * n, with Lemire's rejection. */
+static inline uint32_t tu_uniform_below(uint64_t *rng, uint32_t n)
+{
+    for (;;) {
+        uint64_t m = (tu_splitmix64(rng) >> 32) * (uint64_t)n;
+        uint32_t low = (uint32_t)m;
+        if (low >= n || low >= (uint32_t)(0u - n) % n)
+            return (uint32_t)(m >> 32);
+    }
+}
+
+#endif
