@@ -83,21 +83,24 @@ typedef enum tg_status {
     TG_ERR_INVALID_ARGUMENT = 1, /**< NULL where a pointer is required, or an index out of range. */
     TG_ERR_NO_MEMORY = 2,        /**< An allocation failed; nothing was changed. */
     TG_ERR_UNKNOWN_GAME = 3,     /**< tg_rules_new(): no game has that id. */
-    TG_ERR_BAD_OPTION = 4,       /**< tg_rules_new(): unknown or repeated option, or value out of range. */
-    TG_ERR_ILLEGAL_MOVE = 5,     /**< The move is not in the legal set now. */
-    TG_ERR_PARSE = 6,            /**< Malformed notation, or a position that cannot arise in the game. */
-    TG_ERR_BUFFER_TOO_SMALL = 7, /**< The buffer is too small; `*needed` or `*count` says what was needed. */
-    TG_ERR_NO_HISTORY = 8,       /**< tg_state_undo() with nothing to undo. */
-    TG_ERR_GAME_OVER = 9,        /**< A move was asked of a finished game. */
-    TG_ERR_RULES_MISMATCH = 10   /**< Two states, or a state and a position string, of different rule sets. */
+    TG_ERR_BAD_OPTION =
+        4, /**< tg_rules_new(): unknown or repeated option, or value out of range. */
+    TG_ERR_ILLEGAL_MOVE = 5, /**< The move is not in the legal set now. */
+    TG_ERR_PARSE = 6, /**< Malformed notation, or a position that cannot arise in the game. */
+    TG_ERR_BUFFER_TOO_SMALL =
+        7, /**< The buffer is too small; `*needed` or `*count` says what was needed. */
+    TG_ERR_NO_HISTORY = 8, /**< tg_state_undo() with nothing to undo. */
+    TG_ERR_GAME_OVER = 9,  /**< A move was asked of a finished game. */
+    TG_ERR_RULES_MISMATCH =
+        10 /**< Two states, or a state and a position string, of different rule sets. */
 } tg_status;
 
 /** Players and pseudo-players returned by tg_state_player() and tg_state_turn(). */
 enum {
-    TG_PLAYER_0 = 0,  /**< Player 0, seated south, moves first. */
-    TG_PLAYER_1 = 1,  /**< Player 1, seated north. */
-    TG_CHANCE = -1,   /**< A chance event (a throw) is to be resolved. */
-    TG_TERMINAL = -2  /**< The game is over. */
+    TG_PLAYER_0 = 0, /**< Player 0, seated south, moves first. */
+    TG_PLAYER_1 = 1, /**< Player 1, seated north. */
+    TG_CHANCE = -1,  /**< A chance event (a throw) is to be resolved. */
+    TG_TERMINAL = -2 /**< The game is over. */
 };
 
 /** Results returned by tg_state_winner() besides a player number. */

@@ -4,24 +4,24 @@
 
 #include <string.h>
 
-#define STATUS_LIST(X)                                                                      \
-    X(TG_OK, "success")                                                                     \
-    X(TG_ERR_INVALID_ARGUMENT, "invalid argument (NULL pointer or index out of range)")     \
-    X(TG_ERR_NO_MEMORY, "out of memory")                                                    \
-    X(TG_ERR_UNKNOWN_GAME, "unknown game")                                                  \
-    X(TG_ERR_BAD_OPTION, "unknown, repeated or out-of-range option")                        \
-    X(TG_ERR_ILLEGAL_MOVE, "illegal move")                                                  \
-    X(TG_ERR_PARSE, "malformed notation or impossible position")                            \
-    X(TG_ERR_BUFFER_TOO_SMALL, "buffer too small")                                          \
-    X(TG_ERR_NO_HISTORY, "no move to undo")                                                 \
-    X(TG_ERR_GAME_OVER, "the game is over")                                                 \
+#define STATUS_LIST(X)                                                                             \
+    X(TG_OK, "success")                                                                            \
+    X(TG_ERR_INVALID_ARGUMENT, "invalid argument (NULL pointer or index out of range)")            \
+    X(TG_ERR_NO_MEMORY, "out of memory")                                                           \
+    X(TG_ERR_UNKNOWN_GAME, "unknown game")                                                         \
+    X(TG_ERR_BAD_OPTION, "unknown, repeated or out-of-range option")                               \
+    X(TG_ERR_ILLEGAL_MOVE, "illegal move")                                                         \
+    X(TG_ERR_PARSE, "malformed notation or impossible position")                                   \
+    X(TG_ERR_BUFFER_TOO_SMALL, "buffer too small")                                                 \
+    X(TG_ERR_NO_HISTORY, "no move to undo")                                                        \
+    X(TG_ERR_GAME_OVER, "the game is over")                                                        \
     X(TG_ERR_RULES_MISMATCH, "different rule sets")
 
 const char *tg_status_string(tg_status s)
 {
     switch (s) {
-#define STATUS_CASE(code, text)                                                             \
-    case code:                                                                              \
+#define STATUS_CASE(code, text)                                                                    \
+    case code:                                                                                     \
         return text;
         STATUS_LIST(STATUS_CASE)
 #undef STATUS_CASE

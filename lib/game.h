@@ -22,14 +22,14 @@ enum tg__phase { TG__DECIDE = 0, TG__CHANCE = 1, TG__OVER = 2 };
  * array of these. Every byte is meaningful (no padding, unused cells stay 0), which is what
  * makes memcmp equality and whole-struct hashing sound. */
 struct tg_pos {
-    uint8_t cell[TG__MAX_CELLS];         /* game-defined content of each cell */
-    uint16_t score[2];                   /* the game's own score of each player */
-    uint16_t quiet;                      /* moves since the last capture (quiet limit) */
-    uint8_t side;                        /* whose turn: 0 or 1 (0 once the game is over) */
-    uint8_t phase;                       /* enum tg__phase */
-    int8_t winner;                       /* TG_NO_WINNER_YET, 0, 1 or TG_DRAW */
-    uint8_t reserved;                    /* always 0 */
-    uint8_t field[TG__MAX_FIELD_BYTES];  /* game-specific position fields */
+    uint8_t cell[TG__MAX_CELLS];        /* game-defined content of each cell */
+    uint16_t score[2];                  /* the game's own score of each player */
+    uint16_t quiet;                     /* moves since the last capture (quiet limit) */
+    uint8_t side;                       /* whose turn: 0 or 1 (0 once the game is over) */
+    uint8_t phase;                      /* enum tg__phase */
+    int8_t winner;                      /* TG_NO_WINNER_YET, 0, 1 or TG_DRAW */
+    uint8_t reserved;                   /* always 0 */
+    uint8_t field[TG__MAX_FIELD_BYTES]; /* game-specific position fields */
 };
 
 /* What a game's apply reports to the generic core. */
@@ -43,14 +43,17 @@ struct tg_config;
 /* A spec option: either a list of named choices or a whole-number range. */
 struct tg_option_def {
     const char *key;
-    const char *values;          /* as published: "last-mover|owner" or "0..1000" */
-    const char *const *choices;  /* NULL-terminated, or NULL for a number */
-    int min, max;                /* range of a number */
-    const char *def;             /* default, spelled as in a spec */
+    const char *values;         /* as published: "last-mover|owner" or "0..1000" */
+    const char *const *choices; /* NULL-terminated, or NULL for a number */
+    int min, max;               /* range of a number */
+    const char *def;            /* default, spelled as in a spec */
 };
 
 /* Shared option of the mancala games (rules/README.md: the quiet limit). */
-#define TG__QUIET_OPTION {"quiet", "0..1000", NULL, 0, 1000, "100"}
+#define TG__QUIET_OPTION                                                                           \
+    {                                                                                              \
+        "quiet", "0..1000", NULL, 0, 1000, "100"                                                   \
+    }
 
 /* A small growable text sink that counts what does not fit; see notation.c. */
 struct tg_out {
@@ -72,8 +75,8 @@ struct tg_game {
     const char *name;
     const struct tg_option_def *options; /* in canonical-spec order */
     size_t option_count;
-    int quiet_option;                    /* index of the quiet option, or -1 if none */
-    const char *const *fields;           /* names of the game's position fields, in order */
+    int quiet_option;          /* index of the quiet option, or -1 if none */
+    const char *const *fields; /* names of the game's position fields, in order */
     size_t field_count;
 
     /* Board size, tables and bounds from cfg->opt. */
@@ -109,20 +112,20 @@ struct tg_game {
     bool (*valid)(const struct tg_config *cfg, const struct tg_pos *pos);
     bool (*move_to_string)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
                            struct tg_out *o);
-    bool (*move_from_string)(const struct tg_config *cfg, const struct tg_pos *pos,
-                             const char *s, size_t n, tg_move *m);
+    bool (*move_from_string)(const struct tg_config *cfg, const struct tg_pos *pos, const char *s,
+                             size_t n, tg_move *m);
 };
 
 /* A rule set after parsing: the game, its option values and everything derived from them.
  * Immutable once made, so it can be shared between threads and copied into each state. */
 struct tg_config {
     const struct tg_game *game;
-    int opt[TG__MAX_OPTIONS];  /* choice index or number, per option */
+    int opt[TG__MAX_OPTIONS]; /* choice index or number, per option */
     int rows, cols, cells;
-    unsigned quiet_limit;      /* 0: no limit */
-    size_t max_moves;          /* bound on moves() and chance() counts */
-    int total;                 /* counters (or pieces) in play, for validation */
-    struct tg_ring ring[2];    /* mancala: each player's sowing ring (the same for a shared ring) */
+    unsigned quiet_limit;   /* 0: no limit */
+    size_t max_moves;       /* bound on moves() and chance() counts */
+    int total;              /* counters (or pieces) in play, for validation */
+    struct tg_ring ring[2]; /* mancala: each player's sowing ring (the same for a shared ring) */
 };
 
 /* Ends the game with a result; the side is normalised so that equal finished positions are

@@ -35,8 +35,8 @@ tg_status tg__rules_parse(const char *spec, size_t len, struct tg_rules *out);
 bool tg__rules_same(const struct tg_rules *a, const struct tg_rules *b);
 
 /* state.c */
-tg_status tg__state_make(const struct tg_rules *rules, const struct tg_pos *pos,
-                         size_t history_cap, tg_state **out);
+tg_status tg__state_make(const struct tg_rules *rules, const struct tg_pos *pos, size_t history_cap,
+                         tg_state **out);
 tg_status tg__state_push(tg_state *s, tg_move m);
 uint64_t tg__pos_hash(const struct tg_config *cfg, const struct tg_pos *pos);
 

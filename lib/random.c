@@ -43,8 +43,7 @@ tg_move tg__pick(const struct tg_config *cfg, const struct tg_pos *pos, uint64_t
     return moves[n - 1];
 }
 
-size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,
-                   size_t max_plies)
+size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng, size_t max_plies)
 {
     tg_move moves[TG__MAX_MOVES];
     double prob[TG__MAX_MOVES];

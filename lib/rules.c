@@ -58,8 +58,8 @@ static tg_status parse_options(const struct tg_game *g, const char *s, size_t le
             return TG_ERR_BAD_OPTION;
         size_t key_len = (size_t)(eq - (s + i));
         size_t k = 0;
-        while (k < g->option_count &&
-               !(strlen(g->options[k].key) == key_len && memcmp(g->options[k].key, s + i, key_len) == 0))
+        while (k < g->option_count && !(strlen(g->options[k].key) == key_len &&
+                                        memcmp(g->options[k].key, s + i, key_len) == 0))
             k++;
         if (k == g->option_count || seen[k])
             return TG_ERR_BAD_OPTION;

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-tg_status tg__state_make(const struct tg_rules *rules, const struct tg_pos *pos,
-                         size_t history_cap, tg_state **out)
+tg_status tg__state_make(const struct tg_rules *rules, const struct tg_pos *pos, size_t history_cap,
+                         tg_state **out)
 {
     tg_state *s = tg__realloc(NULL, sizeof *s);
     if (!s)

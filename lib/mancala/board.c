@@ -29,8 +29,8 @@ void tg__mancala_write_cell(const struct tg_config *cfg, const struct tg_pos *po
     tg__out_uint(o, pos->cell[cell]);
 }
 
-bool tg__mancala_read_cell(const struct tg_config *cfg, const char *s, size_t n,
-                           struct tg_pos *pos, int cell)
+bool tg__mancala_read_cell(const struct tg_config *cfg, const char *s, size_t n, struct tg_pos *pos,
+                           int cell)
 {
     unsigned long v;
     if (!tg__parse_uint(s, n, (unsigned long)cfg->total, &v))

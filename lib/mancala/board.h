@@ -11,8 +11,8 @@ int tg__mancala_owner(const struct tg_config *cfg, const struct tg_pos *pos, int
 unsigned tg__mancala_no_flags(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
 void tg__mancala_write_cell(const struct tg_config *cfg, const struct tg_pos *pos, int cell,
                             struct tg_out *o);
-bool tg__mancala_read_cell(const struct tg_config *cfg, const char *s, size_t n,
-                           struct tg_pos *pos, int cell);
+bool tg__mancala_read_cell(const struct tg_config *cfg, const char *s, size_t n, struct tg_pos *pos,
+                           int cell);
 bool tg__mancala_move_to_string(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
                                 struct tg_out *o);
 bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_pos *pos,

@@ -11,8 +11,8 @@
 
 struct tg_ring {
     uint8_t len;
-    uint8_t hole[TG__RING_MAX];  /* ring position -> cell index */
-    uint8_t at[TG__RING_MAX];    /* cell index -> ring position, TG__NOT_ON_RING if absent */
+    uint8_t hole[TG__RING_MAX]; /* ring position -> cell index */
+    uint8_t at[TG__RING_MAX];   /* cell index -> ring position, TG__NOT_ON_RING if absent */
 };
 
 /* Builds a ring from cells listed in sowing order. */
