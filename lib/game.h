@@ -35,7 +35,8 @@ struct tg_pos {
 /* What a game's apply reports to the generic core. */
 enum {
     TG__CAPTURED = 1u, /* the move captured: the quiet count restarts */
-    TG__ENDLESS = 2u   /* the move never ends: the game was ended, quiet count untouched */
+    TG__ENDLESS = 2u,  /* the move never ends: the game was ended, quiet count untouched */
+    TG__NEW_ROUND = 4u /* the move ended a round and set up the next: the count restarts at 0 */
 };
 
 struct tg_config;
@@ -76,8 +77,6 @@ struct tg_game {
     const struct tg_option_def *options; /* in canonical-spec order */
     size_t option_count;
     int quiet_option;          /* index of the quiet option, or -1 if none */
-    const char *const *fields; /* names of the game's position fields, in order */
-    size_t field_count;
 
     /* Board size, tables and bounds from cfg->opt. */
     void (*setup)(struct tg_config *cfg);
@@ -125,6 +124,8 @@ struct tg_config {
     unsigned quiet_limit;   /* 0: no limit */
     size_t max_moves;       /* bound on moves() and chance() counts */
     int total;              /* counters (or pieces) in play, for validation */
+    const char *const *fields; /* names of the position fields these options need, in order */
+    size_t field_count;
     struct tg_ring ring[2]; /* mancala: each player's sowing ring (the same for a shared ring) */
 };
 
@@ -154,5 +155,6 @@ size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg
 
 /* The catalogue, in tg_game_id order. */
 extern const struct tg_game tg__halusa;
+extern const struct tg_game tg__walak_pussa;
 
 #endif

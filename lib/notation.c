@@ -114,8 +114,8 @@ void tg__pos_write(const struct tg_rules *rules, const struct tg_pos *pos, struc
     tg__out_uint(o, pos->score[0]);
     tg__out_str(o, ",");
     tg__out_uint(o, pos->score[1]);
-    for (size_t f = 0; f < g->field_count; f++) {
-        out_field_name(o, g->fields[f]);
+    for (size_t f = 0; f < cfg->field_count; f++) {
+        out_field_name(o, cfg->fields[f]);
         g->write_field(cfg, pos, f, o);
     }
     if (g->quiet_option >= 0) {
@@ -267,8 +267,8 @@ tg_status tg__pos_parse(const struct tg_rules *rules, const char *text, struct t
         return TG_ERR_PARSE;
     if (!next_token(&t, &s, &n) || !parse_scores(s, n, &pos))
         return TG_ERR_PARSE;
-    for (size_t f = 0; f < g->field_count; f++) {
-        if (!read_field(&t, g->fields[f], &s, &n) || !g->read_field(cfg, f, s, n, &pos))
+    for (size_t f = 0; f < cfg->field_count; f++) {
+        if (!read_field(&t, cfg->fields[f], &s, &n) || !g->read_field(cfg, f, s, n, &pos))
             return TG_ERR_PARSE;
     }
     if (g->quiet_option >= 0) {

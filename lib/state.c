@@ -50,12 +50,13 @@ void tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
     unsigned result = cfg->game->apply(cfg, pos, m);
     if (result & TG__ENDLESS || cfg->game->quiet_option < 0)
         return;
-    if (result & TG__CAPTURED)
+    if (result & (TG__CAPTURED | TG__NEW_ROUND))
         pos->quiet = 0;
     else if (pos->quiet < UINT16_MAX)
         pos->quiet++;
     /* The quiet limit only ends what the game's own rules left running. */
-    if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER)
+    if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER &&
+        !(result & TG__NEW_ROUND))
         cfg->game->quiet_end(cfg, pos);
 }
 

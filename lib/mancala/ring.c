@@ -32,3 +32,34 @@ unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, unsigned from, 
     }
     return at;
 }
+
+bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells, struct tg_lap lap,
+               tg__relay_rule rule, const void *rules, unsigned *last, uint64_t *laps)
+{
+    uint8_t saved_cell[TG__RING_MAX];
+    struct tg_lap saved_lap = lap;
+    uint64_t power = 1, since_saved = 0, count = 0;
+    memcpy(saved_cell, cell, cells);
+    for (;;) {
+        unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand);
+        count++;
+        if (!rule(rules, ring, cell, end, &lap)) {
+            *last = end;
+            *laps = count;
+            return true;
+        }
+        since_saved++;
+        if (lap.at == saved_lap.at && lap.hand == saved_lap.hand &&
+            memcmp(cell, saved_cell, cells) == 0) {
+            *last = end;
+            *laps = count;
+            return false;
+        }
+        if (since_saved == power) {
+            memcpy(saved_cell, cell, cells);
+            saved_lap = lap;
+            power *= 2;
+            since_saved = 0;
+        }
+    }
+}
