@@ -5,6 +5,7 @@
 
 static const struct tg_game *const catalogue[] = {
     &tg__halusa,
+    &tg__walak_pussa,
 };
 
 size_t tg__game_count(void)

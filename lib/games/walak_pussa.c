@@ -1,0 +1,385 @@
+/* Walak-pussa: Parker 1909, Ancient Ceylon pp. 597-598, via Mancala World; rules/walak-pussa.md
+ * resolves the rest. A shared anticlockwise ring, Indian-style relay (the hole after the last
+ * counter is lifted next), the pussa kanawa capture across an empty hole and its chain, and an
+ * optional match of several rounds in which short stores leave holes dead. */
+#include "../mancala/board.h"
+
+#include <string.h>
+
+enum { WP_COLS = 7, WP_HOLES = 14, WP_START = 4, WP_TOTAL = WP_HOLES * WP_START };
+enum { OPT_ROUNDS = 0, OPT_QUIET = 1 };
+enum { ROUNDS_SINGLE = 0, ROUNDS_MATCH = 1 };
+enum { FIELD_ROUND, FIELD_DEAD, FIELD_RESERVE, FIELD_STARTER };
+
+static const char *const rounds_choices[] = {"single", "match", NULL};
+
+static const struct tg_option_def wp_options[] = {
+    {"rounds", "single|match", rounds_choices, 0, 0, "single"},
+    TG__QUIET_OPTION,
+};
+
+static const char *const match_fields[] = {"round", "dead", "reserve", "starter"};
+
+/* Match state in the position's field bytes: round (2 bytes), dead-hole mask (2 bytes, bit =
+ * cell index), each player's reserve, the player who started the round. */
+static unsigned get_round(const struct tg_pos *pos)
+{
+    return (unsigned)pos->field[0] | (unsigned)pos->field[1] << 8;
+}
+
+static void set_round(struct tg_pos *pos, unsigned round)
+{
+    pos->field[0] = (uint8_t)round;
+    pos->field[1] = (uint8_t)(round >> 8);
+}
+
+static unsigned get_dead(const struct tg_pos *pos)
+{
+    return (unsigned)pos->field[2] | (unsigned)pos->field[3] << 8;
+}
+
+static void set_dead(struct tg_pos *pos, unsigned mask)
+{
+    pos->field[2] = (uint8_t)mask;
+    pos->field[3] = (uint8_t)(mask >> 8);
+}
+
+#define RESERVE(pos, p) ((pos)->field[4 + (p)])
+#define STARTER(pos) ((pos)->field[6])
+
+static bool is_match(const struct tg_config *cfg)
+{
+    return cfg->opt[OPT_ROUNDS] == ROUNDS_MATCH;
+}
+
+static void wp_setup(struct tg_config *cfg)
+{
+    static const uint8_t order[WP_HOLES] = {0, 1, 2, 3, 4, 5, 6, 13, 12, 11, 10, 9, 8, 7};
+    cfg->rows = 2;
+    cfg->cols = WP_COLS;
+    cfg->cells = WP_HOLES;
+    cfg->total = WP_TOTAL;
+    cfg->max_moves = WP_COLS;
+    if (is_match(cfg)) {
+        cfg->fields = match_fields;
+        cfg->field_count = sizeof match_fields / sizeof match_fields[0];
+    }
+    tg__ring_init(&cfg->ring[0], order, WP_HOLES);
+    cfg->ring[1] = cfg->ring[0];
+}
+
+static void wp_init(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    memset(pos->cell, WP_START, (size_t)cfg->cells);
+    if (is_match(cfg))
+        set_round(pos, 1);
+}
+
+/* The ring of the live holes: dead holes are skipped by sowing, relay and capture alike. */
+static void live_ring(const struct tg_config *cfg, const struct tg_pos *pos, struct tg_ring *out)
+{
+    unsigned dead = get_dead(pos);
+    uint8_t order[WP_HOLES];
+    unsigned n = 0;
+    for (unsigned i = 0; i < WP_HOLES; i++) {
+        uint8_t cell = cfg->ring[0].hole[i];
+        if (!(dead >> cell & 1u))
+            order[n++] = cell;
+    }
+    tg__ring_init(out, order, n);
+}
+
+static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    (void)cfg;
+    size_t k = 0;
+    for (int cell = pos->side * WP_COLS; cell < (pos->side + 1) * WP_COLS; cell++) {
+        if (pos->cell[cell] == 0)
+            continue;
+        if (out)
+            out[k] = (tg_move)cell;
+        k++;
+    }
+    return k;
+}
+
+/* Indian-style relay: when the hole after the last counter is occupied, its counters are
+ * lifted and sown from the hole after it. */
+static bool relay_next_hole(const void *rules, const struct tg_ring *ring, uint8_t *cell,
+                            unsigned last, struct tg_lap *next)
+{
+    (void)rules;
+    unsigned n1 = tg__ring_next(ring, last);
+    uint8_t *hole = &cell[ring->hole[n1]];
+    if (*hole == 0)
+        return false;
+    next->at = n1;
+    next->hand = *hole;
+    *hole = 0;
+    return true;
+}
+
+/* Pussa kanawa: across the empty hole after the last lap, the occupied hole beyond is taken;
+ * then, while an empty hole is followed by an occupied one, that one too. Read literally the
+ * chain may run round the ring; it ends because every capture empties a hole. */
+static unsigned capture_chain(const struct tg_ring *ring, uint8_t *cell, unsigned last)
+{
+    unsigned taken = 0;
+    unsigned empty = tg__ring_next(ring, last);
+    for (;;) {
+        unsigned h = tg__ring_next(ring, empty);
+        if (cell[ring->hole[empty]] != 0 || cell[ring->hole[h]] == 0)
+            return taken;
+        taken += cell[ring->hole[h]];
+        cell[ring->hole[h]] = 0;
+        empty = tg__ring_next(ring, h);
+    }
+}
+
+/* Fills a new round from each store (4 a hole, in ring order from a1 and from g2, at most 7
+ * holes), or ends the match when a store cannot fill one hole. */
+static unsigned next_round(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    for (int p = 0; p < 2; p++) {
+        if (pos->score[p] < WP_START) {
+            tg__finish(pos, 1 - p);
+            return 0;
+        }
+    }
+    unsigned starter;
+    if (pos->score[0] != pos->score[1])
+        starter = pos->score[0] < pos->score[1] ? 0u : 1u;
+    else
+        starter = 1u - STARTER(pos);
+    unsigned dead = 0;
+    for (int p = 0; p < 2; p++) {
+        unsigned filled = pos->score[p] / WP_START;
+        if (filled > WP_COLS)
+            filled = WP_COLS;
+        for (unsigned i = 0; i < WP_COLS; i++) {
+            /* Player 0 fills a1, b1, ...; player 1 fills g2, f2, ...: each in ring order. */
+            int cell = p == 0 ? (int)i : WP_HOLES - 1 - (int)i;
+            if (i < filled)
+                pos->cell[cell] = WP_START;
+            else
+                dead |= 1u << cell;
+        }
+        pos->score[p] = (uint16_t)(pos->score[p] - filled * WP_START);
+        RESERVE(pos, p) = (uint8_t)pos->score[p];
+    }
+    (void)cfg;
+    set_dead(pos, dead);
+    set_round(pos, get_round(pos) + 1);
+    STARTER(pos) = (uint8_t)starter;
+    pos->side = (uint8_t)starter;
+    return TG__NEW_ROUND;
+}
+
+/* A round is over and the board has been taken: a single game ends by score, a match goes on. */
+static unsigned round_over(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    if (!is_match(cfg)) {
+        tg__finish(pos, tg__winner_by_score(pos));
+        return 0;
+    }
+    return next_round(cfg, pos);
+}
+
+static unsigned wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    struct tg_pos before = *pos;
+    struct tg_ring ring;
+    const struct tg_ring *r = &cfg->ring[0];
+    if (get_dead(pos)) {
+        live_ring(cfg, pos, &ring);
+        r = &ring;
+    }
+    int me = pos->side;
+    struct tg_lap lap = {r->at[m], pos->cell[m]};
+    pos->cell[m] = 0;
+    unsigned last;
+    uint64_t laps;
+    if (!tg__relay(r, pos->cell, WP_HOLES, lap, relay_next_hole, NULL, &last, &laps)) {
+        /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
+        *pos = before;
+        tg__finish(pos, 1 - me);
+        return TG__ENDLESS;
+    }
+    unsigned taken = capture_chain(r, pos->cell, last);
+    pos->score[me] = (uint16_t)(pos->score[me] + taken);
+    pos->side = (uint8_t)(1 - me);
+    unsigned result = taken ? TG__CAPTURED : 0u;
+    if (tg__mancala_side_total(cfg, pos, pos->side) == 0) {
+        /* The player to move has an empty row: the mover takes every counter left. */
+        pos->score[me] = (uint16_t)(pos->score[me] + tg__mancala_board_total(cfg, pos));
+        memset(pos->cell, 0, WP_HOLES);
+        result |= round_over(cfg, pos);
+    }
+    return result;
+}
+
+static void wp_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    tg__mancala_take_own_sides(cfg, pos);
+    /* A finished game keeps the count that ended it; a new round starts from 0. */
+    if (round_over(cfg, pos) & TG__NEW_ROUND)
+        pos->quiet = 0;
+}
+
+static unsigned wp_flags(const struct tg_config *cfg, const struct tg_pos *pos, int cell)
+{
+    (void)cfg;
+    return get_dead(pos) >> cell & 1u ? TG_CELL_DEAD : 0u;
+}
+
+static void wp_write_field(const struct tg_config *cfg, const struct tg_pos *pos, size_t field,
+                           struct tg_out *o)
+{
+    switch (field) {
+    case FIELD_ROUND:
+        tg__out_uint(o, get_round(pos));
+        break;
+    case FIELD_DEAD: {
+        unsigned dead = get_dead(pos);
+        if (!dead)
+            tg__out_str(o, "-");
+        for (int cell = 0, first = 1; cell < WP_HOLES; cell++) {
+            if (!(dead >> cell & 1u))
+                continue;
+            if (!first)
+                tg__out_str(o, "+");
+            tg__out_cell_name(o, cfg, cell);
+            first = 0;
+        }
+        break;
+    }
+    case FIELD_RESERVE:
+        tg__out_uint(o, RESERVE(pos, 0));
+        tg__out_str(o, ",");
+        tg__out_uint(o, RESERVE(pos, 1));
+        break;
+    default:
+        tg__out_uint(o, STARTER(pos));
+        break;
+    }
+}
+
+static bool read_dead(const struct tg_config *cfg, const char *s, size_t n, struct tg_pos *pos)
+{
+    if (n == 1 && s[0] == '-')
+        return true;
+    unsigned dead = 0;
+    int previous = -1;
+    const char *end = s + n;
+    while (s <= end) {
+        const char *plus = memchr(s, '+', (size_t)(end - s));
+        const char *stop = plus ? plus : end;
+        int cell = tg__parse_cell_name(cfg, s, (size_t)(stop - s));
+        if (cell <= previous)
+            return false; /* malformed, off the board, or not in ascending order */
+        dead |= 1u << cell;
+        previous = cell;
+        if (!plus)
+            break;
+        s = plus + 1;
+    }
+    set_dead(pos, dead);
+    return true;
+}
+
+static bool wp_read_field(const struct tg_config *cfg, size_t field, const char *s, size_t n,
+                          struct tg_pos *pos)
+{
+    unsigned long a, b;
+    switch (field) {
+    case FIELD_ROUND:
+        if (!tg__parse_uint(s, n, 65535, &a) || a == 0)
+            return false;
+        set_round(pos, (unsigned)a);
+        return true;
+    case FIELD_DEAD:
+        return read_dead(cfg, s, n, pos);
+    case FIELD_RESERVE: {
+        const char *comma = memchr(s, ',', n);
+        if (!comma || !tg__parse_uint(s, (size_t)(comma - s), WP_TOTAL, &a) ||
+            !tg__parse_uint(comma + 1, (size_t)(s + n - comma - 1), WP_TOTAL, &b))
+            return false;
+        RESERVE(pos, 0) = (uint8_t)a;
+        RESERVE(pos, 1) = (uint8_t)b;
+        return true;
+    }
+    default:
+        if (!tg__parse_uint(s, n, 1, &a))
+            return false;
+        STARTER(pos) = (uint8_t)a;
+        return true;
+    }
+}
+
+/* Dead holes of a player are the tail of their fill order (g1 backwards for player 0, a2
+ * onwards for player 1), only one side can have them, and a short side kept under 4 back. */
+static bool valid_match_fields(const struct tg_pos *pos)
+{
+    unsigned dead = get_dead(pos);
+    if (get_round(pos) == 1)
+        return dead == 0 && RESERVE(pos, 0) == 0 && RESERVE(pos, 1) == 0 && STARTER(pos) == 0;
+    unsigned live[2] = {0, 0};
+    for (int p = 0; p < 2; p++) {
+        for (unsigned i = 0; i < WP_COLS; i++) {
+            int cell = p == 0 ? (int)i : WP_HOLES - 1 - (int)i;
+            bool is_dead = dead >> cell & 1u;
+            if (is_dead && pos->cell[cell])
+                return false;
+            if (!is_dead) {
+                if (live[p] != i)
+                    return false; /* a live hole after a dead one in fill order */
+                live[p]++;
+            }
+        }
+        if (live[p] == 0 || (live[p] < WP_COLS && RESERVE(pos, p) >= WP_START) ||
+            RESERVE(pos, p) > pos->score[p])
+            return false;
+    }
+    return live[0] == WP_COLS || live[1] == WP_COLS;
+}
+
+static bool wp_valid(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned board = tg__mancala_board_total(cfg, pos);
+    if (board + pos->score[0] + pos->score[1] != WP_TOTAL)
+        return false;
+    if (is_match(cfg) && !valid_match_fields(pos))
+        return false;
+    if (pos->phase != TG__OVER)
+        return true;
+    /* Only an endless move ends a game with counters on the board; it has a winner. */
+    if (board)
+        return pos->winner == 0 || pos->winner == 1;
+    if (is_match(cfg))
+        return pos->winner >= 0 && pos->score[1 - pos->winner] < WP_START;
+    return pos->winner == tg__winner_by_score(pos);
+}
+
+const struct tg_game tg__walak_pussa = {
+    .id = "walak-pussa",
+    .name = "Walak-pussa",
+    .options = wp_options,
+    .option_count = sizeof wp_options / sizeof wp_options[0],
+    .quiet_option = OPT_QUIET,
+    .setup = wp_setup,
+    .init = wp_init,
+    .moves = wp_moves,
+    .chance = NULL,
+    .apply = wp_apply,
+    .quiet_end = wp_quiet_end,
+    .count = tg__mancala_count,
+    .owner = tg__mancala_owner,
+    .flags = wp_flags,
+    .write_cell = tg__mancala_write_cell,
+    .read_cell = tg__mancala_read_cell,
+    .write_field = wp_write_field,
+    .read_field = wp_read_field,
+    .valid = wp_valid,
+    .move_to_string = tg__mancala_move_to_string,
+    .move_from_string = tg__mancala_move_from_string,
+};
