@@ -1,5 +1,6 @@
-/* Fuzz target: position strings. The first byte picks a game (default options), the rest is
- * the text. A position that parses must write back to a string that parses to an equal
+/* Fuzz target: position strings. The first byte picks a game (default options) when even;
+ * when odd, the rule set is the one the text's own spec names, so every option set is reached.
+ * The rest is the text. A position that parses must write back to a string that parses to an equal
  * state, and must be playable. */
 #include <traditional-games.h>
 
@@ -12,14 +13,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    tg_rules *r = NULL;
-    if (tg_rules_new(tg_game_id(data[0] % tg_game_count()), &r) != TG_OK)
-        abort();
     char *text = malloc(size);
     if (!text)
         abort();
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
+    tg_rules *r = NULL;
+    if (data[0] & 1) {
+        char *space = strchr(text, ' ');
+        if (space)
+            *space = '\0';
+        tg_status st = tg_rules_new(text, &r);
+        if (space)
+            *space = ' ';
+        if (st != TG_OK) {
+            free(text);
+            return 0;
+        }
+    } else if (tg_rules_new(tg_game_id((size_t)(data[0] >> 1) % tg_game_count()), &r) != TG_OK) {
+        abort();
+    }
 
     tg_state *s = NULL;
     if (tg_state_from_string(r, text, &s) == TG_OK) {
