@@ -5,6 +5,7 @@
 
 static const struct tg_game *const catalogue[] = {
     &tg__halusa,
+    &tg__hus,
     &tg__walak_pussa,
 };
 

@@ -105,10 +105,10 @@ static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg
 
 /* Indian-style relay: when the hole after the last counter is occupied, its counters are
  * lifted and sown from the hole after it. */
-static bool relay_next_hole(const void *rules, const struct tg_ring *ring, uint8_t *cell,
-                            unsigned last, struct tg_lap *next)
+static bool relay_next_hole(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
+                            struct tg_lap *next)
 {
-    (void)rules;
+    (void)ctx;
     unsigned n1 = tg__ring_next(ring, last);
     uint8_t *hole = &cell[ring->hole[n1]];
     if (*hole == 0)

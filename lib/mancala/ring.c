@@ -34,7 +34,7 @@ unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, unsigned from, 
 }
 
 bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells, struct tg_lap lap,
-               tg__relay_rule rule, const void *rules, unsigned *last, uint64_t *laps)
+               tg__relay_rule rule, void *ctx, unsigned *last, uint64_t *laps)
 {
     uint8_t saved_cell[TG__RING_MAX];
     struct tg_lap saved_lap = lap;
@@ -43,7 +43,7 @@ bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells, struct
     for (;;) {
         unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand);
         count++;
-        if (!rule(rules, ring, cell, end, &lap)) {
+        if (!rule(ctx, ring, cell, end, &lap)) {
             *last = end;
             *laps = count;
             return true;

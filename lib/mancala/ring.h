@@ -32,9 +32,9 @@ struct tg_lap {
 
 /* A relay game's rule for what follows a lap whose last counter fell at ring position `last`:
  * true to go on with the lap it writes to *next (having changed the board as the rule says,
- * e.g. lifting a hole), false to end the sowing. `rules` is the game's own context. */
-typedef bool (*tg__relay_rule)(const void *rules, const struct tg_ring *ring, uint8_t *cell,
-                               unsigned last, struct tg_lap *next);
+ * e.g. lifting a hole), false to end the sowing. `ctx` is the game's own per-move context. */
+typedef bool (*tg__relay_rule)(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
+                               struct tg_lap *next);
 
 /* Sows `lap` and every lap the rule chains after it. On return *last is the ring position of
  * the last counter sown and *laps the number of laps. Returns false for an endless move: the
@@ -43,7 +43,7 @@ typedef bool (*tg__relay_rule)(const void *rules, const struct tg_ring *ring, ui
  * constant however long the cycle (Walak-pussa has cycles of over 14 million laps); the board
  * is then left mid-sowing and the caller restores it. `cells` is the size of the board. */
 bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells, struct tg_lap lap,
-               tg__relay_rule rule, const void *rules, unsigned *last, uint64_t *laps);
+               tg__relay_rule rule, void *ctx, unsigned *last, uint64_t *laps);
 
 /* The ring position after `at`, and the one before it. */
 static inline unsigned tg__ring_next(const struct tg_ring *ring, unsigned at)

@@ -1,0 +1,172 @@
+/* Hus: Mancala World, "Hus" (Namibia; Kroenlein 1855); rules/hus.md resolves the rest. Each
+ * player sows anticlockwise round their own two rows, relaying from the landing hole; landing
+ * in an occupied inner hole opposite an occupied enemy inner hole captures it (and the outer
+ * hole behind it), and the captured counters are sown on as the next lap. */
+#include "../mancala/board.h"
+
+#include <string.h>
+
+enum { OPT_WIDTH = 0, OPT_QUIET = 1 };
+
+static const char *const width_choices[] = {"8", "10", "12", "14", "16", NULL};
+
+static const struct tg_option_def hus_options[] = {
+    {"width", "8|10|12|14|16", width_choices, 0, 0, "8"},
+    TG__QUIET_OPTION,
+};
+
+static void hus_setup(struct tg_config *cfg)
+{
+    int w = 8 + 2 * cfg->opt[OPT_WIDTH];
+    uint8_t order[2][TG__RING_MAX];
+    for (int i = 0; i < w; i++) {
+        /* Player 0: row 0 west to east, then row 1 east to west. */
+        order[0][i] = (uint8_t)i;
+        order[0][w + i] = (uint8_t)(w + (w - 1 - i));
+        /* Player 1: row 3 east to west, then row 2 west to east. */
+        order[1][i] = (uint8_t)(3 * w + (w - 1 - i));
+        order[1][w + i] = (uint8_t)(2 * w + i);
+    }
+    cfg->rows = 4;
+    cfg->cols = w;
+    cfg->cells = 4 * w;
+    cfg->total = 6 * w;
+    cfg->max_moves = (size_t)(2 * w);
+    tg__ring_init(&cfg->ring[0], order[0], (unsigned)(2 * w));
+    tg__ring_init(&cfg->ring[1], order[1], (unsigned)(2 * w));
+}
+
+static void update_scores(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    for (int p = 0; p < 2; p++)
+        pos->score[p] = (uint16_t)tg__mancala_side_total(cfg, pos, p);
+}
+
+static void hus_init(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    int w = cfg->cols;
+    /* Outer rows full; each inner row on its owner's right-hand half. */
+    for (int c = 0; c < w; c++) {
+        pos->cell[c] = 2;
+        pos->cell[3 * w + c] = 2;
+        pos->cell[w + c] = c >= w / 2 ? 2 : 0;
+        pos->cell[2 * w + c] = c < w / 2 ? 2 : 0;
+    }
+    update_scores(cfg, pos);
+}
+
+static size_t hus_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    int half = cfg->cells / 2;
+    size_t k = 0;
+    for (int cell = pos->side * half; cell < (pos->side + 1) * half; cell++) {
+        if (pos->cell[cell] < 2)
+            continue;
+        if (out)
+            out[k] = (tg_move)cell;
+        k++;
+    }
+    return k;
+}
+
+struct hus_turn {
+    const struct tg_config *cfg;
+    int me;
+    bool captured;
+};
+
+/* What follows a lap: an empty landing hole ends the move; an inner hole facing an occupied
+ * enemy inner hole captures and sows the catch on from the next hole; any other occupied hole
+ * is lifted and sown on. */
+static bool hus_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
+                         struct tg_lap *next)
+{
+    struct hus_turn *turn = ctx;
+    int w = turn->cfg->cols;
+    int hole = ring->hole[last];
+    if (cell[hole] == 1)
+        return false;
+    int row = hole / w, col = hole % w;
+    int my_inner = turn->me == 0 ? 1 : 2;
+    if (row == my_inner) {
+        int facing = (turn->me == 0 ? 2 : 1) * w + col;
+        int behind = (turn->me == 0 ? 3 : 0) * w + col;
+        if (cell[facing]) {
+            next->at = last;
+            next->hand = (unsigned)cell[facing] + cell[behind];
+            cell[facing] = 0;
+            cell[behind] = 0;
+            turn->captured = true;
+            return true;
+        }
+    }
+    next->at = last;
+    next->hand = cell[hole];
+    cell[hole] = 0;
+    return true;
+}
+
+static unsigned hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    struct tg_pos before = *pos;
+    int me = pos->side;
+    const struct tg_ring *ring = &cfg->ring[me];
+    struct hus_turn turn = {cfg, me, false};
+    struct tg_lap lap = {ring->at[m], pos->cell[m]};
+    pos->cell[m] = 0;
+    unsigned last;
+    uint64_t laps;
+    if (!tg__relay(ring, pos->cell, (unsigned)cfg->cells, lap, hus_next_lap, &turn, &last, &laps)) {
+        *pos = before;
+        tg__finish(pos, 1 - me);
+        return TG__ENDLESS;
+    }
+    update_scores(cfg, pos);
+    pos->side = (uint8_t)(1 - me);
+    /* A player who cannot move loses. */
+    if (hus_moves(cfg, pos, NULL) == 0)
+        tg__finish(pos, me);
+    return turn.captured ? TG__CAPTURED : 0u;
+}
+
+static void hus_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    (void)cfg;
+    tg__finish(pos, tg__winner_by_score(pos));
+}
+
+static bool hus_valid(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    if (tg__mancala_board_total(cfg, pos) != (unsigned)cfg->total)
+        return false;
+    for (int p = 0; p < 2; p++) {
+        if (pos->score[p] != tg__mancala_side_total(cfg, pos, p))
+            return false;
+    }
+    /* Only the quiet limit draws, and it draws only on equal sides. */
+    return pos->phase != TG__OVER || pos->winner != TG_DRAW || pos->score[0] == pos->score[1];
+}
+
+const struct tg_game tg__hus = {
+    .id = "hus",
+    .name = "Hus",
+    .options = hus_options,
+    .option_count = sizeof hus_options / sizeof hus_options[0],
+    .quiet_option = OPT_QUIET,
+    .setup = hus_setup,
+    .init = hus_init,
+    .moves = hus_moves,
+    .chance = NULL,
+    .apply = hus_apply,
+    .quiet_end = hus_quiet_end,
+    .count = tg__mancala_count,
+    .owner = tg__mancala_owner,
+    .flags = tg__mancala_no_flags,
+    .write_cell = tg__mancala_write_cell,
+    .read_cell = tg__mancala_read_cell,
+    .write_field = NULL,
+    .read_field = NULL,
+    .valid = hus_valid,
+    .move_to_string = tg__mancala_move_to_string,
+    .move_from_string = tg__mancala_move_from_string,
+};
