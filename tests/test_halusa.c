@@ -728,23 +728,6 @@ static const uint64_t start_perft[] = {
     1, 6, 36, 206, 1166, 6615, 36601, 201832, 1067751, 5666615, 29275042,
 };
 
-static uint64_t perft_apply_undo(tg_state *s, unsigned depth)
-{
-    if (depth == 0)
-        return 1;
-    tg_move moves[16];
-    size_t n = tu_moves(s, moves, 16);
-    if (depth == 1)
-        return n;
-    uint64_t leaves = 0;
-    for (size_t i = 0; i < n; i++) {
-        TU_OK(tg_state_apply(s, moves[i]));
-        leaves += perft_apply_undo(s, depth - 1);
-        TU_OK(tg_state_undo(s));
-    }
-    return leaves;
-}
-
 static void test_perft_pinned(void **unused)
 {
     (void)unused;
@@ -786,7 +769,7 @@ static void test_perft_cross_check(void **unused)
         ref_string(&r, want, sizeof want);
         TU_POS(s, want);
         for (unsigned d = 0; d <= 5; d++) {
-            uint64_t lib = tg_perft(s, d), mine = perft_apply_undo(s, d), ref = ref_perft(&r, d);
+            uint64_t lib = tg_perft(s, d), mine = tu_perft_apply_undo(s, d), ref = ref_perft(&r, d);
             if (lib != mine || lib != ref)
                 TU_FAIL("\"%s\" depth %u: tg_perft %" PRIu64 ", apply/undo %" PRIu64
                         ", reference %" PRIu64,

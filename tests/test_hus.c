@@ -726,23 +726,6 @@ static void test_quiet_limit(void **unused)
 
 /* ---- perft ------------------------------------------------------------------------------ */
 
-static uint64_t perft_apply_undo(tg_state *s, unsigned depth)
-{
-    if (depth == 0)
-        return 1;
-    tg_move moves[64];
-    size_t n = tu_moves(s, moves, 64);
-    if (depth == 1)
-        return n;
-    uint64_t leaves = 0;
-    for (size_t i = 0; i < n; i++) {
-        TU_OK(tg_state_apply(s, moves[i]));
-        leaves += perft_apply_undo(s, depth - 1);
-        TU_OK(tg_state_undo(s));
-    }
-    return leaves;
-}
-
 /* Pinned after three counts agreed: tg_perft, apply/undo, and the reference model. */
 static const uint64_t perft8[] = {1, 12, 144, 1244, 11350, 77105, 576966};
 static const uint64_t perft16[] = {1, 24, 576, 10704, 207744, 3324448};
@@ -758,7 +741,7 @@ static void test_perft(void **unused)
         struct ref r;
         ref_init(&r, w, 100);
         for (unsigned d = 0; d < depths; d++) {
-            uint64_t lib = tg_perft(s, d), mine = perft_apply_undo(s, d), ref = ref_perft(&r, d);
+            uint64_t lib = tg_perft(s, d), mine = tu_perft_apply_undo(s, d), ref = ref_perft(&r, d);
             if (lib != want[d] || mine != want[d] || ref != want[d])
                 TU_FAIL("width %d depth %u: tg_perft %" PRIu64 ", apply/undo %" PRIu64
                         ", reference %" PRIu64 ", pinned %" PRIu64,

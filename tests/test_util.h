@@ -128,6 +128,30 @@ static inline size_t tu_moves(const tg_state *s, tg_move *buf, size_t cap)
     return n;
 }
 
+/* Leaf count of the tree below s by apply/undo through the public API: an independent check
+ * of tg_perft. Decisions and chance outcomes each count as one level, as tg_perft documents. */
+static inline uint64_t tu_perft_apply_undo(tg_state *s, unsigned depth)
+{
+    if (depth == 0)
+        return 1;
+    tg_move moves[512];
+    double probs[512];
+    size_t n = (size_t)-1;
+    if (tg_state_player(s) == TG_CHANCE)
+        TU_OK(tg_state_chance(s, moves, probs, 512, &n));
+    else
+        n = tu_moves(s, moves, 512);
+    if (depth == 1)
+        return n;
+    uint64_t leaves = 0;
+    for (size_t i = 0; i < n; i++) {
+        TU_OK(tg_state_apply(s, moves[i]));
+        leaves += tu_perft_apply_undo(s, depth - 1);
+        TU_OK(tg_state_undo(s));
+    }
+    return leaves;
+}
+
 static inline size_t tu_history_len(const tg_state *s)
 {
     size_t n = (size_t)-1;

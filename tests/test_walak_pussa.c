@@ -823,23 +823,6 @@ static void test_quiet_limit(void **unused)
 
 /* ---- perft ------------------------------------------------------------------------------ */
 
-static uint64_t perft_apply_undo(tg_state *s, unsigned depth)
-{
-    if (depth == 0)
-        return 1;
-    tg_move moves[16];
-    size_t n = tu_moves(s, moves, 16);
-    if (depth == 1)
-        return n;
-    uint64_t leaves = 0;
-    for (size_t i = 0; i < n; i++) {
-        TU_OK(tg_state_apply(s, moves[i]));
-        leaves += perft_apply_undo(s, depth - 1);
-        TU_OK(tg_state_undo(s));
-    }
-    return leaves;
-}
-
 /* Pinned after three counts agreed: tg_perft, apply/undo, and the reference model. */
 static const uint64_t single_perft[] = {1, 7, 30, 131, 698, 3161, 14576, 63135};
 static const uint64_t match_perft[] = {1, 7, 30, 131, 698, 3161, 14631, 63808};
@@ -853,7 +836,7 @@ static void test_perft(void **unused)
         ref_init(&r, m == 1, 100);
         const uint64_t *want = m ? match_perft : single_perft;
         for (unsigned d = 0; d < 8; d++) {
-            uint64_t lib = tg_perft(s, d), mine = perft_apply_undo(s, d), ref = ref_perft(&r, d);
+            uint64_t lib = tg_perft(s, d), mine = tu_perft_apply_undo(s, d), ref = ref_perft(&r, d);
             if (lib != want[d] || mine != want[d] || ref != want[d])
                 TU_FAIL("%s depth %u: tg_perft %" PRIu64 ", apply/undo %" PRIu64
                         ", reference %" PRIu64 ", pinned %" PRIu64,

@@ -138,7 +138,7 @@ static unsigned capture_chain(const struct tg_ring *ring, uint8_t *cell, unsigne
 
 /* Fills a new round from each store (4 a hole, in ring order from a1 and from g2, at most 7
  * holes), or ends the match when a store cannot fill one hole. */
-static unsigned next_round(const struct tg_config *cfg, struct tg_pos *pos)
+static unsigned next_round(struct tg_pos *pos)
 {
     for (int p = 0; p < 2; p++) {
         if (pos->score[p] < WP_START) {
@@ -167,7 +167,6 @@ static unsigned next_round(const struct tg_config *cfg, struct tg_pos *pos)
         pos->score[p] = (uint16_t)(pos->score[p] - filled * WP_START);
         RESERVE(pos, p) = (uint8_t)pos->score[p];
     }
-    (void)cfg;
     set_dead(pos, dead);
     set_round(pos, get_round(pos) + 1);
     STARTER(pos) = (uint8_t)starter;
@@ -182,7 +181,7 @@ static unsigned round_over(const struct tg_config *cfg, struct tg_pos *pos)
         tg__finish(pos, tg__winner_by_score(pos));
         return 0;
     }
-    return next_round(cfg, pos);
+    return next_round(pos);
 }
 
 static unsigned wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
