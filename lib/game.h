@@ -157,5 +157,6 @@ size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg
 extern const struct tg_game tg__halusa;
 extern const struct tg_game tg__walak_pussa;
 extern const struct tg_game tg__hus;
+extern const struct tg_game tg__hawalis;
 
 #endif

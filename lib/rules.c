@@ -6,6 +6,7 @@
 static const struct tg_game *const catalogue[] = {
     &tg__halusa,
     &tg__hus,
+    &tg__hawalis,
     &tg__walak_pussa,
 };
 

@@ -18,22 +18,9 @@ static const struct tg_option_def hus_options[] = {
 static void hus_setup(struct tg_config *cfg)
 {
     int w = 8 + 2 * cfg->opt[OPT_WIDTH];
-    uint8_t order[2][TG__RING_MAX];
-    for (int i = 0; i < w; i++) {
-        /* Player 0: row 0 west to east, then row 1 east to west. */
-        order[0][i] = (uint8_t)i;
-        order[0][w + i] = (uint8_t)(w + (w - 1 - i));
-        /* Player 1: row 3 east to west, then row 2 west to east. */
-        order[1][i] = (uint8_t)(3 * w + (w - 1 - i));
-        order[1][w + i] = (uint8_t)(2 * w + i);
-    }
-    cfg->rows = 4;
-    cfg->cols = w;
-    cfg->cells = 4 * w;
+    tg__mancala_four_row_rings(cfg, w, false);
     cfg->total = 6 * w;
     cfg->max_moves = (size_t)(2 * w);
-    tg__ring_init(&cfg->ring[0], order[0], (unsigned)(2 * w));
-    tg__ring_init(&cfg->ring[1], order[1], (unsigned)(2 * w));
 }
 
 static void update_scores(const struct tg_config *cfg, struct tg_pos *pos)

@@ -68,6 +68,31 @@ bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_p
     return true;
 }
 
+void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise)
+{
+    uint8_t order[2][TG__RING_MAX];
+    int w = cols;
+    for (int i = 0; i < w; i++) {
+        int east = w - 1 - i; /* column i counted from the east */
+        if (!clockwise) {
+            order[0][i] = (uint8_t)i;
+            order[0][w + i] = (uint8_t)(w + east);
+            order[1][i] = (uint8_t)(3 * w + east);
+            order[1][w + i] = (uint8_t)(2 * w + i);
+        } else {
+            order[0][i] = (uint8_t)east;
+            order[0][w + i] = (uint8_t)(w + i);
+            order[1][i] = (uint8_t)(3 * w + i);
+            order[1][w + i] = (uint8_t)(2 * w + east);
+        }
+    }
+    cfg->rows = 4;
+    cfg->cols = w;
+    cfg->cells = 4 * w;
+    tg__ring_init(&cfg->ring[0], order[0], (unsigned)(2 * w));
+    tg__ring_init(&cfg->ring[1], order[1], (unsigned)(2 * w));
+}
+
 unsigned tg__mancala_board_total(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     unsigned sum = 0;

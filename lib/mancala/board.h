@@ -18,6 +18,12 @@ bool tg__mancala_move_to_string(const struct tg_config *cfg, const struct tg_pos
 bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_pos *pos,
                                   const char *s, size_t n, tg_move *m);
 
+/* A four-row board of `cols` columns where each player sows round their own two rows: sets the
+ * board size and both rings. Anticlockwise, player 0 goes west to east along row 0 and back
+ * along row 1, player 1 east to west along row 3 and back along row 2; clockwise reverses
+ * both. */
+void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise);
+
 /* Counters on the board, and on one player's side of it. */
 unsigned tg__mancala_board_total(const struct tg_config *cfg, const struct tg_pos *pos);
 unsigned tg__mancala_side_total(const struct tg_config *cfg, const struct tg_pos *pos, int player);

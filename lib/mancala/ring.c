@@ -36,9 +36,13 @@ unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, unsigned from, 
 bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells, struct tg_lap lap,
                tg__relay_rule rule, void *ctx, unsigned *last, uint64_t *laps)
 {
-    uint8_t saved_cell[TG__RING_MAX];
-    struct tg_lap saved_lap = lap;
+    /* Besides Brent's moving checkpoint, every lap is compared with the first one: endless
+     * moves usually return to their very first lap (no lead-in), and then the repeat is seen
+     * after one cycle instead of up to two. */
+    uint8_t first_cell[TG__RING_MAX], saved_cell[TG__RING_MAX];
+    struct tg_lap first_lap = lap, saved_lap = lap;
     uint64_t power = 1, since_saved = 0, count = 0;
+    memcpy(first_cell, cell, cells);
     memcpy(saved_cell, cell, cells);
     for (;;) {
         unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand);
@@ -49,8 +53,10 @@ bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells, struct
             return true;
         }
         since_saved++;
-        if (lap.at == saved_lap.at && lap.hand == saved_lap.hand &&
-            memcmp(cell, saved_cell, cells) == 0) {
+        if ((lap.at == saved_lap.at && lap.hand == saved_lap.hand &&
+             memcmp(cell, saved_cell, cells) == 0) ||
+            (lap.at == first_lap.at && lap.hand == first_lap.hand &&
+             memcmp(cell, first_cell, cells) == 0)) {
             *last = end;
             *laps = count;
             return false;

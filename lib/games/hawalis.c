@@ -1,0 +1,160 @@
+/* Hawalis: the Omani game after de Voogt 2003 and Russian Wikipedia's "Hawalis", with the
+ * Zanzibar variant after Ingrams; rules/hawalis.md resolves the rest. Each player relays round
+ * their own two rows; a move ending in an empty hole of one's inner row captures the facing
+ * enemy holes, and the catch leaves the board for the captor's score. */
+#include "../mancala/board.h"
+
+enum { OPT_VARIANT = 0, OPT_QUIET = 1 };
+enum { VARIANT_OMAN = 0, VARIANT_ZANZIBAR = 1 };
+
+static const char *const variant_choices[] = {"oman", "zanzibar", NULL};
+
+static const struct tg_option_def hawalis_options[] = {
+    {"variant", "oman|zanzibar", variant_choices, 0, 0, "oman"},
+    TG__QUIET_OPTION,
+};
+
+/* Board width, counters per hole and sowing direction of each variant. */
+static const struct {
+    int cols, start;
+    bool clockwise;
+} variants[] = {
+    [VARIANT_OMAN] = {7, 2, false},
+    [VARIANT_ZANZIBAR] = {8, 3, true},
+};
+
+static void hawalis_setup(struct tg_config *cfg)
+{
+    int v = cfg->opt[OPT_VARIANT];
+    tg__mancala_four_row_rings(cfg, variants[v].cols, variants[v].clockwise);
+    cfg->total = cfg->cells * variants[v].start;
+    cfg->max_moves = (size_t)(cfg->cells / 2);
+}
+
+static void hawalis_init(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    for (int c = 0; c < cfg->cells; c++)
+        pos->cell[c] = (uint8_t)variants[cfg->opt[OPT_VARIANT]].start;
+}
+
+/* A move starts from a hole of 2 or more if the mover has one; otherwise from a single counter
+ * whose next hole round the ring is empty (de Voogt: a single counter is never sown into an
+ * occupied hole). */
+static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    int me = pos->side, half = cfg->cells / 2;
+    const struct tg_ring *ring = &cfg->ring[me];
+    size_t k = 0;
+    for (int cell = me * half; cell < (me + 1) * half; cell++) {
+        if (pos->cell[cell] < 2)
+            continue;
+        if (out)
+            out[k] = (tg_move)cell;
+        k++;
+    }
+    if (k > 0)
+        return k;
+    for (int cell = me * half; cell < (me + 1) * half; cell++) {
+        if (pos->cell[cell] != 1 || pos->cell[ring->hole[tg__ring_next(ring, ring->at[cell])]])
+            continue;
+        if (out)
+            out[k] = (tg_move)cell;
+        k++;
+    }
+    return k;
+}
+
+/* Sowing ends in an empty hole; an occupied landing hole is lifted and sown on. */
+static bool hawalis_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
+                             struct tg_lap *next)
+{
+    (void)ctx;
+    int hole = ring->hole[last];
+    if (cell[hole] == 1)
+        return false;
+    next->at = last;
+    next->hand = cell[hole];
+    cell[hole] = 0;
+    return true;
+}
+
+/* The capture of a move whose last counter fell into the empty hole `hole` of player `me`:
+ * only a landing in the mover's inner row captures. Oman takes the facing inner hole and the
+ * outer hole behind it, but only when the inner one is occupied; Zanzibar takes each of the
+ * two that is occupied. */
+static unsigned capture(const struct tg_config *cfg, uint8_t *cell, int me, int hole)
+{
+    int w = cfg->cols, row = hole / w, col = hole % w;
+    if (row != (me == 0 ? 1 : 2))
+        return 0;
+    int facing = (me == 0 ? 2 : 1) * w + col;
+    int behind = (me == 0 ? 3 : 0) * w + col;
+    if (cfg->opt[OPT_VARIANT] == VARIANT_OMAN && cell[facing] == 0)
+        return 0;
+    unsigned taken = (unsigned)cell[facing] + cell[behind];
+    cell[facing] = 0;
+    cell[behind] = 0;
+    return taken;
+}
+
+static unsigned hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    struct tg_pos before = *pos;
+    int me = pos->side;
+    const struct tg_ring *ring = &cfg->ring[me];
+    struct tg_lap lap = {ring->at[m], pos->cell[m]};
+    pos->cell[m] = 0;
+    unsigned last;
+    uint64_t laps;
+    if (!tg__relay(ring, pos->cell, (unsigned)cfg->cells, lap, hawalis_next_lap, NULL, &last,
+                   &laps)) {
+        *pos = before;
+        tg__finish(pos, 1 - me);
+        return TG__ENDLESS;
+    }
+    unsigned taken = capture(cfg, pos->cell, me, ring->hole[last]);
+    pos->score[me] = (uint16_t)(pos->score[me] + taken);
+    pos->side = (uint8_t)(1 - me);
+    if (hawalis_moves(cfg, pos, NULL) == 0)
+        tg__finish(pos, tg__winner_by_score(pos));
+    return taken > 0 ? TG__CAPTURED : 0u;
+}
+
+static void hawalis_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    tg__mancala_take_own_sides(cfg, pos);
+    tg__finish(pos, tg__winner_by_score(pos));
+}
+
+static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned on_board = tg__mancala_board_total(cfg, pos);
+    if (on_board + pos->score[0] + pos->score[1] != (unsigned)cfg->total)
+        return false;
+    /* Only an endless move decides a game against the scores, and it never draws. */
+    return pos->phase != TG__OVER || pos->winner != TG_DRAW || pos->score[0] == pos->score[1];
+}
+
+const struct tg_game tg__hawalis = {
+    .id = "hawalis",
+    .name = "Hawalis",
+    .options = hawalis_options,
+    .option_count = sizeof hawalis_options / sizeof hawalis_options[0],
+    .quiet_option = OPT_QUIET,
+    .setup = hawalis_setup,
+    .init = hawalis_init,
+    .moves = hawalis_moves,
+    .chance = NULL,
+    .apply = hawalis_apply,
+    .quiet_end = hawalis_quiet_end,
+    .count = tg__mancala_count,
+    .owner = tg__mancala_owner,
+    .flags = tg__mancala_no_flags,
+    .write_cell = tg__mancala_write_cell,
+    .read_cell = tg__mancala_read_cell,
+    .write_field = NULL,
+    .read_field = NULL,
+    .valid = hawalis_valid,
+    .move_to_string = tg__mancala_move_to_string,
+    .move_from_string = tg__mancala_move_from_string,
+};
