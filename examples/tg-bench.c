@@ -5,7 +5,8 @@
  * For each spec (default: every registered game with its default options), on one thread:
  *   - random playouts per second: tg_state_copy() of the initial state into a scratch state,
  *     then tg_state_playout() to the end;
- *   - the mean number of plies of those games;
+ *   - the mean number of plies of those games, and how they split into decisions and chance
+ *     events (counted over a separate sample of games played one move at a time);
  *   - perft nodes per second: tg_perft() from the initial state at the first depth where one
  *     call takes a noticeable time (0.2 s, or a fifth of --seconds if that is shorter).
  * Each measurement runs for --seconds (default 1). Exit status 2 on bad arguments or specs. */
@@ -16,6 +17,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,7 @@ static int bad_args(const char *why, const char *arg)
 struct result {
     double playouts_per_s;
     double plies_per_game;
+    double decisions_per_game, chance_per_game;
     unsigned perft_depth;
     uint64_t perft_nodes;      /* leaves of one call at perft_depth */
     uint64_t games, cut;       /* playouts made, and those stopped at MAX_PLAYOUT_PLIES */
@@ -89,6 +92,38 @@ static int bench_playouts(const tg_state *root, double seconds, uint64_t seed, s
     r->plies_per_game = (double)plies / (double)games;
     r->games = games;
     r->cut = cut;
+    return 1;
+}
+
+/* Decisions and chance events per game, from games played with tg_state_apply_random() so
+ * that each ply can be classified (playouts only report the total): a tenth of the time. */
+static int count_events(const tg_state *root, double seconds, uint64_t seed, struct result *r)
+{
+    tg_state *game = NULL;
+    if (tg_state_clone(root, &game) != TG_OK)
+        return 0;
+    uint64_t rng = seed ^ 0x5A5A5A5Au;
+    uint64_t games = 0, decisions = 0, chance = 0;
+    double start = now();
+    do {
+        if (tg_state_copy(game, root) != TG_OK) {
+            tg_state_free(game);
+            return 0;
+        }
+        for (int ply = 0; ply < MAX_PLAYOUT_PLIES && !tg_state_is_terminal(game); ply++) {
+            bool is_chance = tg_state_player(game) == TG_CHANCE;
+            if (tg_state_apply_random(game, &rng) != TG_OK) {
+                tg_state_free(game);
+                return 0;
+            }
+            chance += is_chance;
+            decisions += !is_chance;
+        }
+        games++;
+    } while (now() - start < seconds / 10 || games < 10);
+    tg_state_free(game);
+    r->decisions_per_game = (double)decisions / (double)games;
+    r->chance_per_game = (double)chance / (double)games;
     return 1;
 }
 
@@ -147,13 +182,13 @@ static int bench(const char *spec, double seconds, uint64_t seed)
     }
     struct result r;
     memset(&r, 0, sizeof r);
-    int ok = bench_playouts(root, seconds, seed, &r);
+    int ok = bench_playouts(root, seconds, seed, &r) && count_events(root, seconds, seed, &r);
     if (ok)
         bench_perft(root, seconds, &r);
     if (ok)
-        printf("%-40s %12.0f %10.1f %6u %14" PRIu64 " %14.0f\n", tg_rules_spec(rules),
-               r.playouts_per_s, r.plies_per_game, r.perft_depth, r.perft_nodes,
-               r.perft_nodes_per_s);
+        printf("%-40s %12.0f %10.1f %9.1f %9.1f %6u %14" PRIu64 " %14.0f\n",
+               tg_rules_spec(rules), r.playouts_per_s, r.plies_per_game, r.decisions_per_game,
+               r.chance_per_game, r.perft_depth, r.perft_nodes, r.perft_nodes_per_s);
     else
         fprintf(stderr, "tg-bench: %s: playout failed\n", spec);
     if (ok && r.cut != 0)
@@ -217,8 +252,8 @@ int main(int argc, char **argv)
 
     printf("libtraditional-games %s, %.3g s per measurement, one thread\n", tg_version_string(),
            seconds);
-    printf("%-40s %12s %10s %6s %14s %14s\n", "spec", "playouts/s", "plies/game", "depth",
-           "perft leaves", "perft nodes/s");
+    printf("%-40s %12s %10s %9s %9s %6s %14s %14s\n", "spec", "playouts/s", "plies/game",
+           "decisions", "chance", "depth", "perft leaves", "perft nodes/s");
     int ok = 1;
     if (first_spec < argc) {
         for (int i = first_spec; i < argc; i++)
