@@ -328,20 +328,6 @@ static void ref_from_state(const tg_state *s, struct ref *r)
     free(text);
 }
 
-static void expect_status(tg_status want, const char *spec, const char *text)
-{
-    tg_rules *r = tu_rules(spec);
-    tg_state *s = NULL;
-    tg_status st = tg_state_from_string(r, text, &s);
-    tg_rules_free(r);
-    if (st != want) {
-        tg_state_free(s);
-        TU_FAIL("tg_state_from_string(\"%s\") = %d (%s), expected %d (%s)", text, (int)st,
-                tg_status_string(st), (int)want, tg_status_string(want));
-    }
-    assert_null(s);
-}
-
 /* The legal moves of s as cell names separated by spaces. */
 static void moves_text(const tg_state *s, char *buf, size_t cap)
 {
@@ -1330,7 +1316,7 @@ static void test_bad_input(void **unused)
         {TG_ERR_PARSE, "hawalis", "hawalis:quiet=1001 " OROWS " 0 0,0 quiet=0"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        expect_status(bad[i].status, bad[i].spec, bad[i].text);
+        tu_from_fails(bad[i].status, bad[i].spec, bad[i].text);
     /* Moves: an opponent's hole, a cell off the board, after the end. */
     tg_state *s = tu_new("hawalis");
     tg_move m = 0;

@@ -283,20 +283,6 @@ static void ref_from_state(const tg_state *s, int w, int limit, struct ref *r)
     free(text);
 }
 
-static void expect_parse_error(const char *spec, const char *text)
-{
-    tg_rules *r = tu_rules(spec);
-    tg_state *s = NULL;
-    tg_status st = tg_state_from_string(r, text, &s);
-    tg_rules_free(r);
-    if (st != TG_ERR_PARSE) {
-        tg_state_free(s);
-        TU_FAIL("tg_state_from_string(\"%s\") = %d (%s), expected TG_ERR_PARSE", text, (int)st,
-                tg_status_string(st));
-    }
-    assert_null(s);
-}
-
 /* Plays `move` on `before`, checks `after` and the reference model, undoes, checks `before`. */
 static void play_check(const char *spec, int w, const char *before, const char *move,
                        const char *after)
@@ -800,7 +786,7 @@ static void test_bad_input(void **unused)
         SPEC " 2,2,2,2,2,2,2,2/2,2,2,2,0,0,0,0/0,0,0,0,2,2,2,2/2,2,2,2,2,2,2,2 - 24,24 quiet=0",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        expect_parse_error("hus", bad[i]);
+        tu_from_fails(TG_ERR_PARSE, "hus", bad[i]);
     /* A width-16 string under width 8 rules: another rule set. */
     tg_rules *r8 = tu_rules("hus");
     tg_state *s = NULL;

@@ -99,6 +99,21 @@ static inline char *tu_str(const tg_state *s)
         free(tu_text_);                                                                        \
     } while (0)
 
+/* Checks that reading `text` under `spec` fails with `want` and makes no state. */
+static inline void tu_from_fails(tg_status want, const char *spec, const char *text)
+{
+    tg_rules *r = tu_rules(spec);
+    tg_state *s = NULL;
+    tg_status st = tg_state_from_string(r, text, &s);
+    tg_rules_free(r);
+    if (st != want) {
+        tg_state_free(s);
+        TU_FAIL("tg_state_from_string(\"%s\") = %d (%s), expected %d (%s)", text, (int)st,
+                tg_status_string(st), (int)want, tg_status_string(want));
+    }
+    assert_null(s);
+}
+
 static inline tg_move tu_move(const tg_state *s, const char *text)
 {
     tg_move m = 0;

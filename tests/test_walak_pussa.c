@@ -341,20 +341,6 @@ static void expect_ref(const tg_state *s, const struct ref *r, const char *what)
     free(got);
 }
 
-static void expect_parse_error(const char *spec, const char *text)
-{
-    tg_rules *r = tu_rules(spec);
-    tg_state *s = NULL;
-    tg_status st = tg_state_from_string(r, text, &s);
-    tg_rules_free(r);
-    if (st != TG_ERR_PARSE) {
-        tg_state_free(s);
-        TU_FAIL("tg_state_from_string(\"%s\") = %d (%s), expected TG_ERR_PARSE", text, (int)st,
-                tg_status_string(st));
-    }
-    assert_null(s);
-}
-
 static bool parse_field(const tg_state *s, const char *key, int *a, int *b)
 {
     char *text = tu_str(s);
@@ -934,7 +920,7 @@ static void test_bad_input(void **unused)
               "reserve=0,0 starter=0 quiet=0",
     };
     for (size_t i = 0; i < sizeof bad_match / sizeof bad_match[0]; i++)
-        expect_parse_error(MSPEC_S, bad_match[i]);
+        tu_from_fails(TG_ERR_PARSE, MSPEC_S, bad_match[i]);
     const char *bad_single[] = {
         SPEC " 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 1,0 quiet=0",
         SPEC " 4,4,4,4,4,4,4/4,4,4,4,4,4,3 0 0,0 quiet=0",
@@ -948,7 +934,7 @@ static void test_bad_input(void **unused)
         SPEC " 0,0,0,0,0,0,0/0,0,0,0,0,0,0 - 30,26 quiet=0 winner=1",
     };
     for (size_t i = 0; i < sizeof bad_single / sizeof bad_single[0]; i++)
-        expect_parse_error("walak-pussa", bad_single[i]);
+        tu_from_fails(TG_ERR_PARSE, "walak-pussa", bad_single[i]);
     /* A match string under the single-game rules, and the reverse: another rule set. */
     tg_rules *single = tu_rules("walak-pussa"), *match = tu_rules(MSPEC_S);
     tg_state *s = NULL;
