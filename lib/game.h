@@ -5,6 +5,7 @@
 
 #include "traditional-games.h"
 #include "mancala/ring.h"
+#include "race/track.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -126,7 +127,10 @@ struct tg_config {
     int total;              /* counters (or pieces) in play, for validation */
     const char *const *fields; /* names of the position fields these options need, in order */
     size_t field_count;
-    struct tg_ring ring[2]; /* mancala: each player's sowing ring (the same for a shared ring) */
+    union {
+        struct tg_ring ring[2];   /* mancala: each player's sowing ring (shared or own) */
+        struct tg_track track[2]; /* race games: each player's track */
+    };
 };
 
 /* Ends the game with a result; the side is normalised so that equal finished positions are
@@ -158,5 +162,6 @@ extern const struct tg_game tg__halusa;
 extern const struct tg_game tg__walak_pussa;
 extern const struct tg_game tg__hus;
 extern const struct tg_game tg__hawalis;
+extern const struct tg_game tg__tab;
 
 #endif

@@ -8,6 +8,7 @@ static const struct tg_game *const catalogue[] = {
     &tg__hus,
     &tg__hawalis,
     &tg__walak_pussa,
+    &tg__tab,
 };
 
 size_t tg__game_count(void)
