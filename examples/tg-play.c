@@ -23,7 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { HUMAN_NONE = -1, HUMAN_DEFAULT = -2 };
+/* Not 0 or 1, and not any tg_state_player() value either (TG_CHANCE is -1). */
+enum { HUMAN_NONE = -100, HUMAN_DEFAULT = -101 };
 enum { EXIT_BAD_ARGS = 2 };
 
 struct options {
