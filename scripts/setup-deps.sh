@@ -8,6 +8,7 @@ set -euo pipefail
 # build (libclang-rt-dev holds the ASan/UBSan/libFuzzer runtimes, which plain clang only
 # recommends).  meson, ninja-build, pkg-config: the build.  libcmocka-dev: the C test suites.
 # doxygen: the API reference.  python3: the ctypes test.  valgrind: `meson test --setup valgrind`.
+# abigail-tools: abidw/abidiff for the ABI gate (scripts/abi-check.sh).
 packages=(
   build-essential gcc g++
   clang libclang-rt-dev
@@ -16,6 +17,7 @@ packages=(
   doxygen
   python3
   valgrind
+  abigail-tools
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
