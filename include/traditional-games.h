@@ -28,6 +28,24 @@
  * they only measure and return #TG_OK; with a buffer too small they return
  * #TG_ERR_BUFFER_TOO_SMALL and write nothing but the size. The library never returns memory
  * for the caller to free().
+ *
+ * @par Hostile input
+ * Anything a caller or a network peer can put in a string is handled: numbers of any size
+ * or sign in specs, position strings and move strings, counts that would overflow the
+ * library's internal types, strings of any length, are rejected with a status (#TG_ERR_PARSE,
+ * #TG_ERR_BAD_OPTION) and change nothing. NULL where a pointer is required is
+ * #TG_ERR_INVALID_ARGUMENT; a capacity of 0 is always valid; tg_rules_free() and
+ * tg_state_free() accept NULL; tg_state_copy() of a state onto itself is valid (it only
+ * clears the history).
+ *
+ * @par Undefined behaviour (out of contract)
+ * What the library cannot detect is the caller's responsibility, as in the C library:
+ * using or freeing a handle after it was freed, or a pointer that is not a live handle of
+ * this library; an input string that is not NUL-terminated (text arguments have no
+ * length: the library reads up to the NUL); a capacity larger than the buffer really is;
+ * an output buffer that overlaps another argument of the same call (for example the
+ * outcome and probability arrays of tg_state_chance(), or a text buffer and the text being
+ * parsed); and using one ::tg_state from two threads at once without a lock.
  */
 #ifndef TRADITIONAL_GAMES_H
 #define TRADITIONAL_GAMES_H

@@ -1050,6 +1050,86 @@ static void test_list_buffers(void **unused)
 
 /* ---- undo, copy, clone, rules lifetime ------------------------------------------------- */
 
+/* Hostile text from a caller or a network peer: numbers of any size or sign, megabytes of
+ * text, in every game; and a state copied onto itself. Each gets a status and no change. */
+static void test_hostile_inputs(void **unused)
+{
+    (void)unused;
+    static const char *const huge[] = {"99999999999999999999999999", "18446744073709551617",
+                                       "4294967297", "65536", "-1", "+1", "1e9", "0x10"};
+    enum { BIG = 1 << 22 };
+    char *big = malloc(BIG);
+    assert_non_null(big);
+    for (size_t g = 0; g < tg_game_count(); g++) {
+        tg_state *s = tu_new(tg_game_id(g));
+        const tg_rules *r = tg_state_rules(s);
+        char *start = tu_str(s);
+        struct tu_snap snap;
+        tu_snap_take(s, &snap);
+        char text[1024];
+        tg_state *t = NULL;
+        tg_move m = 0;
+        for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+            /* As a score, as the first cell, as an option value and as a move's number. */
+            const char *board = strchr(start, ' ') + 1;
+            const char *after_board = strchr(board, ' ');
+            const char *first_cell_end = board + strcspn(board, ",/");
+            snprintf(text, sizeof text, "%.*s%s%s", (int)(board - start), start, huge[i],
+                     first_cell_end);
+            TU_STATUS(TG_ERR_PARSE, tg_state_from_string(r, text, &t));
+            const char *scores = strchr(after_board + 1, ' ') + 1;
+            snprintf(text, sizeof text, "%.*s%s,0%s", (int)(scores - start), start, huge[i],
+                     scores + strcspn(scores, " "));
+            TU_STATUS(TG_ERR_PARSE, tg_state_from_string(r, text, &t));
+            assert_null(t);
+            for (size_t k = 0; k < tg_game_option_count(g); k++) {
+                snprintf(text, sizeof text, "%s:%s=%s", tg_game_id(g), tg_game_option_key(g, k),
+                         huge[i]);
+                tg_rules *bad = NULL;
+                TU_STATUS(TG_ERR_BAD_OPTION, tg_rules_new(text, &bad));
+                assert_null(bad);
+            }
+            snprintf(text, sizeof text, "a1+%s", huge[i]);
+            tg_status st = tg_move_from_string(s, text, &m);
+            assert_int_equal(st, TG_ERR_PARSE);
+        }
+        /* Megabytes of digits, of letters, and a valid position followed by megabytes. */
+        static const char fills[] = {'0', '9', 'a', ','};
+        for (size_t f = 0; f < sizeof fills; f++) {
+            memset(big, fills[f], BIG - 1);
+            big[BIG - 1] = '\0';
+            TU_STATUS(TG_ERR_PARSE, tg_state_from_string(r, big, &t));
+            assert_int_equal(tg_move_from_string(s, big, &m), TG_ERR_PARSE);
+            tg_rules *bad = NULL;
+            assert_int_not_equal(tg_rules_new(big, &bad), TG_OK);
+            assert_null(bad);
+        }
+        size_t n = strlen(start);
+        memcpy(big, start, n);
+        memset(big + n, ' ', BIG - 1 - n);
+        big[BIG - 1] = '\0';
+        TU_STATUS(TG_ERR_PARSE, tg_state_from_string(r, big, &t));
+        assert_null(t);
+        TU_UNCHANGED(s, &snap, "hostile text");
+        tu_snap_free(&snap);
+
+        /* A state copied onto itself keeps its position and loses its history. */
+        uint64_t rng = 7;
+        for (int i = 0; i < 5; i++)
+            TU_OK(tg_state_apply_random(s, &rng));
+        char *before = tu_str(s);
+        uint64_t hash = tg_state_hash(s);
+        TU_OK(tg_state_copy(s, s));
+        TU_POS(s, before);
+        assert_true(tg_state_hash(s) == hash);
+        TU_STATUS(TG_ERR_NO_HISTORY, tg_state_undo(s));
+        free(before);
+        free(start);
+        tg_state_free(s);
+    }
+    free(big);
+}
+
 static void test_undo(void **unused)
 {
     (void)unused;
@@ -1305,6 +1385,7 @@ int main(void)
         cmocka_unit_test(test_clone),
         cmocka_unit_test(test_running_results),
         cmocka_unit_test(test_hash_equal),
+        cmocka_unit_test(test_hostile_inputs),
     };
     return cmocka_run_group_tests_name("api", tests, NULL, NULL);
 }
