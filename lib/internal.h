@@ -28,6 +28,16 @@ struct tg_state {
 /* alloc.c: the one path to the heap. realloc semantics; size 0 frees and returns NULL. */
 void *tg__realloc(void *p, size_t size);
 
+#ifdef TG_ALLOC_FAIL_INJECTION
+/* Test-only hooks (alloc.c, built with -DTG_ALLOC_FAIL_INJECTION; never in the shipped library).
+ * tg__alloc_fail_arm(n): from now, the n-th allocation of size > 0 fails (once); 0 disarms.
+ * tg__alloc_calls(): allocations attempted since arming; tg__alloc_fail_hit(): the armed one
+ * was reached. */
+void tg__alloc_fail_arm(size_t n);
+size_t tg__alloc_calls(void);
+bool tg__alloc_fail_hit(void);
+#endif
+
 /* rules.c */
 size_t tg__game_count(void);
 const struct tg_game *tg__game_at(size_t i);
