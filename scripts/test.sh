@@ -6,8 +6,10 @@
 #      out of tree with pkg-config, and run them and the README's Python snippet against the
 #      installed library;
 #   4. clang with AddressSanitizer and UndefinedBehaviorSanitizer (and the libFuzzer targets
-#      built): the suite again, but for the 'integration' suite (see below);
-#   5. the suite under valgrind (`meson test --setup valgrind`), when the build defines it.
+#      built): the suite again, but for the 'integration' suite (see below), then the ctypes
+#      test against the instrumented library;
+#   5. the suite under valgrind (`meson test --setup valgrind`), when the build defines it;
+#   6. clang with ThreadSanitizer: the 8-thread test 'threads' (halt on the first report).
 # Build directories live under build-ci/ (override with TG_BUILD_ROOT); they are reused, so a
 # second run only rebuilds what changed. Any failure stops the script with a non-zero status.
 set -euo pipefail
@@ -18,6 +20,7 @@ root=${TG_BUILD_ROOT:-build-ci}
 case "$root" in /*) ;; *) root="$top/$root" ;; esac
 gcc_dir="$root/gcc"
 san_dir="$root/clang-sanitize"
+tsan_dir="$root/clang-tsan"
 prefix="$root/install"
 
 step() { printf '\n==== %s\n' "$*"; }
@@ -91,6 +94,22 @@ ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C "$san_dir" --print-errorlogs --no-suite integration
 
+# The ctypes test under the sanitizers too: the interpreter loads the instrumented library
+# with the ASan runtime preloaded. Leak detection stays off here, since it would report the
+# interpreter's own memory; the C suites above check leaks.
+ran_ctypes_asan=no
+asan_runtime=$(clang -print-file-name="libclang_rt.asan-$(uname -m).so")
+if [ -f "$asan_runtime" ]; then
+  step "clang + sanitizers: the ctypes test (ASan runtime preloaded)"
+  LD_PRELOAD="$asan_runtime" \
+  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    meson test -C "$san_dir" --no-rebuild --print-errorlogs --logbase ctypes-asan ctypes
+  ran_ctypes_asan=yes
+else
+  step "clang + sanitizers: ctypes test skipped (no $asan_runtime)"
+fi
+
 ran_valgrind=no
 if grep -qsE "add_test_setup\([[:space:]]*'valgrind'" meson.build tests/meson.build; then
   step "gcc: meson test --setup valgrind"
@@ -100,9 +119,30 @@ else
   step "valgrind: skipped (no add_test_setup('valgrind', ...) in meson.build or tests/meson.build)"
 fi
 
+step "clang build with -Db_sanitize=thread"
+CC=clang CXX=clang++ configure "$tsan_dir" \
+  -Dwerror=true -Dtests=true -Ddocs=false -Dexamples=false -Dfuzzers=false \
+  -Db_sanitize=thread -Db_lundef=false
+meson compile -C "$tsan_dir"
+
+# Only 'threads': the other suites are single-threaded, so TSan has nothing to check there.
+# Some kernels map memory where TSan does not expect it ("unexpected memory mapping"); the
+# test then runs with address-space randomisation off.
+step "clang + ThreadSanitizer: meson test threads"
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+tsan_wrap=()
+if ! "$tsan_dir/tests/test_threads" > /dev/null 2> "$tsan_dir/probe.log" &&
+  grep -q "unexpected memory mapping" "$tsan_dir/probe.log"; then
+  tsan_wrap=(--wrapper "setarch $(uname -m) -R")
+fi
+meson test -C "$tsan_dir" --print-errorlogs "${tsan_wrap[@]}" threads
+unset TSAN_OPTIONS
+
 # One closing line for the whole run, summed over every `meson test` above.
-logs=("$gcc_dir/meson-logs/testlog.json" "$san_dir/meson-logs/testlog.json")
+logs=("$gcc_dir/meson-logs/testlog.json" "$san_dir/meson-logs/testlog.json"
+  "$tsan_dir/meson-logs/testlog.json")
 [ "$ran_valgrind" = yes ] && logs+=("$gcc_dir/meson-logs/testlog-valgrind.json")
+[ "$ran_ctypes_asan" = yes ] && logs+=("$san_dir/meson-logs/ctypes-asan.json")
 python3 - "${logs[@]}" <<'PY'
 import json, sys
 passed = failed = skipped = 0
