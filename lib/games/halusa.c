@@ -102,19 +102,12 @@ static unsigned halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg
     return taken ? TG__CAPTURED : 0u;
 }
 
-static void halusa_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
-{
-    tg__mancala_take_own_sides(cfg, pos);
-    tg__finish(pos, tg__winner_by_score(pos));
-}
-
 static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    unsigned board = tg__mancala_board_total(cfg, pos);
-    if (board + pos->score[0] + pos->score[1] != (unsigned)cfg->total)
+    if (!tg__mancala_counters_conserved(cfg, pos))
         return false;
     if (pos->phase == TG__OVER)
-        return board == 0 && pos->winner == tg__winner_by_score(pos);
+        return tg__mancala_board_total(cfg, pos) == 0 && pos->winner == tg__winner_by_score(pos);
     /* While the game runs, scores only grow by captures, and every capture is even. */
     return pos->score[0] % 2 == 0 && pos->score[1] % 2 == 0;
 }
@@ -130,7 +123,7 @@ const struct tg_game tg__halusa = {
     .moves = halusa_moves,
     .chance = NULL,
     .apply = halusa_apply,
-    .quiet_end = halusa_quiet_end,
+    .quiet_end = tg__mancala_quiet_end_own_sides,
     .count = tg__mancala_count,
     .owner = tg__mancala_owner,
     .flags = tg__mancala_no_flags,

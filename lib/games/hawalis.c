@@ -120,16 +120,9 @@ static unsigned hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, t
     return taken > 0 ? TG__CAPTURED : 0u;
 }
 
-static void hawalis_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
-{
-    tg__mancala_take_own_sides(cfg, pos);
-    tg__finish(pos, tg__winner_by_score(pos));
-}
-
 static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    unsigned on_board = tg__mancala_board_total(cfg, pos);
-    if (on_board + pos->score[0] + pos->score[1] != (unsigned)cfg->total)
+    if (!tg__mancala_counters_conserved(cfg, pos))
         return false;
     /* Only an endless move decides a game against the scores, and it never draws. */
     return pos->phase != TG__OVER || pos->winner != TG_DRAW || pos->score[0] == pos->score[1];
@@ -146,7 +139,7 @@ const struct tg_game tg__hawalis = {
     .moves = hawalis_moves,
     .chance = NULL,
     .apply = hawalis_apply,
-    .quiet_end = hawalis_quiet_end,
+    .quiet_end = tg__mancala_quiet_end_own_sides,
     .count = tg__mancala_count,
     .owner = tg__mancala_owner,
     .flags = tg__mancala_no_flags,

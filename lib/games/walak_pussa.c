@@ -344,15 +344,14 @@ static bool valid_match_fields(const struct tg_pos *pos)
 
 static bool wp_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    unsigned board = tg__mancala_board_total(cfg, pos);
-    if (board + pos->score[0] + pos->score[1] != WP_TOTAL)
+    if (!tg__mancala_counters_conserved(cfg, pos))
         return false;
     if (is_match(cfg) && !valid_match_fields(pos))
         return false;
     if (pos->phase != TG__OVER)
         return true;
     /* Only an endless move ends a game with counters on the board; it has a winner. */
-    if (board)
+    if (tg__mancala_board_total(cfg, pos))
         return pos->winner == 0 || pos->winner == 1;
     if (is_match(cfg))
         return pos->winner >= 0 && pos->score[1 - pos->winner] < WP_START;

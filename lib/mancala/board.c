@@ -116,3 +116,15 @@ void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos)
         pos->score[p] = (uint16_t)(pos->score[p] + tg__mancala_side_total(cfg, pos, p));
     memset(pos->cell, 0, (size_t)cfg->cells);
 }
+
+void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos *pos)
+{
+    tg__mancala_take_own_sides(cfg, pos);
+    tg__finish(pos, tg__winner_by_score(pos));
+}
+
+bool tg__mancala_counters_conserved(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned counters = tg__mancala_board_total(cfg, pos) + pos->score[0] + pos->score[1];
+    return counters == (unsigned)cfg->total;
+}

@@ -29,5 +29,10 @@ unsigned tg__mancala_board_total(const struct tg_config *cfg, const struct tg_po
 unsigned tg__mancala_side_total(const struct tg_config *cfg, const struct tg_pos *pos, int player);
 /* Each player adds the counters on their own side to their score; the board is emptied. */
 void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos);
+/* A quiet end where each player takes their own side, then the higher score wins. */
+void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos *pos);
+/* Counters on the board plus both scores make the starting total (captures leave the board
+ * for the captor's score). */
+bool tg__mancala_counters_conserved(const struct tg_config *cfg, const struct tg_pos *pos);
 
 #endif
