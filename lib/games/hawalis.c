@@ -125,7 +125,7 @@ static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     if (!tg__mancala_counters_conserved(cfg, pos))
         return false;
     /* Only an endless move decides a game against the scores, and it never draws. */
-    return pos->phase != TG__OVER || pos->winner != TG_DRAW || pos->score[0] == pos->score[1];
+    return tg__mancala_draw_has_equal_scores(pos);
 }
 
 const struct tg_game tg__hawalis = {

@@ -131,7 +131,7 @@ static bool hus_valid(const struct tg_config *cfg, const struct tg_pos *pos)
             return false;
     }
     /* Only the quiet limit draws, and it draws only on equal sides. */
-    return pos->phase != TG__OVER || pos->winner != TG_DRAW || pos->score[0] == pos->score[1];
+    return tg__mancala_draw_has_equal_scores(pos);
 }
 
 const struct tg_game tg__hus = {

@@ -128,3 +128,8 @@ bool tg__mancala_counters_conserved(const struct tg_config *cfg, const struct tg
     unsigned counters = tg__mancala_board_total(cfg, pos) + pos->score[0] + pos->score[1];
     return counters == (unsigned)cfg->total;
 }
+
+bool tg__mancala_draw_has_equal_scores(const struct tg_pos *pos)
+{
+    return pos->phase != TG__OVER || pos->winner != TG_DRAW || pos->score[0] == pos->score[1];
+}

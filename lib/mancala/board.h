@@ -34,5 +34,8 @@ void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos 
 /* Counters on the board plus both scores make the starting total (captures leave the board
  * for the captor's score). */
 bool tg__mancala_counters_conserved(const struct tg_config *cfg, const struct tg_pos *pos);
+/* For games where only the scores can draw (an endless move always has a winner): a finished
+ * draw has equal scores. */
+bool tg__mancala_draw_has_equal_scores(const struct tg_pos *pos);
 
 #endif
