@@ -77,7 +77,7 @@ extern "C" {
 /** Major version: changes only with an incompatible ABI (it is the SONAME). */
 #define TG_VERSION_MAJOR 0
 /** Minor version: new functions or games, compatible with earlier minors. */
-#define TG_VERSION_MINOR 1
+#define TG_VERSION_MINOR 2
 /** Patch version: fixes only. */
 #define TG_VERSION_PATCH 0
 /** The version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */
@@ -102,7 +102,7 @@ typedef enum tg_status {
     TG_ERR_NO_MEMORY = 2,        /**< An allocation failed; nothing was changed. */
     TG_ERR_UNKNOWN_GAME = 3,     /**< tg_rules_new(): no game has that id. */
     TG_ERR_BAD_OPTION =
-        4, /**< tg_rules_new(): unknown or repeated option, or value out of range. */
+        4, /**< tg_rules_new(): unknown or repeated option, or value out of range; tg_bot_choose(): a bad bot spec. */
     TG_ERR_ILLEGAL_MOVE = 5, /**< The move is not in the legal set now. */
     TG_ERR_PARSE = 6, /**< Malformed notation, or a position that cannot arise in the game. */
     TG_ERR_BUFFER_TOO_SMALL =
@@ -650,6 +650,75 @@ TG_API tg_status tg_state_playout(tg_state *s, uint64_t *rng, size_t max_plies, 
  * @return The leaf count; 0 if @p s is NULL.
  */
 TG_API uint64_t tg_perft(const tg_state *s, unsigned depth);
+
+/** @} */
+
+/** @name Bots
+ * Built-in players for any game, through one call. A bot is named by a spec string,
+ * `name` or `name:key=value,key=value`:
+ *
+ * | spec | plays |
+ * |---|---|
+ * | `random` | a legal decision drawn uniformly, exactly as tg_state_apply_random() would |
+ * | `greedy` | the decision with the best immediate result for the player to move: a move that wins the game outright first, then the largest lead in score (own score minus the opponent's) once the move is applied, a move that loses outright last; ties broken uniformly at random (the generator is drawn from only then) |
+ * | `mcts` | UCT Monte Carlo tree search with random playouts (see below) |
+ *
+ * `mcts` takes the options `iterations=N` (1 to 10000000, default 1000) and `c=X` (the UCT
+ * exploration constant, a decimal from 0 to 100 such as `1.4` or `0.7`, default 1.0;
+ * rewards are 1 for a win, 1/2 for a draw, 0 for a loss). Each iteration descends the tree
+ * by UCB1 at decision states and by sampling an outcome by its probability at chance
+ * states, adds one node, plays the game out at random (the moves tg_state_playout() draws)
+ * and backs the result up, each node scored for the player who chose it. A playout that has
+ * not ended after 1000000 plies counts as a win for the player ahead on score (a draw if
+ * level). The move played is the root decision visited most (ties: the better mean, then
+ * the first in tg_state_moves() order).
+ *
+ * `random` plays the move tg_state_apply_random() would play with the same `*rng`, and
+ * advances `*rng` the same way. At a chance state every bot does that too: it draws the
+ * outcome by its probability, so a bot can stand in for the dice. When only one decision is
+ * legal, `greedy` and `mcts` return it without searching and without touching `*rng`.
+ * @{ */
+
+/**
+ * @brief Choose a move for the state's side to move with a built-in bot.
+ *
+ * Never modifies @p s; apply the move with tg_state_apply(). The choice is a function of
+ * the position, the rule set, @p bot_spec and `*rng` alone: the same call with the same
+ * `*rng` gives the same move (the history of @p s does not matter). `*rng` is advanced (a splitmix64
+ * state, as for tg_state_apply_random()).
+ *
+ * Memory: `random` and `greedy` allocate nothing. `mcts` allocates its tree once per call,
+ * 32 bytes per node, at most `iterations + 1` nodes (32 MB for a million iterations),
+ * and frees it before returning; nothing else is allocated.
+ * Thread safety: as for any function reading one state; calls on different states, or
+ * concurrent calls reading the same state, are safe.
+ * @param s The state (not modified).
+ * @param bot_spec The bot, e.g. `"greedy"` or `"mcts:iterations=2000,c=0.7"`.
+ * @param rng The caller's generator state, advanced by the call.
+ * @param[out] out Receives a legal move (a decision, or a chance outcome at a chance state).
+ * @retval TG_OK `*out` holds the move.
+ * @retval TG_ERR_INVALID_ARGUMENT A pointer is NULL.
+ * @retval TG_ERR_BAD_OPTION @p bot_spec names no bot, or has an unknown, repeated,
+ *         malformed or out-of-range option (see tg_bot_check()).
+ * @retval TG_ERR_GAME_OVER The game is over: there is nothing to choose.
+ * @retval TG_ERR_NO_MEMORY The search tree could not be allocated.
+ * On any error `*out` and `*rng` are unchanged.
+ */
+TG_API tg_status tg_bot_choose(const tg_state *s, const char *bot_spec, uint64_t *rng,
+                               tg_move *out);
+
+/**
+ * @brief Check a bot spec without running it.
+ *
+ * Accepts exactly what tg_bot_choose() accepts: `random`, `greedy`, `mcts` and
+ * `mcts:` followed by comma-separated `iterations=N` and `c=X`, each at most once, with
+ * no spaces. Useful for validating a spec from a user before a game starts.
+ * @param bot_spec The spec.
+ * @retval TG_OK The spec is valid.
+ * @retval TG_ERR_INVALID_ARGUMENT @p bot_spec is NULL.
+ * @retval TG_ERR_BAD_OPTION The spec is not valid.
+ */
+TG_API tg_status tg_bot_check(const char *bot_spec);
 
 /** @} */
 

@@ -58,6 +58,7 @@ void tg__pos_render(const struct tg_rules *rules, const struct tg_pos *pos, size
 
 /* random.c */
 uint64_t tg__splitmix64(uint64_t *state);
+uint32_t tg__uniform_below(uint64_t *rng, uint32_t n);
 tg_move tg__pick(const struct tg_config *cfg, const struct tg_pos *pos, uint64_t *rng,
                  const tg_move *moves, const double *prob, size_t n);
 size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,

@@ -12,7 +12,7 @@ uint64_t tg__splitmix64(uint64_t *state)
 
 /* A uniform index below n: Lemire's multiply-shift on the high 32 bits of a draw, with
  * rejection of the few values that would bias it. */
-static uint32_t uniform_below(uint64_t *rng, uint32_t n)
+uint32_t tg__uniform_below(uint64_t *rng, uint32_t n)
 {
     uint64_t m = (tg__splitmix64(rng) >> 32) * (uint64_t)n;
     uint32_t low = (uint32_t)m;
@@ -31,7 +31,7 @@ tg_move tg__pick(const struct tg_config *cfg, const struct tg_pos *pos, uint64_t
 {
     (void)cfg;
     if (pos->phase != TG__CHANCE)
-        return moves[uniform_below(rng, (uint32_t)n)];
+        return moves[tg__uniform_below(rng, (uint32_t)n)];
     /* The top 53 bits as a fraction in [0, 1), against the running sum of probabilities. */
     double u = (double)(tg__splitmix64(rng) >> 11) * (1.0 / 9007199254740992.0);
     double sum = 0.0;
