@@ -92,7 +92,7 @@ meson compile -C "$san_dir"
 step "clang + sanitizers: meson test (all suites but 'integration')"
 ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C "$san_dir" --print-errorlogs --no-suite integration
+  meson test -C "$san_dir" --print-errorlogs --no-suite integration --no-suite strength
 
 # The ctypes test under the sanitizers too: the interpreter loads the instrumented library
 # with the ASan runtime preloaded. Leak detection stays off here, since it would report the

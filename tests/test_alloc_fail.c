@@ -418,6 +418,71 @@ static void test_no_allocation(void **unused)
     }
 }
 
+/* mcts allocates its tree once per call: when that fails the call returns TG_ERR_NO_MEMORY
+ * and changes nothing (not *out, not *rng, not the state); the next call succeeds and chooses
+ * as an undisturbed call would. random and greedy allocate nothing. */
+static void test_bot_choose(void **unused)
+{
+    (void)unused;
+    static const char *const searches[] = {"mcts:iterations=40", "mcts:iterations=1",
+                                           "mcts:c=0,iterations=25"};
+    for (size_t g = 0; g < GAME_COUNT; g++) {
+        tg_state *s = played(games[g], 20, 31);
+        /* A decision with a choice to make (Tab may stand at a throw or a forced move). */
+        uint64_t walk = 8;
+        while (tg_state_player(s) == TG_CHANCE || tu_moves(s, NULL, 0) < 2) {
+            TU_OK(tg_state_apply_random(s, &walk));
+            if (tg_state_is_terminal(s))
+                TU_OK(tg_state_undo(s));
+        }
+        for (size_t b = 0; b < sizeof searches / sizeof searches[0]; b++) {
+            const char *spec = searches[b];
+            tg_move want = 0;
+            uint64_t want_rng = 1234;
+            TU_OK(tg_bot_choose(s, spec, &want_rng, &want));
+
+            struct tu_snap before;
+            tu_snap_take(s, &before);
+            uint64_t rng = 1234;
+            tg_move m = 0xA5A5A5A5u;
+            tg__alloc_fail_arm(1);
+            TU_STATUS(TG_ERR_NO_MEMORY, tg_bot_choose(s, spec, &rng, &m));
+            assert_true(tg__alloc_fail_hit());
+            tg__alloc_fail_arm(0);
+            assert_true(rng == 1234);
+            assert_int_equal(m, 0xA5A5A5A5u);
+            TU_UNCHANGED(s, &before, spec);
+
+            /* The next call succeeds, as if nothing had happened. */
+            TU_OK(tg_bot_choose(s, spec, &rng, &m));
+            assert_int_equal(m, want);
+            assert_true(rng == want_rng);
+            assert_true(tg_state_is_legal(s, m));
+            TU_UNCHANGED(s, &before, spec);
+
+            /* One allocation per call: failing the second one is never reached. */
+            tg__alloc_fail_arm(2);
+            rng = 1234;
+            TU_OK(tg_bot_choose(s, spec, &rng, &m));
+            assert_false(tg__alloc_fail_hit());
+            assert_int_equal(tg__alloc_calls(), 1);
+            tg__alloc_fail_arm(0);
+            assert_int_equal(m, want);
+            tu_snap_free(&before);
+        }
+        /* random and greedy make no allocation at all. */
+        tg__alloc_fail_arm(1);
+        uint64_t rng = 5;
+        tg_move m = 0;
+        TU_OK(tg_bot_choose(s, "random", &rng, &m));
+        TU_OK(tg_bot_choose(s, "greedy", &rng, &m));
+        assert_false(tg__alloc_fail_hit());
+        assert_int_equal(tg__alloc_calls(), 0);
+        tg__alloc_fail_arm(0);
+        tg_state_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -425,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_from_string),  cmocka_unit_test(test_clone),
         cmocka_unit_test(test_apply),        cmocka_unit_test(test_apply_random),
         cmocka_unit_test(test_growth_point), cmocka_unit_test(test_no_allocation),
+        cmocka_unit_test(test_bot_choose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

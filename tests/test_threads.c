@@ -1,7 +1,8 @@
 /* Threads: 8 threads share one tg_rules per game (all five games) and each plays many games on
  * its own states: tg_state_new, apply_random, playout, clone, copy, undo, to_string and
- * from_string, perft. Every thread's work is deterministic given its seed, so the same work
- * done afterwards on one thread must give the same digest: any interference shows.
+ * from_string, perft, and the bots (greedy and a small mcts search). Every thread's work is
+ * deterministic given its seed, so the same work done afterwards on one thread must give the
+ * same digest: any interference shows.
  * scripts/test.sh runs this under ThreadSanitizer too. */
 #define _POSIX_C_SOURCE 200809L /* pthread_barrier_t under -std=c11 */
 
@@ -111,6 +112,15 @@ static void play_one(struct job *job, const tg_rules *r, uint64_t *rng)
             CHECK(job, tg_state_hash(s) == before);
         } else if (choice == 4 && ply % 4 == 0) {
             job->digest = mix(job->digest, tg_perft(s, 2));
+        } else if ((choice == 5 || (choice == 6 && ply % 4 == 0)) && !tg_state_is_terminal(s)) {
+            /* A bot reads the state (greedy, or a small search) and must leave it alone. */
+            uint64_t before = tg_state_hash(s);
+            tg_move m = 0;
+            CHECK(job, tg_bot_choose(s, choice == 5 ? "greedy" : "mcts:iterations=16", rng, &m) ==
+                           TG_OK);
+            CHECK(job, tg_state_is_legal(s, m));
+            CHECK(job, tg_state_hash(s) == before);
+            job->digest = mix(job->digest, m);
         }
     }
     job->digest = mix(job->digest, tg_state_ply(s));

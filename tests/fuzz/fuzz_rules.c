@@ -1,4 +1,5 @@
-/* Fuzz target: the rule-spec parser. Any byte string must give a status, never a crash. */
+/* Fuzz target: the rule-spec and bot-spec parsers. Any byte string must give a status, never a
+ * crash. */
 #include <traditional-games.h>
 
 #include <stdlib.h>
@@ -23,6 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tg_rules_free(again);
     }
     tg_rules_free(r);
+    tg_status bot = tg_bot_check(spec);
+    if (bot != TG_OK && bot != TG_ERR_BAD_OPTION)
+        abort();
     free(spec);
     return 0;
 }

@@ -3,7 +3,9 @@
  * Input: a game byte and one byte per option (see fuzz_pick_rules), then one action per
  * byte: the low 3 bits pick the action, the high 5 bits its argument k.
  *   0, 1, 2  apply legal decision k (mod the count), or chance outcome k at a chance state
- *   3        apply a random move (tg_state_apply_random, seeded with k)
+ *   3        k < 16: apply a random move (tg_state_apply_random, seeded with k); else apply
+ *            the move of a bot (random, greedy or a tiny mcts by k % 3): it must be legal,
+ *            repeatable, leave the state untouched, and equal apply_random's for `random`
  *   4        undo (the position must come back exactly: string and hash)
  *   5        replace the state by a clone of it (history included)
  *   6        copy the state into a second state (history cleared there), or back when k is odd
@@ -61,6 +63,41 @@ static void apply_recorded(struct walk *w, tg_move m)
     free(hist);
 }
 
+/* The move of a bot, applied through apply_recorded after checking the bot's contract. */
+static void bot_step(struct walk *w, unsigned k)
+{
+    static const char *const bots[] = {"random", "greedy", "mcts:iterations=7,c=0.5"};
+    const char *bot = bots[k % 3];
+    tg_state *s = w->s;
+    uint64_t rng = k * 0x2545F4914F6CDD1Du, again = rng, before = rng;
+    tg_move m = 0xABCDEFu, m2 = 0;
+    if (tg_state_is_terminal(s)) {
+        FUZZ_CHECK(tg_bot_choose(s, bot, &rng, &m) == TG_ERR_GAME_OVER);
+        FUZZ_CHECK(rng == before && m == 0xABCDEFu);
+        return;
+    }
+    char *text = fuzz_state_string(s);
+    uint64_t hash = tg_state_hash(s);
+    size_t ply = tg_state_ply(s);
+    FUZZ_CHECK(tg_bot_choose(s, bot, &rng, &m) == TG_OK);
+    FUZZ_CHECK(tg_bot_choose(s, bot, &again, &m2) == TG_OK && m2 == m && again == rng);
+    char *after = fuzz_state_string(s);
+    FUZZ_CHECK(strcmp(text, after) == 0 && tg_state_hash(s) == hash && tg_state_ply(s) == ply);
+    free(after);
+    free(text);
+    if (k % 3 == 0) {
+        tg_state *probe = NULL;
+        uint64_t r2 = before;
+        FUZZ_CHECK(tg_state_clone(s, &probe) == TG_OK);
+        FUZZ_CHECK(tg_state_apply_random(probe, &r2) == TG_OK && r2 == rng);
+        apply_recorded(w, m);
+        FUZZ_CHECK(tg_state_equal(s, probe));
+        tg_state_free(probe);
+    } else {
+        apply_recorded(w, m);
+    }
+}
+
 static void step(struct walk *w, unsigned b)
 {
     unsigned action = b & 7, k = b >> 3;
@@ -85,6 +122,10 @@ static void step(struct walk *w, unsigned b)
         break;
     }
     case 3: {
+        if (k >= 16) {
+            bot_step(w, k);
+            break;
+        }
         uint64_t rng = k * 0x9E3779B97F4A7C15u, before = rng;
         if (tg_state_is_terminal(s)) {
             FUZZ_CHECK(tg_state_apply_random(s, &rng) == TG_ERR_GAME_OVER && rng == before);

@@ -16,7 +16,9 @@ LIBRARY is the built shared library, HEADER include/traditional-games.h. The tes
     tg_state_apply_random (whose choices are predicted from the documented splitmix64 +
     Lemire generator) and with moves chosen in Python, against an independent pure-Python
     model of rules/halusa.md: legal move sets, position strings, scores, results, board
-    queries, perft counts.
+    queries, perft counts;
+  * and drives the bots (tg_bot_check, tg_bot_choose): specs, legal and deterministic
+    choices that leave the state alone, a whole game of greedy against random, errors.
 
 Exit status 0 when every check passed, 1 otherwise.
 """
@@ -154,6 +156,8 @@ SIGNATURES = {
     "tg_state_equal": (c_bool, [SP, SP]),
     "tg_state_playout": (c_int, [SP, POINTER(c_uint64), c_size_t, SIZEP]),
     "tg_perft": (c_uint64, [SP, c_uint]),
+    "tg_bot_choose": (c_int, [SP, c_char_p, POINTER(c_uint64), MOVEP]),
+    "tg_bot_check": (c_int, [c_char_p]),
 }
 
 # C types of the header -> the ctypes type a binding must use.
@@ -1363,6 +1367,137 @@ def check_every_game(games_per_game, base_seed):
         L.tg_rules_free(rules)
 
 
+# --------------------------------------------------------------------------------------------
+# Bots
+
+GOOD_BOT_SPECS = ["random", "greedy", "mcts", "mcts:iterations=1", "mcts:iterations=10000000",
+                  "mcts:c=0", "mcts:c=1.4", "mcts:c=100", "mcts:iterations=5,c=0.25",
+                  "mcts:c=0.25,iterations=5", "mcts:c=99.999999"]
+BAD_BOT_SPECS = ["", "Random", "MCTS", "minimax", "random:", "greedy:iterations=5", "mcts:",
+                 "mcts:iterations", "mcts:iterations=", "mcts:iterations=0",
+                 "mcts:iterations=10000001", "mcts:iterations=-1", "mcts:iterations=+5",
+                 "mcts:iterations=05", "mcts:iterations=1e3", "mcts:iterations=5,",
+                 "mcts:,iterations=5", "mcts:iterations=5,iterations=5", "mcts:c=1,c=1",
+                 "mcts:c=100.5", "mcts:c=.5", "mcts:c=1.", "mcts:c=1.1234567", "mcts:c=1000",
+                 "mcts:seed=1", "mcts: iterations=5", "mcts:iterations=5x",
+                 "mcts:iterations=" + "9" * 10000, "greedy" + "x" * 10000]
+MOVE_SENTINEL = 0xA5A5A5A5
+RNG_SENTINEL = 0x0123456789ABCDEF
+
+
+def bot_choose(s, spec, seed):
+    """(status, move, rng after) of one tg_bot_choose call."""
+    rng = c_uint64(seed)
+    out = c_uint32(MOVE_SENTINEL)
+    rc = L.tg_bot_choose(s, None if spec is None else spec.encode(), ctypes.byref(rng),
+                         ctypes.byref(out))
+    return rc, out.value, rng.value
+
+
+def snapshot(s):
+    return (to_string(s), L.tg_state_hash(s), L.tg_state_ply(s), history_of(s))
+
+
+def check_bot_specs():
+    for spec in GOOD_BOT_SPECS:
+        T.eq(st_name(L.tg_bot_check(spec.encode())), "TG_OK", "tg_bot_check(%r)" % spec)
+    for spec in BAD_BOT_SPECS:
+        T.eq(st_name(L.tg_bot_check(spec.encode())), "TG_ERR_BAD_OPTION",
+             "tg_bot_check(%r)" % spec[:40])
+    T.eq(st_name(L.tg_bot_check(None)), "TG_ERR_INVALID_ARGUMENT", "tg_bot_check(NULL)")
+
+
+def check_bot_start_positions():
+    bots = ["random", "greedy", "mcts:iterations=50", "mcts:iterations=1,c=0"]
+    for i in range(L.tg_game_count()):
+        gid = L.tg_game_id(i).decode()
+        rules = new_rules(gid)
+        s = new_state(rules)
+        L.tg_state_apply_random(s, ctypes.byref(c_uint64(i)))  # a short history
+        before = snapshot(s)
+        player = L.tg_state_player(s)
+        for bot in bots:
+            for seed in (1, 2, 0xFFFFFFFFFFFFFFFF):
+                where = "%s, %s, seed %d [%s]" % (gid, bot, seed, before[0])
+                rc, m, rng = bot_choose(s, bot, seed)
+                if not T.eq(st_name(rc), "TG_OK", where):
+                    continue
+                T.check(L.tg_state_is_legal(s, m), "%s: move %d not legal" % (where, m))
+                if player == CHANCE:
+                    T.check(m in chance_of(s)[0], "%s: not a chance outcome" % where)
+                T.eq(snapshot(s), before, "%s: the state changed" % where)
+                T.eq(bot_choose(s, bot, seed), (rc, m, rng), "%s: not deterministic" % where)
+                if bot == "random" or player == CHANCE:
+                    c = SP()
+                    T.eq(L.tg_state_clone(s, ctypes.byref(c)), OK, "clone")
+                    r = c_uint64(seed)
+                    L.tg_state_apply_random(c, ctypes.byref(r))
+                    T.eq((history_of(c)[-1], r.value), (m, rng),
+                         "%s: not as tg_state_apply_random" % where)
+                    L.tg_state_free(c)
+        L.tg_state_free(s)
+        L.tg_rules_free(rules)
+
+
+def check_bot_game():
+    """Greedy against random in Halusa, every move of both through tg_bot_choose."""
+    rules = new_rules("halusa")
+    results = []
+    for game in range(4):
+        s = new_state(rules)
+        rng = c_uint64(7000 + game)
+        greedy_seat = game % 2
+        plies = 0
+        while not L.tg_state_is_terminal(s) and plies < 10000:
+            bot = b"greedy" if L.tg_state_turn(s) == greedy_seat else b"random"
+            out = c_uint32(MOVE_SENTINEL)
+            before = rng.value
+            rc = L.tg_bot_choose(s, bot, ctypes.byref(rng), ctypes.byref(out))
+            if not T.eq(st_name(rc), "TG_OK", "game %d ply %d: %s" % (game, plies, bot)):
+                break
+            if bot == b"random":
+                T.check(rng.value != before, "game %d ply %d: random did not draw" % (game, plies))
+            T.eq(st_name(L.tg_state_apply(s, out.value)), "TG_OK",
+                 "game %d ply %d: apply %s's move" % (game, plies, bot))
+            plies += 1
+        T.check(L.tg_state_is_terminal(s), "game %d did not end" % game)
+        w = L.tg_state_winner(s)
+        results.append(1 if w == greedy_seat else (-1 if w == 1 - greedy_seat else 0))
+        print("# ctypes greedy vs random, halusa game %d: %d plies, winner %d, scores %d-%d" % (
+            game, plies, w, L.tg_state_score(s, 0), L.tg_state_score(s, 1)))
+        # The finished game: nothing to choose, and nothing touched.
+        before = snapshot(s)
+        for bot in ("random", "greedy", "mcts"):
+            T.eq(bot_choose(s, bot, RNG_SENTINEL), (GAME_OVER, MOVE_SENTINEL, RNG_SENTINEL),
+                 "game %d finished: %s" % (game, bot))
+        T.eq(snapshot(s), before, "game %d: a failed choice changed the state" % game)
+        L.tg_state_free(s)
+    T.check(sum(results) > 0, "greedy did not beat random over 4 games: %r" % results)
+    L.tg_rules_free(rules)
+
+
+def check_bot_errors():
+    rules = new_rules("hus")
+    s = new_state(rules)
+    L.tg_state_apply_random(s, ctypes.byref(c_uint64(3)))
+    before = snapshot(s)
+    for spec in BAD_BOT_SPECS:
+        T.eq(bot_choose(s, spec, RNG_SENTINEL), (BAD_OPTION, MOVE_SENTINEL, RNG_SENTINEL),
+             "tg_bot_choose(%r)" % spec[:40])
+    T.eq(bot_choose(s, None, RNG_SENTINEL), (INVALID, MOVE_SENTINEL, RNG_SENTINEL),
+         "tg_bot_choose with a NULL spec")
+    T.eq(bot_choose(None, "greedy", RNG_SENTINEL), (INVALID, MOVE_SENTINEL, RNG_SENTINEL),
+         "tg_bot_choose with a NULL state")
+    rng = c_uint64(RNG_SENTINEL)
+    out = c_uint32(MOVE_SENTINEL)
+    T.eq(L.tg_bot_choose(s, b"greedy", None, ctypes.byref(out)), INVALID, "NULL rng")
+    T.eq(L.tg_bot_choose(s, b"greedy", ctypes.byref(rng), None), INVALID, "NULL out")
+    T.eq((rng.value, out.value), (RNG_SENTINEL, MOVE_SENTINEL), "NULL arguments touched outputs")
+    T.eq(snapshot(s), before, "a failed tg_bot_choose changed the state")
+    L.tg_state_free(s)
+    L.tg_rules_free(rules)
+
+
 def main():
     global L
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -1394,6 +1529,11 @@ def main():
     T.run("tg_state_playout draws as tg_state_apply_random", check_playout, 40, args.seed)
     T.run("%d Halusa games cross-checked against the Python model at every ply" % args.games,
           check_halusa_games, args.games, args.seed)
+    T.run("bots: tg_bot_check accepts and rejects specs", check_bot_specs)
+    T.run("bots: every game from the start, legal, deterministic, state untouched",
+          check_bot_start_positions)
+    T.run("bots: whole games of greedy against random", check_bot_game)
+    T.run("bots: error statuses change nothing", check_bot_errors)
     print("1..%d" % T.n)
     if T.failed:
         print("# %d of %d failed" % (T.failed, T.n))
