@@ -1,6 +1,6 @@
 /* tg-bench: how fast the library plays, game by game.
  *
- *   tg-bench [--seconds X] [--seed N] [SPEC...]
+ *   tg-bench [--seconds X] [--seed N] [--mcts-iterations K] [SPEC...]
  *
  * For each spec (default: every registered game with its default options), on one thread:
  *   - random playouts per second: tg_state_copy() of the initial state into a scratch state,
@@ -8,7 +8,10 @@
  *   - the mean number of plies of those games, and how they split into decisions and chance
  *     events (counted over a separate sample of games played one move at a time);
  *   - perft nodes per second: tg_perft() from the initial state at the first depth where one
- *     call takes a noticeable time (0.2 s, or a fifth of --seconds if that is shorter).
+ *     call takes a noticeable time (0.2 s, or a fifth of --seconds if that is shorter);
+ *   - MCTS iterations per second: tg_bot_choose() with the bot "mcts:iterations=K" (K from
+ *     --mcts-iterations, default 200) at positions from random games of the rule set (every
+ *     few plies, at decisions with at least two legal moves), only the calls timed.
  * Each measurement runs for --seconds (default 1). Exit status 2 on bad arguments or specs. */
 #define _POSIX_C_SOURCE 199309L
 
@@ -27,6 +30,10 @@
 /* A rule set without a quiet limit can cycle for ever under random play (rules/README.md):
  * such playouts are cut here and reported. */
 enum { EXIT_BAD_ARGS = 2, MAX_PERFT_DEPTH = 64, MAX_PLAYOUT_PLIES = 10000 };
+/* The MCTS measurement searches a position every MCTS_SAMPLE_GAP plies or so of its random
+ * games; MCTS_MAX_ITERATIONS is the bot's own limit. */
+enum { MCTS_SAMPLE_GAP = 5, MCTS_DEFAULT_ITERATIONS = 200 };
+#define MCTS_MAX_ITERATIONS 10000000ul
 
 static double now(void)
 {
@@ -37,19 +44,22 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-    fputs("usage: tg-bench [--seconds X] [--seed N] [SPEC...]\n"
+    fputs("usage: tg-bench [--seconds X] [--seed N] [--mcts-iterations K] [SPEC...]\n"
           "\n"
-          "  --seconds X   duration of each measurement in seconds (default 1)\n"
-          "  --seed N      seed of the random playouts (default 1)\n"
-          "  SPEC          a rule set such as halusa or halusa:quiet=50 (default: every\n"
-          "                registered game with its default options)\n",
+          "  --seconds X             duration of each measurement in seconds (default 1)\n"
+          "  --seed N                seed of the random playouts (default 1)\n"
+          "  --mcts-iterations K     iterations of each MCTS search timed for the mcts it/s\n"
+          "                          column, 1 to 10000000 (default 200)\n"
+          "  SPEC                    a rule set such as halusa or halusa:quiet=50 (default:\n"
+          "                          every registered game with its default options)\n",
           f);
 }
 
 static int bad_args(const char *why, const char *arg)
 {
     fprintf(stderr, "tg-bench: %s: '%s'\n", why, arg ? arg : "");
-    fputs("usage: tg-bench [--seconds X] [--seed N] [SPEC...]  (tg-bench --help for more)\n",
+    fputs("usage: tg-bench [--seconds X] [--seed N] [--mcts-iterations K] [SPEC...]\n"
+          "       (tg-bench --help for more)\n",
           stderr);
     return EXIT_BAD_ARGS;
 }
@@ -59,9 +69,11 @@ struct result {
     double plies_per_game;
     double decisions_per_game, chance_per_game;
     unsigned perft_depth;
-    uint64_t perft_nodes;      /* leaves of one call at perft_depth */
-    uint64_t games, cut;       /* playouts made, and those stopped at MAX_PLAYOUT_PLIES */
+    uint64_t perft_nodes; /* leaves of one call at perft_depth */
+    uint64_t games, cut;  /* playouts made, and those stopped at MAX_PLAYOUT_PLIES */
     double perft_nodes_per_s;
+    double mcts_iterations_per_s;
+    uint64_t mcts_searches; /* tg_bot_choose() calls timed */
 };
 
 /* Random playouts from the initial state until `seconds` have passed. */
@@ -168,7 +180,67 @@ static void bench_perft(const tg_state *root, double seconds, struct result *r)
     r->perft_nodes_per_s = spent > 0 ? (double)total / spent : 0.0;
 }
 
-static int bench(const char *spec, double seconds, uint64_t seed)
+/* MCTS iterations per second: searches of `iterations` iterations at positions taken from
+ * random games of the rule set, one every MCTS_SAMPLE_GAP plies or more (the next decision
+ * with at least two legal moves: a single legal move is returned without searching). Only
+ * the tg_bot_choose() calls are timed; the measurement lasts `seconds`, and at least one
+ * search unless the random games never reach such a position. */
+static int bench_mcts(const tg_state *root, double seconds, uint64_t seed, unsigned long iterations,
+                      struct result *r)
+{
+    char bot[64];
+    snprintf(bot, sizeof bot, "mcts:iterations=%lu", iterations);
+    tg_state *game = NULL;
+    if (tg_state_clone(root, &game) != TG_OK)
+        return 0;
+    uint64_t walk = seed ^ 0xC3C3C3C3u, search = seed;
+    uint64_t searches = 0, games = 0;
+    size_t since = 0; /* plies since the last search */
+    double searching = 0.0, start = now();
+    for (;;) {
+        if (tg_state_is_terminal(game) || tg_state_ply(game) >= MAX_PLAYOUT_PLIES) {
+            games++;
+            if (now() - start >= seconds && (searches > 0 || games >= 100))
+                break;
+            if (tg_state_copy(game, root) != TG_OK)
+                break;
+            since = 0;
+            continue;
+        }
+        size_t count = 0;
+        if (since >= MCTS_SAMPLE_GAP && tg_state_player(game) != TG_CHANCE &&
+            tg_state_moves(game, NULL, 0, &count) == TG_OK && count >= 2) {
+            tg_move m;
+            double t0 = now();
+            tg_status st = tg_bot_choose(game, bot, &search, &m);
+            double t1 = now();
+            if (st != TG_OK) {
+                fprintf(stderr, "tg-bench: %s: %s\n", bot, tg_status_string(st));
+                tg_state_free(game);
+                return 0;
+            }
+            searching += t1 - t0;
+            searches++;
+            since = 0;
+            if (t1 - start >= seconds)
+                break;
+        }
+        /* On along the random game (the history is not needed: playout of one ply). */
+        size_t n = 0;
+        if (tg_state_playout(game, &walk, 1, &n) != TG_OK) {
+            tg_state_free(game);
+            return 0;
+        }
+        since++;
+    }
+    tg_state_free(game);
+    r->mcts_searches = searches;
+    r->mcts_iterations_per_s =
+        searching > 0 ? (double)searches * (double)iterations / searching : 0.0;
+    return 1;
+}
+
+static int bench(const char *spec, double seconds, uint64_t seed, unsigned long mcts_iterations)
 {
     tg_rules *rules = NULL;
     tg_state *root = NULL;
@@ -185,12 +257,19 @@ static int bench(const char *spec, double seconds, uint64_t seed)
     int ok = bench_playouts(root, seconds, seed, &r) && count_events(root, seconds, seed, &r);
     if (ok)
         bench_perft(root, seconds, &r);
+    int mcts_ok = ok && bench_mcts(root, seconds, seed, mcts_iterations, &r);
     if (ok)
-        printf("%-40s %12.0f %10.1f %9.1f %9.1f %6u %14" PRIu64 " %14.0f\n",
+        printf("%-40s %12.0f %10.1f %9.1f %9.1f %6u %14" PRIu64 " %14.0f %12.0f\n",
                tg_rules_spec(rules), r.playouts_per_s, r.plies_per_game, r.decisions_per_game,
-               r.chance_per_game, r.perft_depth, r.perft_nodes, r.perft_nodes_per_s);
+               r.chance_per_game, r.perft_depth, r.perft_nodes, r.perft_nodes_per_s,
+               r.mcts_iterations_per_s);
     else
         fprintf(stderr, "tg-bench: %s: playout failed\n", spec);
+    if (ok && !mcts_ok)
+        fprintf(stderr, "tg-bench: %s: MCTS search failed\n", spec);
+    else if (ok && r.mcts_searches == 0)
+        printf("    (no position with two legal moves found for the MCTS measurement)\n");
+    ok = ok && mcts_ok;
     if (ok && r.cut != 0)
         printf("    (%" PRIu64 " of %" PRIu64 " playouts stopped unfinished at %d plies)\n", r.cut,
                r.games, MAX_PLAYOUT_PLIES);
@@ -204,6 +283,7 @@ int main(int argc, char **argv)
 {
     double seconds = 1.0;
     uint64_t seed = 1;
+    unsigned long mcts_iterations = MCTS_DEFAULT_ITERATIONS;
     int first_spec = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -229,6 +309,16 @@ int main(int argc, char **argv)
             if (errno != 0 || *end != '\0')
                 return bad_args("--seed needs a whole number", value);
             i++;
+        } else if (strcmp(a, "--mcts-iterations") == 0) {
+            char *end;
+            if (value == NULL || !isdigit((unsigned char)value[0]))
+                return bad_args("--mcts-iterations needs a whole number", value);
+            errno = 0;
+            unsigned long long k = strtoull(value, &end, 10);
+            if (errno != 0 || *end != '\0' || k < 1 || k > MCTS_MAX_ITERATIONS)
+                return bad_args("--mcts-iterations needs a whole number from 1 to 10000000", value);
+            mcts_iterations = (unsigned long)k;
+            i++;
         } else if (strcmp(a, "--") == 0) {
             first_spec = i + 1;
             break;
@@ -250,17 +340,18 @@ int main(int argc, char **argv)
         }
     }
 
-    printf("libtraditional-games %s, %.3g s per measurement, one thread\n", tg_version_string(),
-           seconds);
-    printf("%-40s %12s %10s %9s %9s %6s %14s %14s\n", "spec", "playouts/s", "plies/game",
-           "decisions", "chance", "depth", "perft leaves", "perft nodes/s");
+    printf("libtraditional-games %s, %.3g s per measurement, one thread, "
+           "mcts:iterations=%lu\n",
+           tg_version_string(), seconds, mcts_iterations);
+    printf("%-40s %12s %10s %9s %9s %6s %14s %14s %12s\n", "spec", "playouts/s", "plies/game",
+           "decisions", "chance", "depth", "perft leaves", "perft nodes/s", "mcts it/s");
     int ok = 1;
     if (first_spec < argc) {
         for (int i = first_spec; i < argc; i++)
-            ok &= bench(argv[i], seconds, seed);
+            ok &= bench(argv[i], seconds, seed, mcts_iterations);
     } else {
         for (size_t i = 0; i < tg_game_count(); i++)
-            ok &= bench(tg_game_id(i), seconds, seed);
+            ok &= bench(tg_game_id(i), seconds, seed, mcts_iterations);
     }
     return ok ? 0 : 1;
 }

@@ -1,15 +1,24 @@
-/* tg-play: play any game of libtraditional-games in a terminal.
+/* tg-play: play any game of libtraditional-games in a terminal, against any bot.
  *
- *   tg-play [--seed N] [--spec SPEC] [--human 0|1|none] [--quiet] [--max-plies N]
+ *   tg-play [--seed N] [--spec SPEC] [--human 0|1|none] [--bot BOT] [--bot0 BOT] [--bot1 BOT]
+ *           [--games N [--alternate]] [--quiet] [--max-plies N]
  *
- * A person plays one side against a random mover, or two random movers play each other (the
- * default when standard input is not a terminal, or with --human none). Everything goes
- * through the public API only, so the program knows nothing about any particular game: chance
- * states (throws) are resolved at random and printed, moves are read and written in each
- * game's own notation.
+ * A person plays one side against a bot, or two bots play each other (the default when
+ * standard input is not a terminal, or with --human none). A bot is a spec of the library's
+ * tg_bot_choose(): random (the default), greedy, mcts or mcts:iterations=N,c=X. Every move
+ * not typed by the person is chosen by tg_bot_choose() with the bot of that seat, chance
+ * states (throws) included: there the bot of the side whose turn it is draws the outcome.
+ * Everything goes through the public API only, so the program knows nothing about any
+ * particular game: moves are read and written in each game's own notation.
  *
- * Exit status: 0 when the game was played to its end (or the person typed `quit`), 1 on a
- * library error, end of input or the ply limit, 2 on bad arguments or a bad spec. */
+ * With --games N the two bots play a match of N games, game i (from 0) with seed + i, one
+ * line per game and a summary at the end: wins (by seat), draws, unfinished games, and the
+ * mean length. --alternate swaps the seats in every odd game, so that bot A (--bot0) and bot
+ * B (--bot1) each play both sides.
+ *
+ * Exit status: 0 when the game was played to its end (or the person typed `quit`), or when
+ * the match was played; 1 on a library error, end of input or the ply limit of a single
+ * game; 2 on bad arguments, a bad game spec or a bad bot spec. */
 #define _POSIX_C_SOURCE 200112L
 
 #include <traditional-games.h>
@@ -31,23 +40,43 @@ struct options {
     const char *spec;
     uint64_t seed;
     int seed_given;
-    int human;           /* 0, 1, HUMAN_NONE or HUMAN_DEFAULT (decided from isatty) */
-    int quiet;           /* no boards, only moves and the result */
+    int human;               /* 0, 1, HUMAN_NONE or HUMAN_DEFAULT (decided from isatty) */
+    int quiet;               /* no boards, only moves and the result */
     unsigned long max_plies; /* 0: no limit */
+    const char *bot[2];      /* the bot of each seat (of the person's seat: only for throws) */
+    unsigned long games;     /* 0: a single game; else a match of that many games */
+    int alternate;           /* swap the seats in every odd game of a match */
 };
+
+#define USAGE_LINE                                                                                 \
+    "usage: tg-play [--seed N] [--spec SPEC] [--human 0|1|none] [--bot BOT] [--bot0 BOT]\n"        \
+    "               [--bot1 BOT] [--games N [--alternate]] [--quiet] [--max-plies N]\n"
 
 static void usage(FILE *f)
 {
-    fputs("usage: tg-play [--seed N] [--spec SPEC] [--human 0|1|none] [--quiet] [--max-plies N]\n"
+    fputs(USAGE_LINE
           "\n"
           "  --spec SPEC      game and options, e.g. halusa or halusa:remainder=owner,quiet=50\n"
           "                   (default: halusa)\n"
-          "  --seed N         seed of the random mover and of chance (default: from the clock);\n"
+          "  --seed N         seed of the bots and of chance (default: from the clock);\n"
           "                   one seed gives one game\n"
-          "  --human P        the side a person plays: 0, 1, or none for two random movers\n"
-          "                   (default: 0 if standard input is a terminal, else none)\n"
-          "  --quiet          print the moves and the result, not the board\n"
-          "  --max-plies N    stop after N plies (default 100000, 0 for no limit)\n"
+          "  --human P        the side a person plays: 0, 1, or none for two bots\n"
+          "                   (default: 0 if standard input is a terminal, else none;\n"
+          "                   a match, --games, is for bots only)\n"
+          "  --bot BOT        the bot of every side the person does not play (default random):\n"
+          "                   random, greedy, mcts, or mcts:iterations=N,c=X (N from 1 to\n"
+          "                   10000000, default 1000; X the exploration constant, default 1)\n"
+          "  --bot0 BOT       the bot of player 0 (south), whatever --bot says\n"
+          "  --bot1 BOT       the bot of player 1 (north), whatever --bot says\n"
+          "  --games N        a match of N games between the bots, game i (from 0) with seed\n"
+          "                   seed + i: one line per game, then a summary (not with\n"
+          "                   --human 0 or 1)\n"
+          "  --alternate      in a match, swap the seats in every odd game so that bot A\n"
+          "                   (--bot0) and bot B (--bot1) each play both sides\n"
+          "  --quiet          print the moves and the result, not the board; in a match,\n"
+          "                   only the summary\n"
+          "  --max-plies N    stop a game after N plies (default 100000, 0 for no limit); in a\n"
+          "                   match the game counts as unfinished\n"
           "  --list           list the games and their options, then exit\n"
           "  --help           show this text\n"
           "\n"
@@ -76,8 +105,25 @@ static int bad_args(const char *why, const char *arg)
         fprintf(stderr, "tg-play: %s: '%s'\n", why, arg);
     else
         fprintf(stderr, "tg-play: %s\n", why);
-    fputs("usage: tg-play [--seed N] [--spec SPEC] [--human 0|1|none] [--quiet] [--max-plies N]\n"
-          "       (tg-play --help for more)\n",
+    fputs(USAGE_LINE "       (tg-play --help for more)\n", stderr);
+    return EXIT_BAD_ARGS;
+}
+
+/* A bot spec from the command line, checked now rather than at the first move. */
+static int check_bot(const char *option, const char *value, const char **out)
+{
+    tg_status st = value == NULL ? TG_ERR_INVALID_ARGUMENT : tg_bot_check(value);
+    if (st == TG_OK) {
+        *out = value;
+        return -1;
+    }
+    if (value == NULL)
+        fprintf(stderr, "tg-play: %s needs a bot spec\n", option);
+    else
+        fprintf(stderr, "tg-play: bad bot spec '%s' for %s: %s\n", value, option,
+                tg_status_string(st));
+    fputs("bots: random, greedy, mcts, or mcts:iterations=N,c=X (N from 1 to 10000000, X\n"
+          "from 0 to 100), e.g. --bot mcts:iterations=2000,c=0.7  (tg-play --help for more)\n",
           stderr);
     return EXIT_BAD_ARGS;
 }
@@ -101,6 +147,9 @@ static int parse_args(int argc, char **argv, struct options *o)
     o->human = HUMAN_DEFAULT;
     o->quiet = 0;
     o->max_plies = 100000;
+    o->games = 0;
+    o->alternate = 0;
+    const char *bot_all = "random", *bot_seat[2] = {NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -128,6 +177,21 @@ static int parse_args(int argc, char **argv, struct options *o)
                 return bad_args("--max-plies needs a whole number", value);
             o->max_plies = (unsigned long)n;
             i++;
+        } else if (strcmp(a, "--bot") == 0 || strcmp(a, "--bot0") == 0 ||
+                   strcmp(a, "--bot1") == 0) {
+            const char **slot = a[5] == '\0' ? &bot_all : &bot_seat[a[5] - '0'];
+            int rc = check_bot(a, value, slot);
+            if (rc >= 0)
+                return rc;
+            i++;
+        } else if (strcmp(a, "--games") == 0) {
+            uint64_t n;
+            if (!parse_u64(value, &n) || n == 0 || n > (uint64_t)(unsigned long)-1)
+                return bad_args("--games needs a whole number from 1", value);
+            o->games = (unsigned long)n;
+            i++;
+        } else if (strcmp(a, "--alternate") == 0) {
+            o->alternate = 1;
         } else if (strcmp(a, "--human") == 0) {
             if (value == NULL)
                 return bad_args("--human needs 0, 1 or none", NULL);
@@ -143,6 +207,16 @@ static int parse_args(int argc, char **argv, struct options *o)
         } else {
             return bad_args("unknown argument", a);
         }
+    }
+    for (int p = 0; p < 2; p++)
+        o->bot[p] = bot_seat[p] != NULL ? bot_seat[p] : bot_all;
+    if (o->games != 0) {
+        /* A match is between bots only: a person cannot sit in on it. */
+        if (o->human == 0 || o->human == 1)
+            return bad_args("--games plays a match between bots: it needs --human none", NULL);
+        o->human = HUMAN_NONE;
+    } else if (o->alternate) {
+        return bad_args("--alternate only applies to a match: it needs --games", NULL);
     }
     if (o->human == HUMAN_DEFAULT)
         o->human = isatty(STDIN_FILENO) ? 0 : HUMAN_NONE;
@@ -211,22 +285,6 @@ static void print_moves(const tg_state *s)
     }
     fputc('\n', stdout);
     free(moves);
-}
-
-/* The last move of the history: what tg_state_apply_random just played. */
-static int last_move(const tg_state *s, tg_move *out)
-{
-    size_t count = 0;
-    if (tg_state_history(s, NULL, 0, &count) != TG_OK || count == 0)
-        return 0;
-    tg_move *h = malloc(count * sizeof *h);
-    if (h == NULL)
-        return 0;
-    int ok = tg_state_history(s, h, count, &count) == TG_OK;
-    if (ok)
-        *out = h[count - 1];
-    free(h);
-    return ok;
 }
 
 /* Takes back moves until it is `human`'s decision again, at least one move. If the history
@@ -337,25 +395,37 @@ static int human_turn(tg_state *s, tg_state *before, int human, int quiet)
     return TURN_PLAYED;
 }
 
-/* A random decision or chance outcome, printed in notation. */
-static int random_turn(tg_state *s, tg_state *before, uint64_t *rng)
+/* The bot of the side to move: of the player deciding, or at a chance state of the player
+ * whose turn it is (the bot draws the throw). */
+static const char *bot_to_move(const tg_state *s, const char *const bot[2])
+{
+    int turn = tg_state_turn(s);
+    return bot[turn == 1 ? 1 : 0];
+}
+
+/* One move chosen by a bot, a decision or a chance outcome, applied to `s`. Printed in
+ * notation unless `print` is 0. */
+static int bot_turn(tg_state *s, const char *bot, uint64_t *rng, int print)
 {
     int player = tg_state_player(s);
     int turn = tg_state_turn(s);
-    tg_status st = tg_state_copy(before, s);
-    if (st == TG_OK)
-        st = tg_state_apply_random(s, rng);
     tg_move m = 0;
-    if (st != TG_OK || !last_move(s, &m)) {
-        fprintf(stderr, "tg-play: random move failed: %s\n", tg_status_string(st));
+    char name[64] = "";
+    tg_status st = tg_bot_choose(s, bot, rng, &m);
+    if (st == TG_OK && print)
+        move_name(s, m, name, sizeof name); /* before the move, in the state it is played in */
+    if (st == TG_OK)
+        st = tg_state_apply(s, m);
+    if (st != TG_OK) {
+        fprintf(stderr, "tg-play: bot %s failed: %s\n", bot, tg_status_string(st));
         return 0;
     }
-    char name[64];
-    move_name(before, m, name, sizeof name);
+    if (!print)
+        return 1;
     if (player == TG_CHANCE)
         printf("player %d throws: %s\n", turn, name);
     else
-        printf("player %d plays %s\n", player, name);
+        printf("player %d (%s) plays %s\n", player, bot, name);
     return 1;
 }
 
@@ -400,13 +470,100 @@ static int play(tg_state *s, tg_state *before, const struct options *o)
             }
             if (r == TURN_AGAIN)
                 show = 0;
-        } else if (!random_turn(s, before, &rng)) {
+        } else if (!bot_turn(s, bot_to_move(s, o->bot), &rng, 1)) {
             return 1;
         }
     }
     if (!o->quiet)
         print_text(s, tg_state_render);
     print_result(s);
+    return 0;
+}
+
+/* A match: what each of bot A (--bot0) and bot B (--bot1) did over all its games. */
+struct tally {
+    unsigned long wins[2];   /* games won as player 0 and as player 1 */
+    unsigned long decisions; /* moves chosen at decision states, over all games */
+};
+
+/* One game of a match from the initial state `root`, the bots seated as `seat_bot` says. */
+static int match_game(tg_state *s, const tg_state *root, const char *const seat_bot[2],
+                      uint64_t seed, unsigned long max_plies, unsigned long decisions[2])
+{
+    uint64_t rng = seed;
+    tg_status st = tg_state_copy(s, root);
+    if (st != TG_OK) {
+        fprintf(stderr, "tg-play: cannot start a game: %s\n", tg_status_string(st));
+        return 0;
+    }
+    decisions[0] = decisions[1] = 0;
+    while (!tg_state_is_terminal(s) && (max_plies == 0 || tg_state_ply(s) < max_plies)) {
+        int player = tg_state_player(s);
+        if (player == 0 || player == 1)
+            decisions[player]++;
+        if (!bot_turn(s, bot_to_move(s, seat_bot), &rng, 0))
+            return 0;
+    }
+    return 1;
+}
+
+static double per_game(unsigned long long total, unsigned long games)
+{
+    return (double)total / (double)games;
+}
+
+static int play_match(tg_state *s, const tg_state *root, const struct options *o)
+{
+    const char *const label = "AB";
+    struct tally t[2];
+    memset(t, 0, sizeof t);
+    unsigned long draws = 0, unfinished = 0;
+    unsigned long long plies = 0;
+    for (unsigned long i = 0; i < o->games; i++) {
+        /* seated[p]: which bot (0 for A, 1 for B) plays as player p. */
+        int swap = o->alternate && i % 2 == 1;
+        int seated[2] = {swap, !swap};
+        const char *seat_bot[2] = {o->bot[seated[0]], o->bot[seated[1]]};
+        unsigned long decisions[2];
+        uint64_t seed = o->seed + i;
+        if (!match_game(s, root, seat_bot, seed, o->max_plies, decisions))
+            return 1;
+        for (int p = 0; p < 2; p++)
+            t[seated[p]].decisions += decisions[p];
+        plies += tg_state_ply(s);
+        int w = tg_state_winner(s);
+        if (w == 0 || w == 1)
+            t[seated[w]].wins[w]++;
+        else if (w == TG_DRAW)
+            draws++;
+        else
+            unfinished++;
+        if (o->quiet)
+            continue;
+        printf("game %lu (seed %" PRIu64 "): player 0 %c, player 1 %c: ", i + 1, seed,
+               label[seated[0]], label[seated[1]]);
+        if (w == 0 || w == 1)
+            printf("%c wins as player %d", label[seated[w]], w);
+        else if (w == TG_DRAW)
+            printf("draw");
+        else
+            printf("unfinished");
+        printf(", score %d-%d after %zu plies\n", tg_state_score(s, 0), tg_state_score(s, 1),
+               tg_state_ply(s));
+        fflush(stdout);
+    }
+    unsigned long wins[2] = {t[0].wins[0] + t[0].wins[1], t[1].wins[0] + t[1].wins[1]};
+    printf("match of %lu game%s: A %lu win%s, B %lu win%s, %lu draw%s, %lu unfinished; "
+           "%.1f plies per game\n",
+           o->games, o->games == 1 ? "" : "s", wins[0], wins[0] == 1 ? "" : "s", wins[1],
+           wins[1] == 1 ? "" : "s", draws, draws == 1 ? "" : "s", unfinished,
+           per_game(plies, o->games));
+    printf("%-3s %6s %6s %6s %6s %10s %10s %14s  %s\n", "bot", "wins", "as 0", "as 1", "draws",
+           "unfinished", "plies/game", "decisions/game", "spec");
+    for (int b = 0; b < 2; b++)
+        printf("%-3c %6lu %6lu %6lu %6lu %10lu %10.1f %14.1f  %s\n", label[b], wins[b],
+               t[b].wins[0], t[b].wins[1], draws, unfinished, per_game(plies, o->games),
+               per_game(t[b].decisions, o->games), o->bot[b]);
     return 0;
 }
 
@@ -437,11 +594,24 @@ int main(int argc, char **argv)
         tg_rules_free(rules);
         return 1;
     }
-    printf("%s, seed %" PRIu64 ", %s\n", tg_rules_spec(rules), o.seed,
-           o.human == HUMAN_NONE ? "two random movers"
-                                 : (o.human == 0 ? "you are player 0 (south)"
-                                                 : "you are player 1 (north)"));
-    rc = play(s, before, &o);
+    if (o.games != 0) {
+        /* `before` is still the initial state: each game of the match starts from it. */
+        printf("%s, seeds %" PRIu64 " to %" PRIu64 ", a match of %lu game%s, A %s, B %s, %s\n",
+               tg_rules_spec(rules), o.seed, o.seed + (o.games - 1), o.games,
+               o.games == 1 ? "" : "s", o.bot[0], o.bot[1],
+               o.alternate ? "seats alternating (A is player 0 in odd-numbered games)"
+                           : "A is player 0");
+        fflush(stdout);
+        rc = play_match(s, before, &o);
+    } else {
+        printf("%s, seed %" PRIu64 ", ", tg_rules_spec(rules), o.seed);
+        if (o.human == HUMAN_NONE)
+            printf("player 0 %s, player 1 %s\n", o.bot[0], o.bot[1]);
+        else
+            printf("you are player %d (%s) against %s\n", o.human, o.human == 0 ? "south" : "north",
+                   o.bot[!o.human]);
+        rc = play(s, before, &o);
+    }
     tg_state_free(before);
     tg_state_free(s);
     tg_rules_free(rules);
