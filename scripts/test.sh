@@ -7,7 +7,8 @@
 #      installed library;
 #   4. clang with AddressSanitizer and UndefinedBehaviorSanitizer (and the libFuzzer targets
 #      built): the suite again, but for the 'integration' suite (see below), then the ctypes
-#      test against the instrumented library;
+#      test against the instrumented library, and the tg-server test against the instrumented
+#      server;
 #   5. the suite under valgrind (`meson test --setup valgrind`), when the build defines it;
 #   6. clang with ThreadSanitizer: the 8-thread test 'threads' (halt on the first report).
 # Build directories live under build-ci/ (override with TG_BUILD_ROOT); they are reused, so a
@@ -77,7 +78,8 @@ for page in README.md docs/mainpage.md; do
 done
 first_block python README.md > "$readme_dir/snippet.py"
 if [ -s "$readme_dir/snippet.py" ]; then
-  LD_LIBRARY_PATH="$libdir" python3 "$readme_dir/snippet.py"
+  LD_LIBRARY_PATH="$libdir" PYTHONPATH="$top/examples/python" PYTHONDONTWRITEBYTECODE=1 \
+    python3 "$readme_dir/snippet.py"
 fi
 
 step "clang build with -Db_sanitize=address,undefined (and the libFuzzer targets)"
@@ -109,6 +111,14 @@ if [ -f "$asan_runtime" ]; then
 else
   step "clang + sanitizers: ctypes test skipped (no $asan_runtime)"
 fi
+
+# The match server under the sanitizers: the test drives the instrumented tg-server as a
+# separate process (SIGKILL and restart included), so nothing needs preloading, and the
+# server's clean stops (SIGTERM) are leak-checked.
+step "clang + sanitizers: the tg-server test (the server instrumented)"
+ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C "$san_dir" --no-rebuild --print-errorlogs --logbase server-asan tg-server
 
 ran_valgrind=no
 if grep -qsE "add_test_setup\([[:space:]]*'valgrind'" meson.build tests/meson.build; then
@@ -143,6 +153,7 @@ logs=("$gcc_dir/meson-logs/testlog.json" "$san_dir/meson-logs/testlog.json"
   "$tsan_dir/meson-logs/testlog.json")
 [ "$ran_valgrind" = yes ] && logs+=("$gcc_dir/meson-logs/testlog-valgrind.json")
 [ "$ran_ctypes_asan" = yes ] && logs+=("$san_dir/meson-logs/ctypes-asan.json")
+logs+=("$san_dir/meson-logs/server-asan.json")
 python3 - "${logs[@]}" <<'PY'
 import json, sys
 passed = failed = skipped = 0
