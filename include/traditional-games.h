@@ -639,6 +639,38 @@ TG_API bool tg_state_equal(const tg_state *a, const tg_state *b);
  */
 TG_API tg_status tg_state_playout(tg_state *s, uint64_t *rng, size_t max_plies, size_t *plies);
 
+/** Indices of the counters reported by tg_state_playout_stats(). */
+enum {
+    TG_STAT_PLIES = 0,     /**< Moves made: decisions and chance outcomes. */
+    TG_STAT_DECISIONS = 1, /**< Players' decisions (passes included). */
+    TG_STAT_CHANCE = 2,    /**< Chance outcomes (throws). */
+    TG_STAT_SOWN = 3,      /**< Counters sown, one per counter dropped into a hole over every lap of
+                                every move (the mancala games; 0 in At-Tab wa-d-Dukk). A move
+                                found endless counts what was sown until the repeat was seen. */
+    TG_STAT_COUNT = 4      /**< How many counters this version reports; later versions only append. */
+};
+
+/**
+ * @brief tg_state_playout() that also counts what the playout did.
+ *
+ * Plays exactly the moves tg_state_playout() would play with the same `*rng` (the state and
+ * `*rng` end the same), at nearly the same speed, and writes the counters indexed by
+ * #TG_STAT_PLIES, #TG_STAT_DECISIONS, #TG_STAT_CHANCE and #TG_STAT_SOWN into
+ * `stats[0 .. count)`: benchmarks and game statistics without playing move by move. Entries
+ * from #TG_STAT_COUNT on (a caller built against a later header) are set to 0. Allocates
+ * nothing.
+ * @param s The state.
+ * @param rng The caller's generator state, advanced by the call.
+ * @param max_plies The most moves to make (0 makes none).
+ * @param[out] stats Receives the counters of this playout (not added to).
+ * @param count How many entries @p stats has (0 asks for none).
+ * @retval TG_OK Success (also when the game was already over: all counters 0).
+ * @retval TG_ERR_INVALID_ARGUMENT @p s or @p rng is NULL, or @p stats is NULL with
+ *         @p count > 0; nothing changed.
+ */
+TG_API tg_status tg_state_playout_stats(tg_state *s, uint64_t *rng, size_t max_plies,
+                                        uint64_t *stats, size_t count);
+
 /**
  * @brief Count the leaves of the game tree @p depth moves below @p s.
  *

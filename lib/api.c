@@ -502,11 +502,25 @@ tg_status tg_state_playout(tg_state *s, uint64_t *rng, size_t max_plies, size_t 
 {
     if (!s || !rng)
         return TG_ERR_INVALID_ARGUMENT;
-    size_t n = tg__playout(&s->rules.cfg, &s->pos, rng, max_plies);
+    size_t n = tg__playout(&s->rules.cfg, &s->pos, rng, max_plies, NULL);
     s->history_len = 0;
     s->ply += n;
     if (plies)
         *plies = n;
+    return TG_OK;
+}
+
+tg_status tg_state_playout_stats(tg_state *s, uint64_t *rng, size_t max_plies, uint64_t *stats,
+                                 size_t count)
+{
+    if (!s || !rng || (!stats && count))
+        return TG_ERR_INVALID_ARGUMENT;
+    uint64_t all[TG_STAT_COUNT] = {0};
+    size_t n = tg__playout(&s->rules.cfg, &s->pos, rng, max_plies, all);
+    s->history_len = 0;
+    s->ply += n;
+    for (size_t i = 0; i < count; i++)
+        stats[i] = i < TG_STAT_COUNT ? all[i] : 0;
     return TG_OK;
 }
 

@@ -289,7 +289,7 @@ static void mcts_iteration(const struct tg_config *cfg, const struct tg_pos *roo
         tg__play(cfg, &pos, t->node[next].move);
         at = next;
     }
-    tg__playout(cfg, &pos, rng, MCTS_PLAYOUT_PLIES);
+    tg__playout(cfg, &pos, rng, MCTS_PLAYOUT_PLIES, NULL);
     double r0 = reward_of_player0(&pos);
     for (;;) {
         struct node *nd = &t->node[at];

@@ -33,7 +33,10 @@ struct tg_pos {
     uint8_t field[TG__MAX_FIELD_BYTES]; /* game-specific position fields */
 };
 
-/* What a game's apply reports to the generic core. */
+/* What a game's apply reports to the generic core: these flags in the low byte, and above
+ * them the number of counters the move sowed (TG__SOWN), for tg_state_playout_stats(). */
+#define TG__SOWN_SHIFT 8
+#define TG__SOWN(n) ((uint64_t)(n) << TG__SOWN_SHIFT)
 enum {
     TG__CAPTURED = 1u, /* the move captured: the quiet count restarts */
     TG__ENDLESS = 2u,  /* the move never ends: the game was ended, quiet count untouched */
@@ -88,8 +91,9 @@ struct tg_game {
      * games without chance. */
     size_t (*chance)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
                      double *prob);
-    /* Applies a move from moves() or chance(); never fails. Returns TG__CAPTURED/TG__ENDLESS. */
-    unsigned (*apply)(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+    /* Applies a move from moves() or chance(); never fails. Returns TG__CAPTURED, TG__ENDLESS,
+     * TG__NEW_ROUND, or-ed with TG__SOWN(counters sown, endless sowing included). */
+    uint64_t (*apply)(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
     /* Ends a game (or round) that reached the quiet limit; NULL if the game has no limit. */
     void (*quiet_end)(const struct tg_config *cfg, struct tg_pos *pos);
 
@@ -152,7 +156,7 @@ static inline int tg__winner_by_score(const struct tg_pos *pos)
 
 /* Applies a legal move with the common rules around it (the quiet limit). The one path used
  * by tg_state_apply, playouts and perft. */
-void tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
 /* Legal decisions or chance outcomes, whichever the position has; probabilities optional. */
 size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
                        double *prob);

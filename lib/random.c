@@ -43,7 +43,8 @@ tg_move tg__pick(const struct tg_config *cfg, const struct tg_pos *pos, uint64_t
     return moves[n - 1];
 }
 
-size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng, size_t max_plies)
+size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng, size_t max_plies,
+                   uint64_t *stats)
 {
     tg_move moves[TG__MAX_MOVES];
     double prob[TG__MAX_MOVES];
@@ -52,9 +53,16 @@ size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rn
         size_t n = tg__options_now(cfg, pos, moves, prob);
         if (n == 0)
             break;
-        tg__play(cfg, pos, tg__pick(cfg, pos, rng, moves, prob, n));
+        bool chance = pos->phase == TG__CHANCE;
+        uint64_t result = tg__play(cfg, pos, tg__pick(cfg, pos, rng, moves, prob, n));
         plies++;
+        if (stats) {
+            stats[chance ? TG_STAT_CHANCE : TG_STAT_DECISIONS]++;
+            stats[TG_STAT_SOWN] += result >> TG__SOWN_SHIFT;
+        }
     }
+    if (stats)
+        stats[TG_STAT_PLIES] += plies;
     return plies;
 }
 

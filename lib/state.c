@@ -45,11 +45,11 @@ tg_status tg__state_push(tg_state *s, tg_move m)
     return TG_OK;
 }
 
-void tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
-    unsigned result = cfg->game->apply(cfg, pos, m);
+    uint64_t result = cfg->game->apply(cfg, pos, m);
     if (result & TG__ENDLESS || cfg->game->quiet_option < 0)
-        return;
+        return result;
     if (result & (TG__CAPTURED | TG__NEW_ROUND))
         pos->quiet = 0;
     else if (pos->quiet < UINT16_MAX)
@@ -58,6 +58,7 @@ void tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
     if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER &&
         !(result & TG__NEW_ROUND))
         cfg->game->quiet_end(cfg, pos);
+    return result;
 }
 
 size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,

@@ -1196,6 +1196,87 @@ static void test_undo(void **unused)
     tg_state_free(s);
 }
 
+/* tg_state_playout_stats plays exactly tg_state_playout's moves and counts them: checked
+ * against the same game played move by move, where decisions, chance outcomes and (Halusa,
+ * one lap per move) the counters sown can be counted from outside. */
+static void test_playout_stats(void **unused)
+{
+    (void)unused;
+    for (size_t g = 0; g < tg_game_count(); g++) {
+        tg_rules *r = NULL;
+        TU_OK(tg_rules_new(tg_game_id(g), &r));
+        bool single_lap = strcmp(tg_game_id(g), "halusa") == 0;
+        bool mancala = strcmp(tg_game_id(g), "tab") != 0;
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            tg_state *a = NULL, *b = NULL, *c = NULL;
+            TU_OK(tg_state_new(r, &a));
+            TU_OK(tg_state_new(r, &b));
+            TU_OK(tg_state_new(r, &c));
+            uint64_t ra = seed, rb = seed, rc = seed;
+            size_t plies = 0;
+            uint64_t stats[TG_STAT_COUNT + 2];
+            memset(stats, 0xAB, sizeof stats);
+            TU_OK(tg_state_playout(a, &ra, 100000, &plies));
+            TU_OK(tg_state_playout_stats(b, &rb, 100000, stats, TG_STAT_COUNT + 2));
+            assert_true(tg_state_equal(a, b));
+            assert_true(ra == rb);
+            assert_int_equal(tg_state_ply(b), plies);
+            assert_int_equal(tu_history_len(b), 0);
+            assert_true(stats[TG_STAT_PLIES] == plies);
+            assert_true(stats[TG_STAT_COUNT] == 0 && stats[TG_STAT_COUNT + 1] == 0);
+            /* The same game, move by move. */
+            uint64_t decisions = 0, chance = 0, sown = 0;
+            while (!tg_state_is_terminal(c)) {
+                if (tg_state_player(c) == TG_CHANCE) {
+                    chance++;
+                } else {
+                    decisions++;
+                    tg_move next;
+                    uint64_t peek = rc;
+                    TU_OK(tg_bot_choose(c, "random", &peek, &next));
+                    sown += (uint64_t)tg_state_count(c, (int)next / tg_rules_cols(r),
+                                                     (int)next % tg_rules_cols(r));
+                }
+                TU_OK(tg_state_apply_random(c, &rc));
+            }
+            assert_true(tg_state_equal(a, c));
+            assert_true(stats[TG_STAT_DECISIONS] == decisions);
+            assert_true(stats[TG_STAT_CHANCE] == chance);
+            assert_true(stats[TG_STAT_DECISIONS] + stats[TG_STAT_CHANCE] == plies);
+            if (single_lap)
+                assert_true(stats[TG_STAT_SOWN] == sown);
+            else if (mancala) /* relay laps sow at least the counters first lifted */
+                assert_true(stats[TG_STAT_SOWN] >= sown);
+            else
+                assert_true(stats[TG_STAT_SOWN] == 0);
+            /* A finished game: nothing happens, all counters 0; count 0 takes NULL. */
+            TU_OK(tg_state_playout_stats(b, &rb, 100, stats, TG_STAT_COUNT));
+            for (int i = 0; i < TG_STAT_COUNT; i++)
+                assert_true(stats[i] == 0);
+            TU_OK(tg_state_playout_stats(b, &rb, 100, NULL, 0));
+            tg_state_free(a);
+            tg_state_free(b);
+            tg_state_free(c);
+        }
+        /* Bad arguments change nothing. */
+        tg_state *s = NULL;
+        TU_OK(tg_state_new(r, &s));
+        struct tu_snap snap;
+        tu_snap_take(s, &snap);
+        uint64_t rng = 3, stats[TG_STAT_COUNT];
+        assert_int_equal(tg_state_playout_stats(NULL, &rng, 10, stats, TG_STAT_COUNT),
+                         TG_ERR_INVALID_ARGUMENT);
+        assert_int_equal(tg_state_playout_stats(s, NULL, 10, stats, TG_STAT_COUNT),
+                         TG_ERR_INVALID_ARGUMENT);
+        assert_int_equal(tg_state_playout_stats(s, &rng, 10, NULL, 1), TG_ERR_INVALID_ARGUMENT);
+        assert_true(rng == 3);
+        TU_UNCHANGED(s, &snap, "tg_state_playout_stats with bad arguments");
+        tu_snap_free(&snap);
+        tg_state_free(s);
+        tg_rules_free(r);
+    }
+}
+
 static void test_copy_mismatch(void **unused)
 {
     (void)unused;
@@ -1381,6 +1462,7 @@ int main(void)
         cmocka_unit_test(test_list_buffers),
         cmocka_unit_test(test_undo),
         cmocka_unit_test(test_copy_mismatch),
+        cmocka_unit_test(test_playout_stats),
         cmocka_unit_test(test_rules_lifetime),
         cmocka_unit_test(test_clone),
         cmocka_unit_test(test_running_results),

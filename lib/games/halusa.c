@@ -45,21 +45,33 @@ static bool feeds_opponent(const struct tg_config *cfg, int player, int cell, un
 static size_t halusa_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
     int me = pos->side;
-    bool opponent_empty = tg__mancala_side_total(cfg, pos, 1 - me) == 0;
+    /* Sowing only adds to the opponent's row and captures only take from one's own, so
+     * must-feed only restricts a player whose opponent's row is already empty. */
+    if (tg__cells_any(pos->cell + (1 - me) * HALUSA_COLS, HALUSA_COLS, 0xFF))
+        return tg__cells_list(pos->cell, (unsigned)(me * HALUSA_COLS), HALUSA_COLS, 0xFF, out);
     size_t k = 0;
     for (int cell = me * HALUSA_COLS; cell < (me + 1) * HALUSA_COLS; cell++) {
         unsigned n = pos->cell[cell];
         if (n == 0)
             continue;
-        /* Sowing only adds to the opponent's row and captures only take from one's own, so
-         * must-feed only restricts a player whose opponent's row is already empty. */
-        if (opponent_empty && !feeds_opponent(cfg, me, cell, n))
+        if (!feeds_opponent(cfg, me, cell, n))
             continue;
         if (out)
             out[k] = (tg_move)cell;
         k++;
     }
     return k;
+}
+
+/* halusa_moves() != 0, without listing: the player to move has a counter, and if the row
+ * opposite is empty, a hole that reaches it. */
+static bool halusa_has_move(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    int me = pos->side;
+    if (!tg__cells_any(pos->cell + me * HALUSA_COLS, HALUSA_COLS, 0xFF))
+        return false;
+    return tg__cells_any(pos->cell + (1 - me) * HALUSA_COLS, HALUSA_COLS, 0xFF) ||
+           halusa_moves(cfg, pos, NULL) > 0;
 }
 
 static void halusa_end(const struct tg_config *cfg, struct tg_pos *pos, int last_mover)
@@ -74,7 +86,7 @@ static void halusa_end(const struct tg_config *cfg, struct tg_pos *pos, int last
     tg__finish(pos, tg__winner_by_score(pos));
 }
 
-static unsigned halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+static uint64_t halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
     const struct tg_ring *ring = &cfg->ring[0];
     int me = pos->side;
@@ -97,9 +109,9 @@ static unsigned halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg
     pos->score[me] = (uint16_t)(pos->score[me] + taken);
     pos->side = (uint8_t)(1 - me);
 
-    if (halusa_moves(cfg, pos, NULL) == 0)
+    if (!halusa_has_move(cfg, pos))
         halusa_end(cfg, pos, me);
-    return taken ? TG__CAPTURED : 0u;
+    return (taken ? TG__CAPTURED : 0u) | TG__SOWN(n);
 }
 
 static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)

@@ -44,14 +44,7 @@ static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *po
 {
     int me = pos->side, half = cfg->cells / 2;
     const struct tg_ring *ring = &cfg->ring[me];
-    size_t k = 0;
-    for (int cell = me * half; cell < (me + 1) * half; cell++) {
-        if (pos->cell[cell] < 2)
-            continue;
-        if (out)
-            out[k] = (tg_move)cell;
-        k++;
-    }
+    size_t k = tg__cells_list(pos->cell, (unsigned)(me * half), (unsigned)half, 0xFE, out);
     if (k > 0)
         return k;
     for (int cell = me * half; cell < (me + 1) * half; cell++) {
@@ -62,6 +55,19 @@ static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *po
         k++;
     }
     return k;
+}
+
+/* hawalis_moves() != 0, stopping at the first move found. */
+static bool hawalis_has_move(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    int me = pos->side, half = cfg->cells / 2;
+    if (tg__cells_any(pos->cell + me * half, (unsigned)half, 0xFE))
+        return true;
+    const struct tg_ring *ring = &cfg->ring[me];
+    for (int cell = me * half; cell < (me + 1) * half; cell++)
+        if (pos->cell[cell] == 1 && !pos->cell[ring->hole[tg__ring_next(ring, ring->at[cell])]])
+            return true;
+    return false;
 }
 
 /* Sowing ends in an empty hole; an occupied landing hole is lifted and sown on. */
@@ -97,27 +103,28 @@ static unsigned capture(const struct tg_config *cfg, uint8_t *cell, int me, int 
     return taken;
 }
 
-static unsigned hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+static uint64_t hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
-    struct tg_pos before = *pos;
+    uint8_t before[TG__SOWN_BOARD_MAX]; /* the board, in case the move proves endless */
+    memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
     struct tg_lap lap = {ring->at[m], pos->cell[m]};
     pos->cell[m] = 0;
     unsigned last;
-    uint64_t laps;
+    uint64_t sown;
     if (!tg__relay(ring, pos->cell, (unsigned)cfg->cells, lap, hawalis_next_lap, NULL, &last,
-                   &laps)) {
-        *pos = before;
+                   &sown)) {
+        memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
-        return TG__ENDLESS;
+        return TG__ENDLESS | TG__SOWN(sown);
     }
     unsigned taken = capture(cfg, pos->cell, me, ring->hole[last]);
     pos->score[me] = (uint16_t)(pos->score[me] + taken);
     pos->side = (uint8_t)(1 - me);
-    if (hawalis_moves(cfg, pos, NULL) == 0)
+    if (!hawalis_has_move(cfg, pos))
         tg__finish(pos, tg__winner_by_score(pos));
-    return taken > 0 ? TG__CAPTURED : 0u;
+    return (taken > 0 ? TG__CAPTURED : 0u) | TG__SOWN(sown);
 }
 
 static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)

@@ -44,16 +44,8 @@ static void hus_init(const struct tg_config *cfg, struct tg_pos *pos)
 
 static size_t hus_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
-    int half = cfg->cells / 2;
-    size_t k = 0;
-    for (int cell = pos->side * half; cell < (pos->side + 1) * half; cell++) {
-        if (pos->cell[cell] < 2)
-            continue;
-        if (out)
-            out[k] = (tg_move)cell;
-        k++;
-    }
-    return k;
+    unsigned half = (unsigned)cfg->cells / 2;
+    return tg__cells_list(pos->cell, pos->side * half, half, 0xFE, out);
 }
 
 struct hus_turn {
@@ -93,27 +85,29 @@ static bool hus_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell, u
     return true;
 }
 
-static unsigned hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+static uint64_t hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
-    struct tg_pos before = *pos;
+    uint8_t before[TG__SOWN_BOARD_MAX]; /* the board, in case the move proves endless */
+    memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
     struct hus_turn turn = {cfg, me, false};
     struct tg_lap lap = {ring->at[m], pos->cell[m]};
     pos->cell[m] = 0;
     unsigned last;
-    uint64_t laps;
-    if (!tg__relay(ring, pos->cell, (unsigned)cfg->cells, lap, hus_next_lap, &turn, &last, &laps)) {
-        *pos = before;
+    uint64_t sown;
+    if (!tg__relay(ring, pos->cell, (unsigned)cfg->cells, lap, hus_next_lap, &turn, &last, &sown)) {
+        memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
-        return TG__ENDLESS;
+        return TG__ENDLESS | TG__SOWN(sown);
     }
     update_scores(cfg, pos);
     pos->side = (uint8_t)(1 - me);
-    /* A player who cannot move loses. */
-    if (hus_moves(cfg, pos, NULL) == 0)
+    /* A player who cannot move (no hole of two or more) loses. */
+    unsigned half = (unsigned)cfg->cells / 2;
+    if (!tg__cells_any(pos->cell + pos->side * half, half, 0xFE))
         tg__finish(pos, me);
-    return turn.captured ? TG__CAPTURED : 0u;
+    return (turn.captured ? TG__CAPTURED : 0u) | TG__SOWN(sown);
 }
 
 static void hus_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)

@@ -43,6 +43,74 @@ static inline uint8_t make_unit(int owner, unsigned size, bool locked)
     return (uint8_t)((unsigned)owner << OWNER_SHIFT | (locked ? LOCKED_BIT : 0u) | size);
 }
 
+/* Move generation and the end checks visit only the cells that hold a player's units, found a
+ * word at a time, not the whole board (4 x 29 cells at most). */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TAB_WORD_SCAN 1
+static inline uint64_t load_word(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+/* Bit 8i+7 set for each byte i of x that holds a unit of `player` (little-endian lanes). */
+static inline uint64_t units_of(uint64_t x, int player)
+{
+    const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = UINT64_C(0x8080808080808080);
+    if (player)
+        return x & high;
+    uint64_t nonzero = (((x & low7) + low7) | x) & high;
+    return nonzero & ~x;
+}
+
+#endif
+
+/* The first cell in [from, to) holding a unit of `player`, or `to` if there is none. */
+static unsigned next_unit(const struct tg_pos *pos, int player, unsigned from, unsigned to)
+{
+#ifdef TAB_WORD_SCAN
+    for (unsigned base = from; base < to; base += 8) {
+        uint64_t hits = units_of(load_word(pos->cell + base), player);
+        if (to - base < 8)
+            hits &= (UINT64_C(1) << (8 * (to - base))) - 1;
+        if (hits)
+            return base + (unsigned)__builtin_ctzll(hits) / 8;
+    }
+#else
+    for (unsigned cell = from; cell < to; cell++)
+        if (is_mine(pos->cell[cell], player))
+            return cell;
+#endif
+    return to;
+}
+
+/* Lists, in cell order, the cells in [from, to) that hold a unit of `player`; returns how
+ * many (a player has at most one unit per piece, n <= 29). */
+static unsigned unit_cells(const struct tg_pos *pos, int player, unsigned from, unsigned to,
+                           uint8_t *out)
+{
+    unsigned k = 0;
+#ifdef TAB_WORD_SCAN
+    for (unsigned base = from; base < to; base += 8) {
+        uint64_t hits = units_of(load_word(pos->cell + base), player);
+        if (to - base < 8)
+            hits &= (UINT64_C(1) << (8 * (to - base))) - 1;
+        for (; hits; hits &= hits - 1)
+            out[k++] = (uint8_t)(base + (unsigned)__builtin_ctzll(hits) / 8);
+    }
+#else
+    for (unsigned cell = from; cell < to; cell++)
+        if (is_mine(pos->cell[cell], player))
+            out[k++] = (uint8_t)cell;
+#endif
+    return k;
+}
+
+#define FOR_EACH_UNIT_CELL(cell, pos, player, from, to)                                            \
+    for (unsigned cell = next_unit(pos, player, from, to); cell < (to);                           \
+         cell = next_unit(pos, player, cell + 1, to))
+
 /* ---- throws: four sticks, white on one side --------------------------------------------- */
 
 enum { THROW_KINDS = 5, STORE_MAX = 255, THROW_OUTCOME = 0x01000000 };
@@ -120,13 +188,29 @@ static inline tg_move decision(int cell, unsigned v, unsigned count)
 static size_t unit_decisions(const struct tg_config *cfg, const struct tg_pos *pos, int me,
                              int cell, const unsigned *values, int value_count, tg_move *out)
 {
+    const struct tg_track *track = &cfg->track[me];
+    unsigned n = (unsigned)width_of(cfg);
     uint8_t unit = pos->cell[cell];
-    unsigned size = unit_size(unit), p = cfg->track[me].at[cell];
+    unsigned size = unit_size(unit), p = track->at[cell];
     size_t k = 0;
+    /* A locked piece moves only with a 1, the smallest value if it is stored at all. */
+    if (unit & LOCKED_BIT)
+        value_count = value_count > 0 && values[0] == 1 ? 1 : 0;
+    /* can_step() for every value at once: the values ascend, and in the home row the first
+     * own piece ahead bars every step that reaches or passes it. */
+    unsigned barrier = track->len;
+    for (unsigned q = p + 1; q < n; q++)
+        if (is_mine(pos->cell[track->cell[q]], me)) {
+            barrier = q;
+            break;
+        }
     for (int i = 0; i < value_count; i++) {
-        unsigned v = values[i];
-        if (!can_step(cfg, pos, me, p, unit, v))
-            continue;
+        unsigned v = values[i], to = p + v;
+        if (to >= barrier)
+            break;
+        uint8_t there = pos->cell[track->cell[to]];
+        if (is_mine(there, me) && (to < n || to >= 3 * n))
+            continue; /* joining one's own pieces only in the central rows */
         if (!out)
             return 1;
         out[k++] = decision(cell, v, size);
@@ -143,17 +227,26 @@ static size_t collect(const struct tg_config *cfg, const struct tg_pos *pos, con
                       int value_count, tg_move *out)
 {
     int me = pos->side;
-    const struct tg_track *track = &cfg->track[me];
-    unsigned far_row = 3u * (unsigned)width_of(cfg);
+    unsigned n = (unsigned)width_of(cfg);
+    /* The opponent's row is row 3 for player 0 and row 0 for player 1. */
+    unsigned far_from = me == 0 ? 3 * n : 0, far_to = far_from + n;
+    unsigned near_from = me == 0 ? 0 : n, near_to = near_from + 3 * n;
+    if (!out) { /* only whether any decision exists: stop at the first */
+        FOR_EACH_UNIT_CELL(cell, pos, me, near_from, near_to)
+            if (unit_decisions(cfg, pos, me, (int)cell, values, value_count, NULL))
+                return 1;
+        FOR_EACH_UNIT_CELL(cell, pos, me, far_from, far_to)
+            if (unit_decisions(cfg, pos, me, (int)cell, values, value_count, NULL))
+                return 1;
+        return 0;
+    }
+    uint8_t cells[TG__MAX_CELLS];
     size_t k = 0;
     for (int pass = 0; pass < 2 && k == 0; pass++) {
-        for (unsigned p = pass ? far_row : 0; p < (pass ? track->len : far_row); p++) {
-            int cell = track->cell[p];
-            if (!is_mine(pos->cell[cell], me))
-                continue;
-            k += unit_decisions(cfg, pos, me, cell, values, value_count, out ? out + k : NULL);
-            if (k && !out)
-                return k;
+        unsigned count = pass ? unit_cells(pos, me, far_from, far_to, cells)
+                              : unit_cells(pos, me, near_from, near_to, cells);
+        for (unsigned i = 0; i < count; i++) {
+            k += unit_decisions(cfg, pos, me, cells[i], values, value_count, out + k);
         }
     }
     return k;
@@ -199,36 +292,52 @@ static bool can_decide(const struct tg_config *cfg, const struct tg_pos *pos)
  * happen any more (Ludii's end rule). */
 static bool all_across(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    int n = width_of(cfg);
-    for (int cell = 0; cell < 4 * n; cell++) {
-        uint8_t c = pos->cell[cell];
-        if (c && cell / n != (unit_owner(c) == 0 ? 3 : 0))
-            return false;
-    }
-    return true;
+    unsigned n = (unsigned)width_of(cfg);
+    return next_unit(pos, 0, 0, 3 * n) == 3 * n && next_unit(pos, 1, n, 4 * n) == 4 * n;
 }
 
 static bool anyone_can_step(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    for (int cell = 0; cell < cfg->cells; cell++) {
-        uint8_t c = pos->cell[cell];
-        if (!c)
-            continue;
-        int owner = unit_owner(c);
-        unsigned p = cfg->track[owner].at[cell];
-        for (int k = 0; k < THROW_KINDS; k++) {
-            if (can_step(cfg, pos, owner, p, c, throw_value[k]))
-                return true;
+    unsigned cells = (unsigned)cfg->cells;
+    for (int owner = 0; owner < 2; owner++) {
+        FOR_EACH_UNIT_CELL(cell, pos, owner, 0, cells) {
+            uint8_t c = pos->cell[cell];
+            unsigned p = cfg->track[owner].at[cell];
+            for (int k = 0; k < THROW_KINDS; k++)
+                if (can_step(cfg, pos, owner, p, c, throw_value[k]))
+                    return true;
         }
     }
     return false;
 }
 
-static bool game_has_ended(const struct tg_config *cfg, const struct tg_pos *pos)
+/* The first two end conditions: all of a player's pieces captured, or every piece across. */
+static bool captured_or_across(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     unsigned n = (unsigned)width_of(cfg);
-    return pos->score[0] == n || pos->score[1] == n || all_across(cfg, pos) ||
-           !anyone_can_step(cfg, pos);
+    return pos->score[0] == n || pos->score[1] == n || all_across(cfg, pos);
+}
+
+/* All three end conditions, as the rules page states them (used to validate positions). */
+static bool game_has_ended(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    return captured_or_across(cfg, pos) || !anyone_can_step(cfg, pos);
+}
+
+/* The end test after a move. The third condition (nobody can move) never holds without the
+ * second, so play checks only the first two. Why: take a player none of whose units can
+ * move with any value. A unit in the home row cannot be the front one there (the front one
+ * always steps 1: onto an empty cell, a capture, or out into the central rows, where joining
+ * is allowed). A central unit can only be stuck at the last central position with the six
+ * cells after it all its own, in the opponent's row. A unit in the opponent's row is stuck
+ * only if the cell after it is its own too, or the track ends. So the player's units fill
+ * the opponent's row from its end without a gap, and a stuck central unit would need the
+ * whole row (n units) plus itself: more units than the n pieces. Hence a stuck player has
+ * every unit in the opponent's row, and if both are stuck, every piece is across: the second
+ * condition. tests/test_tab.c's reference model checks all three at every ply. */
+static bool play_has_ended(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    return captured_or_across(cfg, pos);
 }
 
 /* The board changed, or the turn is about to: end the game if it is over, otherwise carry on
@@ -236,7 +345,7 @@ static bool game_has_ended(const struct tg_config *cfg, const struct tg_pos *pos
  * throws are lost). */
 static void settle(const struct tg_config *cfg, struct tg_pos *pos, bool board_changed)
 {
-    if (board_changed && game_has_ended(cfg, pos)) {
+    if (board_changed && play_has_ended(cfg, pos)) {
         clear_throws(pos);
         tg__finish(pos, tg__winner_by_score(pos));
         return;
@@ -326,7 +435,7 @@ static unsigned apply_decision(const struct tg_config *cfg, struct tg_pos *pos, 
     return result;
 }
 
-static unsigned tab_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+static uint64_t tab_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
     if (pos->phase == TG__CHANCE)
         return apply_throw(cfg, pos, m & 0xFF);

@@ -92,15 +92,7 @@ static void live_ring(const struct tg_config *cfg, const struct tg_pos *pos, str
 static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
     (void)cfg;
-    size_t k = 0;
-    for (int cell = pos->side * WP_COLS; cell < (pos->side + 1) * WP_COLS; cell++) {
-        if (pos->cell[cell] == 0)
-            continue;
-        if (out)
-            out[k] = (tg_move)cell;
-        k++;
-    }
-    return k;
+    return tg__cells_list(pos->cell, pos->side * WP_COLS, WP_COLS, 0xFF, out);
 }
 
 /* Indian-style relay: when the hole after the last counter is occupied, its counters are
@@ -184,9 +176,10 @@ static unsigned round_over(const struct tg_config *cfg, struct tg_pos *pos)
     return next_round(pos);
 }
 
-static unsigned wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+static uint64_t wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
-    struct tg_pos before = *pos;
+    uint8_t before[WP_HOLES]; /* the board, in case the move proves endless */
+    memcpy(before, pos->cell, sizeof before);
     struct tg_ring ring;
     const struct tg_ring *r = &cfg->ring[0];
     if (get_dead(pos)) {
@@ -197,24 +190,24 @@ static unsigned wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_mov
     struct tg_lap lap = {r->at[m], pos->cell[m]};
     pos->cell[m] = 0;
     unsigned last;
-    uint64_t laps;
-    if (!tg__relay(r, pos->cell, WP_HOLES, lap, relay_next_hole, NULL, &last, &laps)) {
+    uint64_t sown;
+    if (!tg__relay(r, pos->cell, WP_HOLES, lap, relay_next_hole, NULL, &last, &sown)) {
         /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
-        *pos = before;
+        memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
-        return TG__ENDLESS;
+        return TG__ENDLESS | TG__SOWN(sown);
     }
     unsigned taken = capture_chain(r, pos->cell, last);
     pos->score[me] = (uint16_t)(pos->score[me] + taken);
     pos->side = (uint8_t)(1 - me);
     unsigned result = taken ? TG__CAPTURED : 0u;
-    if (tg__mancala_side_total(cfg, pos, pos->side) == 0) {
+    if (!tg__cells_any(pos->cell + pos->side * WP_COLS, WP_COLS, 0xFF)) {
         /* The player to move has an empty row: the mover takes every counter left. */
         pos->score[me] = (uint16_t)(pos->score[me] + tg__mancala_board_total(cfg, pos));
         memset(pos->cell, 0, WP_HOLES);
         result |= round_over(cfg, pos);
     }
-    return result;
+    return result | TG__SOWN(sown);
 }
 
 static void wp_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)

@@ -71,7 +71,9 @@ bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_p
 void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise)
 {
     uint8_t order[2][TG__RING_MAX];
-    int w = cols;
+    /* Options keep cols in range (the board must fit TG__SOWN_BOARD_MAX); the bound also
+     * tells the optimiser so (gcc -O3 otherwise warns of writes past `order`). */
+    int w = cols < 1 ? 1 : cols > TG__SOWN_BOARD_MAX / 4 ? TG__SOWN_BOARD_MAX / 4 : cols;
     for (int i = 0; i < w; i++) {
         int east = w - 1 - i; /* column i counted from the east */
         if (!clockwise) {
@@ -93,22 +95,6 @@ void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise)
     tg__ring_init(&cfg->ring[1], order[1], (unsigned)(2 * w));
 }
 
-unsigned tg__mancala_board_total(const struct tg_config *cfg, const struct tg_pos *pos)
-{
-    unsigned sum = 0;
-    for (int c = 0; c < cfg->cells; c++)
-        sum += pos->cell[c];
-    return sum;
-}
-
-unsigned tg__mancala_side_total(const struct tg_config *cfg, const struct tg_pos *pos, int player)
-{
-    int half = cfg->cells / 2;
-    unsigned sum = 0;
-    for (int c = player * half; c < (player + 1) * half; c++)
-        sum += pos->cell[c];
-    return sum;
-}
 
 void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos)
 {

@@ -5,6 +5,49 @@
 
 #include "../game.h"
 
+#include <string.h>
+
+/* Word-at-a-time scans of a run of holes, the hot part of move generation and end checks: a
+ * side is at most 32 holes, so these are a few loads and bit operations instead of a loop
+ * per hole. `n` holes from cell[first]; the board array is large enough (TG__MAX_CELLS) that
+ * reading a whole word past the run's end stays inside it, and the bytes past the end are
+ * masked off. */
+static inline uint64_t tg__cells_word(const uint8_t *p, unsigned n)
+{
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    if (n >= 8)
+        return x;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return x & ~(~UINT64_C(0) >> (8 * n));
+#else
+    return x & ((UINT64_C(1) << (8 * n)) - 1);
+#endif
+}
+
+/* The sum of n holes (bytes added in 16-bit lanes, so no count limit). */
+static inline unsigned tg__cells_sum(const uint8_t *p, unsigned n)
+{
+    uint64_t lanes = 0;
+    for (unsigned i = 0; i < n; i += 8) {
+        uint64_t x = tg__cells_word(p + i, n - i);
+        lanes += (x & UINT64_C(0x00FF00FF00FF00FF)) + ((x >> 8) & UINT64_C(0x00FF00FF00FF00FF));
+    }
+    /* A board has at most 128 holes: each lane holds at most 32 * 255, all four under 2^16. */
+    return (unsigned)((lanes * UINT64_C(0x0001000100010001)) >> 48);
+}
+
+/* Whether any of n holes has a bit of `mask` set: 0xFF asks for any counter, 0xFE for a hole
+ * of two or more. */
+static inline bool tg__cells_any(const uint8_t *p, unsigned n, uint8_t mask)
+{
+    uint64_t m = UINT64_C(0x0101010101010101) * mask;
+    for (unsigned i = 0; i < n; i += 8)
+        if (tg__cells_word(p + i, n - i) & m)
+            return true;
+    return false;
+}
+
 int tg__mancala_count(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
 /* The south half of the rows is player 0's, the north half player 1's. */
 int tg__mancala_owner(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
@@ -25,8 +68,52 @@ bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_p
 void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise);
 
 /* Counters on the board, and on one player's side of it. */
-unsigned tg__mancala_board_total(const struct tg_config *cfg, const struct tg_pos *pos);
-unsigned tg__mancala_side_total(const struct tg_config *cfg, const struct tg_pos *pos, int player);
+/* Lists, ascending, the holes among n from cell[first] with a bit of `mask` set (see
+ * tg__cells_any) as moves into out (if not NULL); returns how many. */
+static inline size_t tg__cells_list(const uint8_t *cell, unsigned first, unsigned n, uint8_t mask,
+                                    tg_move *out)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = UINT64_C(0x8080808080808080);
+    uint64_t m = UINT64_C(0x0101010101010101) * mask;
+    size_t k = 0;
+    for (unsigned i = 0; i < n; i += 8) {
+        uint64_t t = tg__cells_word(cell + first + i, n - i) & m;
+        /* The high bit of each byte that is not zero. */
+        uint64_t hit = (((t & low7) + low7) | t) & high;
+        if (!out) {
+            k += (size_t)__builtin_popcountll(hit);
+            continue;
+        }
+        for (; hit; hit &= hit - 1)
+            out[k++] = (tg_move)(first + i + (unsigned)__builtin_ctzll(hit) / 8);
+    }
+    return k;
+#else
+    size_t k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!(cell[first + i] & mask))
+            continue;
+        if (out)
+            out[k] = (tg_move)(first + i);
+        k++;
+    }
+    return k;
+#endif
+}
+
+static inline unsigned tg__mancala_board_total(const struct tg_config *cfg,
+                                               const struct tg_pos *pos)
+{
+    return tg__cells_sum(pos->cell, (unsigned)cfg->cells);
+}
+
+static inline unsigned tg__mancala_side_total(const struct tg_config *cfg,
+                                              const struct tg_pos *pos, int player)
+{
+    unsigned half = (unsigned)cfg->cells / 2;
+    return tg__cells_sum(pos->cell + (unsigned)player * half, half);
+}
 /* Each player adds the counters on their own side to their score; the board is emptied. */
 void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos);
 /* A quiet end where each player takes their own side, then the higher score wins. */

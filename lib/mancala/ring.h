@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define TG__RING_MAX 128
 #define TG__NOT_ON_RING 0xFFu
@@ -16,13 +17,12 @@ struct tg_ring {
     uint8_t at[TG__RING_MAX];   /* cell index -> ring position, TG__NOT_ON_RING if absent */
 };
 
+/* The largest board sown on rings (Hus, 4 x 16): a move's snapshot of the board, taken in case
+ * the move proves endless and must be taken back, copies this many bytes at a fixed size. */
+#define TG__SOWN_BOARD_MAX 64
+
 /* Builds a ring from cells listed in sowing order. */
 void tg__ring_init(struct tg_ring *ring, const uint8_t *cells, unsigned len);
-
-/* Sows `n` counters one by one into the holes after ring position `from`, round and round:
- * laps of a full ring or more feed the origin too. Returns the ring position of the hole that
- * received the last counter (`from` itself when n is a multiple of the ring length; n > 0). */
-unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, unsigned from, unsigned n);
 
 /* A lap about to be sown: the ring position the hand is lifted from and the counters in it. */
 struct tg_lap {
@@ -36,15 +36,6 @@ struct tg_lap {
 typedef bool (*tg__relay_rule)(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
                                struct tg_lap *next);
 
-/* Sows `lap` and every lap the rule chains after it. On return *last is the ring position of
- * the last counter sown and *laps the number of laps. Returns false for an endless move: the
- * sowing is a deterministic function of (board, lap) at each lap start, so a repeat of that
- * state means it never ends. Brent's cycle finder keeps one saved state, so memory stays
- * constant however long the cycle (Walak-pussa has cycles of over 14 million laps); the board
- * is then left mid-sowing and the caller restores it. `cells` is the size of the board. */
-bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells, struct tg_lap lap,
-               tg__relay_rule rule, void *ctx, unsigned *last, uint64_t *laps);
-
 /* The ring position after `at`, and the one before it. */
 static inline unsigned tg__ring_next(const struct tg_ring *ring, unsigned at)
 {
@@ -54,6 +45,85 @@ static inline unsigned tg__ring_next(const struct tg_ring *ring, unsigned at)
 static inline unsigned tg__ring_prev(const struct tg_ring *ring, unsigned at)
 {
     return at == 0u ? ring->len - 1u : at - 1u;
+}
+
+/* Sows `n` counters one by one into the holes after ring position `from`, round and round:
+ * laps of a full ring or more feed the origin too. Returns the ring position of the hole that
+ * received the last counter (`from` itself when n is a multiple of the ring length; n > 0). */
+static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, unsigned from,
+                                    unsigned n)
+{
+    unsigned len = ring->len;
+    /* Whole laps first, so a large sowing costs one pass over the ring, not one per counter. */
+    if (n >= len) {
+        unsigned laps = n / len;
+        for (unsigned i = 0; i < len; i++)
+            cell[ring->hole[i]] = (uint8_t)(cell[ring->hole[i]] + laps);
+        n -= laps * len;
+        if (n == 0)
+            return from;
+    }
+    unsigned at = from;
+    while (n--) {
+        at = tg__ring_next(ring, at);
+        cell[ring->hole[at]]++;
+    }
+    return at;
+}
+
+/* Sows `lap` and every lap the rule chains after it. On return *last is the ring position of
+ * the last counter sown and *sown the number of counters sown over all laps. Returns false
+ * for an endless move: the sowing is a deterministic function of (board, lap) at each lap
+ * start, so a repeat of that state means it never ends. Brent's cycle finder keeps one saved state, so memory stays
+ * constant however long the cycle (Walak-pussa has cycles of over 14 million laps); the board
+ * is then left mid-sowing and the caller restores it. `cells` is the size of the board.
+ * Inline, so that each game's call gets its rule inlined into the lap loop. */
+static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells,
+                             struct tg_lap lap, tg__relay_rule rule, void *ctx, unsigned *last,
+                             uint64_t *sown)
+{
+    /* Most moves are a single lap: they need no saved states at all. */
+    unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand);
+    uint64_t counters = lap.hand;
+    if (!rule(ctx, ring, cell, end, &lap)) {
+        *last = end;
+        *sown = counters;
+        return true;
+    }
+    /* From the second lap on, the sowing is a function of (board, lap) at each lap start, so
+     * the states from here on are eventually periodic, and periodic from here if they are from
+     * the first lap. Besides Brent's moving checkpoint, every lap is compared with this one:
+     * endless moves usually return to it (no lead-in), and then the repeat is seen after one
+     * cycle instead of up to two. */
+    uint8_t first_cell[TG__RING_MAX], saved_cell[TG__RING_MAX];
+    struct tg_lap first_lap = lap, saved_lap = lap;
+    uint64_t power = 1, since_saved = 0;
+    memcpy(first_cell, cell, cells);
+    memcpy(saved_cell, cell, cells);
+    for (;;) {
+        end = tg__ring_sow(ring, cell, lap.at, lap.hand);
+        counters += lap.hand;
+        if (!rule(ctx, ring, cell, end, &lap)) {
+            *last = end;
+            *sown = counters;
+            return true;
+        }
+        since_saved++;
+        if ((lap.at == saved_lap.at && lap.hand == saved_lap.hand &&
+             memcmp(cell, saved_cell, cells) == 0) ||
+            (lap.at == first_lap.at && lap.hand == first_lap.hand &&
+             memcmp(cell, first_cell, cells) == 0)) {
+            *last = end;
+            *sown = counters;
+            return false;
+        }
+        if (since_saved == power) {
+            memcpy(saved_cell, cell, cells);
+            saved_lap = lap;
+            power *= 2;
+            since_saved = 0;
+        }
+    }
 }
 
 #endif

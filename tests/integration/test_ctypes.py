@@ -155,6 +155,8 @@ SIGNATURES = {
     "tg_state_hash": (c_uint64, [SP]),
     "tg_state_equal": (c_bool, [SP, SP]),
     "tg_state_playout": (c_int, [SP, POINTER(c_uint64), c_size_t, SIZEP]),
+    "tg_state_playout_stats": (c_int, [SP, POINTER(c_uint64), c_size_t, POINTER(c_uint64),
+                                       c_size_t]),
     "tg_perft": (c_uint64, [SP, c_uint]),
     "tg_bot_choose": (c_int, [SP, c_char_p, POINTER(c_uint64), MOVEP]),
     "tg_bot_check": (c_int, [c_char_p]),
@@ -1221,6 +1223,17 @@ def check_playout(games, base_seed):
         T.check(L.tg_state_equal(a, b), "%s seed %d: playout equal" % (spec, seed))
         T.eq(L.tg_state_ply(b), steps, "ply after playout")
         T.eq(history_of(b), [], "history after playout")
+        # The counting playout plays the same game.
+        d = new_state(rules)
+        rd = c_uint64(seed)
+        stats = (c_uint64 * 4)()
+        rc = L.tg_state_playout_stats(d, ctypes.byref(rd), limit, stats, 4)
+        T.eq(st_name(rc), "TG_OK", "playout_stats")
+        T.eq((to_string(d), rd.value), (to_string(a), ra.value), "playout_stats plays the same game")
+        T.eq((stats[0], stats[1] + stats[2], stats[2]), (steps, steps, 0),
+             "playout_stats: plies, decisions + chance, chance (Halusa has none)")
+        T.check(stats[3] >= stats[1], "playout_stats: every Halusa move sows")
+        L.tg_state_free(d)
         T.eq(st_name(L.tg_state_undo(b)), "TG_ERR_NO_HISTORY", "undo after playout")
         # A max of 0 makes no move; a small max stops early.
         c = new_state(rules)
