@@ -155,11 +155,40 @@ static inline int tg__winner_by_score(const struct tg_pos *pos)
 }
 
 /* Applies a legal move with the common rules around it (the quiet limit). The one path used
- * by tg_state_apply, playouts and perft. */
-uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+ * by tg_state_apply, playouts, perft and the bots; inline, since it runs once a ply. */
+static inline uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    uint64_t result = cfg->game->apply(cfg, pos, m);
+    if (result & TG__ENDLESS || cfg->game->quiet_option < 0)
+        return result;
+    if (result & (TG__CAPTURED | TG__NEW_ROUND))
+        pos->quiet = 0;
+    else if (pos->quiet < UINT16_MAX)
+        pos->quiet++;
+    /* The quiet limit only ends what the game's own rules left running. */
+    if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER &&
+        !(result & TG__NEW_ROUND))
+        cfg->game->quiet_end(cfg, pos);
+    return result;
+}
+
 /* Legal decisions or chance outcomes, whichever the position has; probabilities optional. */
-size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
-                       double *prob);
+static inline size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos,
+                                     tg_move *out, double *prob)
+{
+    switch (pos->phase) {
+    case TG__DECIDE:
+        return cfg->game->moves(cfg, pos, out);
+    case TG__CHANCE: {
+        if (!cfg->game->chance)
+            return 0;
+        double scratch[TG__MAX_MOVES];
+        return cfg->game->chance(cfg, pos, out, prob ? prob : scratch);
+    }
+    default:
+        return 0;
+    }
+}
 
 /* The catalogue, in tg_game_id order. */
 extern const struct tg_game tg__halusa;

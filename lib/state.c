@@ -45,39 +45,6 @@ tg_status tg__state_push(tg_state *s, tg_move m)
     return TG_OK;
 }
 
-uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
-{
-    uint64_t result = cfg->game->apply(cfg, pos, m);
-    if (result & TG__ENDLESS || cfg->game->quiet_option < 0)
-        return result;
-    if (result & (TG__CAPTURED | TG__NEW_ROUND))
-        pos->quiet = 0;
-    else if (pos->quiet < UINT16_MAX)
-        pos->quiet++;
-    /* The quiet limit only ends what the game's own rules left running. */
-    if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER &&
-        !(result & TG__NEW_ROUND))
-        cfg->game->quiet_end(cfg, pos);
-    return result;
-}
-
-size_t tg__options_now(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
-                       double *prob)
-{
-    switch (pos->phase) {
-    case TG__DECIDE:
-        return cfg->game->moves(cfg, pos, out);
-    case TG__CHANCE: {
-        if (!cfg->game->chance)
-            return 0;
-        double scratch[TG__MAX_MOVES];
-        return cfg->game->chance(cfg, pos, out, prob ? prob : scratch);
-    }
-    default:
-        return 0;
-    }
-}
-
 /* Zobrist hashing with keys computed rather than tabulated: the key of (slot, value) is a
  * fixed 64-bit mix of both, so the hash is the same on every platform and in every run, needs
  * no table in memory and stays incrementally updatable (XOR a key out, XOR a key in). */
