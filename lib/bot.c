@@ -175,8 +175,8 @@ struct node {
     uint32_t first_child;  /* index, 0 for none: the root is never a child */
     uint32_t next_sibling; /* index, 0 for none */
     uint32_t visits;
-    uint16_t children;     /* how many children exist */
-    uint8_t mover;         /* the player to move at the parent: rewards are theirs */
+    uint16_t children; /* how many children exist */
+    uint8_t mover;     /* the player to move at the parent: rewards are theirs */
     uint8_t unused;
     double reward; /* the mover's rewards summed over the visits: 1 win, 1/2 draw, 0 loss */
 };
@@ -241,7 +241,8 @@ static uint32_t ucb_child(const struct tree *t, uint32_t at, double exploration)
     for (uint32_t i = t->node[at].first_child; i; i = t->node[i].next_sibling) {
         const struct node *c = &t->node[i];
         double score = c->reward / c->visits + exploration * sqrt(log_visits / c->visits);
-        if (best == 0 || score > best_score || (score == best_score && c->move < t->node[best].move)) {
+        if (best == 0 || score > best_score ||
+            (score == best_score && c->move < t->node[best].move)) {
             best = i;
             best_score = score;
         }
@@ -257,8 +258,8 @@ static double reward_of_player0(const struct tg_pos *pos)
     return pos->score[0] > pos->score[1] ? 1.0 : pos->score[0] < pos->score[1] ? 0.0 : 0.5;
 }
 
-static void mcts_iteration(const struct tg_config *cfg, const struct tg_pos *root,
-                           struct tree *t, double exploration, uint64_t *rng)
+static void mcts_iteration(const struct tg_config *cfg, const struct tg_pos *root, struct tree *t,
+                           double exploration, uint64_t *rng)
 {
     tg_move moves[TG__MAX_MOVES];
     double prob[TG__MAX_MOVES];

@@ -80,7 +80,7 @@ struct tg_game {
     const char *name;
     const struct tg_option_def *options; /* in canonical-spec order */
     size_t option_count;
-    int quiet_option;          /* index of the quiet option, or -1 if none */
+    int quiet_option; /* index of the quiet option, or -1 if none */
 
     /* Board size, tables and bounds from cfg->opt. */
     void (*setup)(struct tg_config *cfg);
@@ -126,9 +126,9 @@ struct tg_config {
     const struct tg_game *game;
     int opt[TG__MAX_OPTIONS]; /* choice index or number, per option */
     int rows, cols, cells;
-    unsigned quiet_limit;   /* 0: no limit */
-    size_t max_moves;       /* bound on moves() and chance() counts */
-    int total;              /* counters (or pieces) in play, for validation */
+    unsigned quiet_limit;      /* 0: no limit */
+    size_t max_moves;          /* bound on moves() and chance() counts */
+    int total;                 /* counters (or pieces) in play, for validation */
     const char *const *fields; /* names of the position fields these options need, in order */
     size_t field_count;
     union {

@@ -85,8 +85,8 @@ static inline uint32_t tg__uniform_below(uint64_t *rng, uint32_t n)
 tg_move tg__pick(const struct tg_config *cfg, const struct tg_pos *pos, uint64_t *rng,
                  const tg_move *moves, const double *prob, size_t n);
 /* stats: NULL, or TG_STAT_COUNT counters that the playout adds to. */
-size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,
-                   size_t max_plies, uint64_t *stats);
+size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng, size_t max_plies,
+                   uint64_t *stats);
 uint64_t tg__perft(const struct tg_config *cfg, const struct tg_pos *pos, unsigned depth);
 
 #endif

@@ -108,7 +108,7 @@ static unsigned unit_cells(const struct tg_pos *pos, int player, unsigned from, 
 }
 
 #define FOR_EACH_UNIT_CELL(cell, pos, player, from, to)                                            \
-    for (unsigned cell = next_unit(pos, player, from, to); cell < (to);                           \
+    for (unsigned cell = next_unit(pos, player, from, to); cell < (to);                            \
          cell = next_unit(pos, player, cell + 1, to))
 
 /* ---- throws: four sticks, white on one side --------------------------------------------- */
@@ -185,25 +185,30 @@ static inline tg_move decision(int cell, unsigned v, unsigned count)
 
 /* Appends the decisions of the unit on `cell`; stops early (returning nonzero) when `out` is
  * NULL and one is found, for callers that only ask whether any exists. */
-static size_t unit_decisions(const struct tg_config *cfg, const struct tg_pos *pos, int me,
-                             int cell, const unsigned *values, int value_count, tg_move *out)
+static inline size_t unit_decisions(const struct tg_config *cfg, const struct tg_pos *pos, int me,
+                                    int cell, const unsigned *values, int value_count, tg_move *out)
 {
     const struct tg_track *track = &cfg->track[me];
     unsigned n = (unsigned)width_of(cfg);
     uint8_t unit = pos->cell[cell];
     unsigned size = unit_size(unit), p = track->at[cell];
     size_t k = 0;
-    /* A locked piece moves only with a 1, the smallest value if it is stored at all. */
-    if (unit & LOCKED_BIT)
-        value_count = value_count > 0 && values[0] == 1 ? 1 : 0;
     /* can_step() for every value at once: the values ascend, and in the home row the first
      * own piece ahead bars every step that reaches or passes it. */
     unsigned barrier = track->len;
-    for (unsigned q = p + 1; q < n; q++)
-        if (is_mine(pos->cell[track->cell[q]], me)) {
-            barrier = q;
-            break;
-        }
+    if (unit & LOCKED_BIT) {
+        /* A locked piece moves only with a 1 (the smallest value, if stored), and a single
+         * step passes over nothing: only where it lands matters. */
+        if (value_count == 0 || values[0] != 1)
+            return 0;
+        value_count = 1;
+    } else {
+        for (unsigned q = p + 1; q < n; q++)
+            if (is_mine(pos->cell[track->cell[q]], me)) {
+                barrier = q;
+                break;
+            }
+    }
     for (int i = 0; i < value_count; i++) {
         unsigned v = values[i], to = p + v;
         if (to >= barrier)
@@ -232,12 +237,14 @@ static size_t collect(const struct tg_config *cfg, const struct tg_pos *pos, con
     unsigned far_from = me == 0 ? 3 * n : 0, far_to = far_from + n;
     unsigned near_from = me == 0 ? 0 : n, near_to = near_from + 3 * n;
     if (!out) { /* only whether any decision exists: stop at the first */
-        FOR_EACH_UNIT_CELL(cell, pos, me, near_from, near_to)
+        FOR_EACH_UNIT_CELL (cell, pos, me, near_from, near_to) {
             if (unit_decisions(cfg, pos, me, (int)cell, values, value_count, NULL))
                 return 1;
-        FOR_EACH_UNIT_CELL(cell, pos, me, far_from, far_to)
+        }
+        FOR_EACH_UNIT_CELL (cell, pos, me, far_from, far_to) {
             if (unit_decisions(cfg, pos, me, (int)cell, values, value_count, NULL))
                 return 1;
+        }
         return 0;
     }
     uint8_t cells[TG__MAX_CELLS];
@@ -300,7 +307,7 @@ static bool anyone_can_step(const struct tg_config *cfg, const struct tg_pos *po
 {
     unsigned cells = (unsigned)cfg->cells;
     for (int owner = 0; owner < 2; owner++) {
-        FOR_EACH_UNIT_CELL(cell, pos, owner, 0, cells) {
+        FOR_EACH_UNIT_CELL (cell, pos, owner, 0, cells) {
             uint8_t c = pos->cell[cell];
             unsigned p = cfg->track[owner].at[cell];
             for (int k = 0; k < THROW_KINDS; k++)

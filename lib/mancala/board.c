@@ -95,7 +95,6 @@ void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise)
     tg__ring_init(&cfg->ring[1], order[1], (unsigned)(2 * w));
 }
 
-
 void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos)
 {
     for (int p = 0; p < 2; p++)

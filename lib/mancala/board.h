@@ -108,8 +108,8 @@ static inline unsigned tg__mancala_board_total(const struct tg_config *cfg,
     return tg__cells_sum(pos->cell, (unsigned)cfg->cells);
 }
 
-static inline unsigned tg__mancala_side_total(const struct tg_config *cfg,
-                                              const struct tg_pos *pos, int player)
+static inline unsigned tg__mancala_side_total(const struct tg_config *cfg, const struct tg_pos *pos,
+                                              int player)
 {
     unsigned half = (unsigned)cfg->cells / 2;
     return tg__cells_sum(pos->cell + (unsigned)player * half, half);

@@ -74,9 +74,9 @@ static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, u
 /* Sows `lap` and every lap the rule chains after it. On return *last is the ring position of
  * the last counter sown and *sown the number of counters sown over all laps. Returns false
  * for an endless move: the sowing is a deterministic function of (board, lap) at each lap
- * start, so a repeat of that state means it never ends. Brent's cycle finder keeps one saved state, so memory stays
- * constant however long the cycle (Walak-pussa has cycles of over 14 million laps); the board
- * is then left mid-sowing and the caller restores it. `cells` is the size of the board.
+ * start, so a repeat of that state means it never ends. Brent's cycle finder keeps one saved state,
+ * so memory stays constant however long the cycle (Walak-pussa has cycles of over 14 million laps);
+ * the board is then left mid-sowing and the caller restores it. `cells` is the size of the board.
  * Inline, so that each game's call gets its rule inlined into the lap loop. */
 static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells,
                              struct tg_lap lap, tg__relay_rule rule, void *ctx, unsigned *last,
