@@ -113,8 +113,8 @@ static const char *const fn_names[F_COUNT] = {
     "tg_state_copy",       "tg_state_playout",       "tg_perft",
     "tg_state_hash",       "tg_state_equal",         "tg_move_to_string",
     "tg_move_from_string", "tg_state_to_string",     "tg_state_render",
-    "tg_state_history",    "queries (player, turn, terminal, winner, score, returns, ply, "
-                           "count, owner, flags, rules)",
+    "tg_state_history",
+    "queries (player, turn, terminal, winner, score, returns, ply, count, owner, flags, rules)",
     "tg_bot_choose random", "tg_bot_choose greedy",
 };
 
