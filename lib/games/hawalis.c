@@ -40,6 +40,13 @@ static void hawalis_init(const struct tg_config *cfg, struct tg_pos *pos)
 /* A move starts from a hole of 2 or more if the mover has one; otherwise from a single counter
  * whose next hole round the ring is empty (de Voogt: a single counter is never sown into an
  * occupied hole). */
+/* A hole of one counter may be played only into an empty next hole round the ring. */
+static inline bool singleton_playable(const struct tg_ring *ring, const struct tg_pos *pos,
+                                      int cell)
+{
+    return pos->cell[cell] == 1 && !pos->cell[ring->hole[tg__ring_next(ring, ring->at[cell])]];
+}
+
 static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
     int me = pos->side, half = cfg->cells / 2;
@@ -48,7 +55,7 @@ static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *po
     if (k > 0)
         return k;
     for (int cell = me * half; cell < (me + 1) * half; cell++) {
-        if (pos->cell[cell] != 1 || pos->cell[ring->hole[tg__ring_next(ring, ring->at[cell])]])
+        if (!singleton_playable(ring, pos, cell))
             continue;
         if (out)
             out[k] = (tg_move)cell;
@@ -65,7 +72,7 @@ static bool hawalis_has_move(const struct tg_config *cfg, const struct tg_pos *p
         return true;
     const struct tg_ring *ring = &cfg->ring[me];
     for (int cell = me * half; cell < (me + 1) * half; cell++)
-        if (pos->cell[cell] == 1 && !pos->cell[ring->hole[tg__ring_next(ring, ring->at[cell])]])
+        if (singleton_playable(ring, pos, cell))
             return true;
     return false;
 }
