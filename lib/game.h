@@ -94,6 +94,10 @@ struct tg_game {
     /* Applies a move from moves() or chance(); never fails. Returns TG__CAPTURED, TG__ENDLESS,
      * TG__NEW_ROUND, or-ed with TG__SOWN(counters sown, endless sowing included). */
     uint64_t (*apply)(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+    /* Optional: the game's own random playout loop, move for move and draw for draw the
+     * generic one in random.c (see tg__move_set_playout() in playout.h); NULL for that one. */
+    size_t (*playout)(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,
+                      size_t max_plies, uint64_t *stats);
     /* Ends a game (or round) that reached the quiet limit; NULL if the game has no limit. */
     void (*quiet_end)(const struct tg_config *cfg, struct tg_pos *pos);
 
@@ -154,11 +158,16 @@ static inline int tg__winner_by_score(const struct tg_pos *pos)
     return pos->score[0] > pos->score[1] ? 0 : 1;
 }
 
+typedef uint64_t tg__apply_fn(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+
 /* Applies a legal move with the common rules around it (the quiet limit). The one path used
- * by tg_state_apply, playouts, perft and the bots; inline, since it runs once a ply. */
-static inline uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+ * by tg_state_apply, playouts, perft and the bots; inline, since it runs once a ply, and
+ * with the game's apply as a parameter so that a game's own playout loop can have it inlined
+ * too. */
+static inline uint64_t tg__play_with(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                                     tg__apply_fn *apply)
 {
-    uint64_t result = cfg->game->apply(cfg, pos, m);
+    uint64_t result = apply(cfg, pos, m);
     if (result & TG__ENDLESS || cfg->game->quiet_option < 0)
         return result;
     if (result & (TG__CAPTURED | TG__NEW_ROUND))
@@ -170,6 +179,59 @@ static inline uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos,
         !(result & TG__NEW_ROUND))
         cfg->game->quiet_end(cfg, pos);
     return result;
+}
+
+static inline uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    return tg__play_with(cfg, pos, m, cfg->game->apply);
+}
+
+/* The lowest set bit of a non-zero word, and the number of set bits. */
+static inline unsigned tg__lowest_bit(uint64_t x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned i = 0;
+    for (; !(x & 1u); x >>= 1)
+        i++;
+    return i;
+#endif
+}
+
+static inline unsigned tg__bit_count(uint64_t x)
+{
+#if defined(__GNUC__) && defined(__POPCNT__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    /* Without the instruction, the builtin is a library call: sums of bits in ever wider
+     * lanes cost less. */
+    x -= (x >> 1) & UINT64_C(0x5555555555555555);
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+#endif
+}
+
+/* Move sets, for games whose decisions are cells less than 64 apart: bit i of a set stands
+ * for the move first + i. Listing one ascending (as tg_game.moves does), and its k-th move. */
+static inline size_t tg__move_set_list(uint64_t set, unsigned first, tg_move *out)
+{
+    if (!out)
+        return tg__bit_count(set);
+    size_t k = 0;
+    for (; set; set &= set - 1)
+        out[k++] = (tg_move)(first + tg__lowest_bit(set));
+    return k;
+}
+
+static inline tg_move tg__move_set_nth(uint64_t set, unsigned first, unsigned k)
+{
+    /* A plain loop: a branch-free select (prefix sums of bit counts) measured slower here,
+     * its longer dependency chain costing more than the loop's mispredicted exit. */
+    while (k--)
+        set &= set - 1;
+    return (tg_move)(first + tg__lowest_bit(set));
 }
 
 /* Legal decisions or chance outcomes, whichever the position has; probabilities optional. */

@@ -3,6 +3,8 @@
 #define TG_INTERNAL_H
 
 #include "game.h"
+#include "playout.h"
+#include "rng.h"
 
 #define TG__SPEC_MAX 128
 
@@ -56,34 +58,7 @@ void tg__pos_write(const struct tg_rules *rules, const struct tg_pos *pos, struc
 void tg__pos_render(const struct tg_rules *rules, const struct tg_pos *pos, size_t ply,
                     struct tg_out *o);
 
-/* random.c */
-/* The generator and its unbiased bounded draw, inline: a playout draws once a ply. */
-static inline uint64_t tg__splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* A uniform index below n: Lemire's multiply-shift on the high 32 bits of a draw, with
- * rejection of the few values that would bias it. */
-static inline uint32_t tg__uniform_below(uint64_t *rng, uint32_t n)
-{
-    uint64_t m = (tg__splitmix64(rng) >> 32) * (uint64_t)n;
-    uint32_t low = (uint32_t)m;
-    if (low < n) {
-        uint32_t threshold = (uint32_t)(-n) % n;
-        while (low < threshold) {
-            m = (tg__splitmix64(rng) >> 32) * (uint64_t)n;
-            low = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
-tg_move tg__pick(const struct tg_config *cfg, const struct tg_pos *pos, uint64_t *rng,
-                 const tg_move *moves, const double *prob, size_t n);
+/* random.c (the generator is in rng.h, the random draw of a move in playout.h) */
 /* stats: NULL, or TG_STAT_COUNT counters that the playout adds to. */
 size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng, size_t max_plies,
                    uint64_t *stats);

@@ -1196,6 +1196,52 @@ static void test_undo(void **unused)
     tg_state_free(s);
 }
 
+/* A playout is tg_state_apply_random() repeated, draw for draw, whichever loop plays it (the
+ * mancala games have their own): over option sets that reach every ending (quiet limits,
+ * endless moves, new rounds, must-feed), and cut short at every length up to 40 plies. */
+static void test_playout_is_apply_random(void **unused)
+{
+    (void)unused;
+    static const char *const specs[] = {
+        "halusa",
+        "halusa:remainder=owner,quiet=6",
+        "walak-pussa",
+        "walak-pussa:rounds=match,quiet=4",
+        "hus",
+        "hus:width=12,quiet=3",
+        "hus:width=16",
+        "hawalis",
+        "hawalis:variant=zanzibar,quiet=5",
+        "tab",
+        "tab:width=29",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        tg_rules *r = NULL;
+        TU_OK(tg_rules_new(specs[i], &r));
+        for (uint64_t seed = 1; seed <= 30; seed++) {
+            for (size_t max = 0; max <= 41; max++) {
+                size_t cap = max == 41 ? 1000000 : max;
+                tg_state *a = NULL, *b = NULL;
+                TU_OK(tg_state_new(r, &a));
+                TU_OK(tg_state_new(r, &b));
+                uint64_t ra = seed * 0x9E3779B97F4A7C15u, rb = ra;
+                size_t plies = 0, applied = 0;
+                TU_OK(tg_state_playout(a, &ra, cap, &plies));
+                while (applied < cap && !tg_state_is_terminal(b)) {
+                    TU_OK(tg_state_apply_random(b, &rb));
+                    applied++;
+                }
+                if (plies != applied || ra != rb || !tg_state_equal(a, b))
+                    TU_FAIL("%s seed %llu max %zu: playout %zu plies, apply_random %zu", specs[i],
+                            (unsigned long long)seed, cap, plies, applied);
+                tg_state_free(a);
+                tg_state_free(b);
+            }
+        }
+        tg_rules_free(r);
+    }
+}
+
 /* tg_state_playout_stats plays exactly tg_state_playout's moves and counts them: checked
  * against the same game played move by move, where decisions, chance outcomes and (Halusa,
  * one lap per move) the counters sown can be counted from outside. */
@@ -1462,6 +1508,7 @@ int main(void)
         cmocka_unit_test(test_list_buffers),
         cmocka_unit_test(test_undo),
         cmocka_unit_test(test_copy_mismatch),
+        cmocka_unit_test(test_playout_is_apply_random),
         cmocka_unit_test(test_playout_stats),
         cmocka_unit_test(test_rules_lifetime),
         cmocka_unit_test(test_clone),

@@ -2,6 +2,7 @@
  * One shared anticlockwise ring, a single lap per move, even-count captures chained backwards
  * through the mover's own holes, and the must-feed rule. */
 #include "../mancala/board.h"
+#include "../playout.h"
 
 #include <string.h>
 
@@ -42,36 +43,43 @@ static bool feeds_opponent(const struct tg_config *cfg, int player, int cell, un
     return n >= HALUSA_COLS - rel;
 }
 
-static size_t halusa_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+static uint64_t halusa_move_set(const struct tg_config *cfg, const struct tg_pos *pos,
+                                unsigned *first)
 {
     int me = pos->side;
+    *first = (unsigned)(me * HALUSA_COLS);
+    uint64_t own = tg__cells_set(pos->cell, *first, HALUSA_COLS, 0xFF);
     /* Sowing only adds to the opponent's row and captures only take from one's own, so
      * must-feed only restricts a player whose opponent's row is already empty. */
-    if (tg__cells_any(pos->cell + (1 - me) * HALUSA_COLS, HALUSA_COLS, 0xFF))
-        return tg__cells_list(pos->cell, (unsigned)(me * HALUSA_COLS), HALUSA_COLS, 0xFF, out);
-    size_t k = 0;
-    for (int cell = me * HALUSA_COLS; cell < (me + 1) * HALUSA_COLS; cell++) {
-        unsigned n = pos->cell[cell];
-        if (n == 0)
-            continue;
-        if (!feeds_opponent(cfg, me, cell, n))
-            continue;
-        if (out)
-            out[k] = (tg_move)cell;
-        k++;
+    if (!own || tg__cells_any(pos->cell + (1 - me) * HALUSA_COLS, HALUSA_COLS, 0xFF))
+        return own;
+    uint64_t feeding = 0;
+    for (uint64_t rest = own; rest; rest &= rest - 1) {
+        unsigned i = tg__lowest_bit(rest);
+        int cell = (int)(*first + i);
+        if (feeds_opponent(cfg, me, cell, pos->cell[cell]))
+            feeding |= UINT64_C(1) << i;
     }
-    return k;
+    return feeding;
 }
 
-/* halusa_moves() != 0, without listing: the player to move has a counter, and if the row
- * opposite is empty, a hole that reaches it. */
+static size_t halusa_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    unsigned first;
+    uint64_t set = halusa_move_set(cfg, pos, &first);
+    return tg__move_set_list(set, first, out);
+}
+
+/* halusa_move_set() != 0, mostly without building it: the player to move has a counter, and
+ * if the row opposite is empty, a hole that reaches it. The end test after every move. */
 static bool halusa_has_move(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     int me = pos->side;
     if (!tg__cells_any(pos->cell + me * HALUSA_COLS, HALUSA_COLS, 0xFF))
         return false;
+    unsigned first;
     return tg__cells_any(pos->cell + (1 - me) * HALUSA_COLS, HALUSA_COLS, 0xFF) ||
-           halusa_moves(cfg, pos, NULL) > 0;
+           halusa_move_set(cfg, pos, &first) != 0;
 }
 
 static void halusa_end(const struct tg_config *cfg, struct tg_pos *pos, int last_mover)
@@ -96,11 +104,12 @@ static uint64_t halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg
 
     /* Hyde: the last counter making one's own hole even captures it, and the holes before it
      * go too while they stay even; an odd, empty or foreign hole stops the chain. */
-    unsigned taken = 0;
+    unsigned taken = 0, own_from = (unsigned)(me * HALUSA_COLS);
     for (;;) {
         int cell = ring->hole[at];
         unsigned c = pos->cell[cell];
-        if (cell / HALUSA_COLS != me || c == 0 || c % 2 != 0)
+        /* One's own holes are the ring positions own_from .. own_from + 5. */
+        if (at - own_from >= HALUSA_COLS || c == 0 || c % 2 != 0)
             break;
         taken += c;
         pos->cell[cell] = 0;
@@ -124,6 +133,12 @@ static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     return pos->score[0] % 2 == 0 && pos->score[1] % 2 == 0;
 }
 
+TG__FLATTEN static size_t halusa_playout(const struct tg_config *cfg, struct tg_pos *pos,
+                                         uint64_t *rng, size_t max_plies, uint64_t *stats)
+{
+    return tg__move_set_playout(cfg, pos, rng, max_plies, stats, halusa_move_set, halusa_apply);
+}
+
 const struct tg_game tg__halusa = {
     .id = "halusa",
     .name = "Halusa",
@@ -135,6 +150,7 @@ const struct tg_game tg__halusa = {
     .moves = halusa_moves,
     .chance = NULL,
     .apply = halusa_apply,
+    .playout = halusa_playout,
     .quiet_end = tg__mancala_quiet_end_own_sides,
     .count = tg__mancala_count,
     .owner = tg__mancala_owner,

@@ -3,6 +3,7 @@
  * their own two rows; a move ending in an empty hole of one's inner row captures the facing
  * enemy holes, and the catch leaves the board for the captor's score. */
 #include "../mancala/board.h"
+#include "../playout.h"
 
 enum { OPT_VARIANT = 0, OPT_QUIET = 1 };
 enum { VARIANT_OMAN = 0, VARIANT_ZANZIBAR = 1 };
@@ -47,24 +48,32 @@ static inline bool singleton_playable(const struct tg_ring *ring, const struct t
     return pos->cell[cell] == 1 && !pos->cell[ring->hole[tg__ring_next(ring, ring->at[cell])]];
 }
 
-static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+static uint64_t hawalis_move_set(const struct tg_config *cfg, const struct tg_pos *pos,
+                                 unsigned *first)
 {
     int me = pos->side, half = cfg->cells / 2;
     const struct tg_ring *ring = &cfg->ring[me];
-    size_t k = tg__cells_list(pos->cell, (unsigned)(me * half), (unsigned)half, 0xFE, out);
-    if (k > 0)
-        return k;
-    for (int cell = me * half; cell < (me + 1) * half; cell++) {
-        if (!singleton_playable(ring, pos, cell))
-            continue;
-        if (out)
-            out[k] = (tg_move)cell;
-        k++;
+    *first = (unsigned)(me * half);
+    uint64_t set = tg__cells_set(pos->cell, *first, (unsigned)half, 0xFE);
+    if (set)
+        return set;
+    for (uint64_t ones = tg__cells_set(pos->cell, *first, (unsigned)half, 0xFF); ones;
+         ones &= ones - 1) {
+        unsigned i = tg__lowest_bit(ones);
+        if (singleton_playable(ring, pos, (int)(*first + i)))
+            set |= UINT64_C(1) << i;
     }
-    return k;
+    return set;
 }
 
-/* hawalis_moves() != 0, stopping at the first move found. */
+static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    unsigned first;
+    uint64_t set = hawalis_move_set(cfg, pos, &first);
+    return tg__move_set_list(set, first, out);
+}
+
+/* hawalis_move_set() != 0, stopping at the first move found: the end test after every move. */
 static bool hawalis_has_move(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     int me = pos->side, half = cfg->cells / 2;
@@ -142,6 +151,12 @@ static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     return tg__mancala_draw_has_equal_scores(pos);
 }
 
+TG__FLATTEN static size_t hawalis_playout(const struct tg_config *cfg, struct tg_pos *pos,
+                                          uint64_t *rng, size_t max_plies, uint64_t *stats)
+{
+    return tg__move_set_playout(cfg, pos, rng, max_plies, stats, hawalis_move_set, hawalis_apply);
+}
+
 const struct tg_game tg__hawalis = {
     .id = "hawalis",
     .name = "Hawalis",
@@ -153,6 +168,7 @@ const struct tg_game tg__hawalis = {
     .moves = hawalis_moves,
     .chance = NULL,
     .apply = hawalis_apply,
+    .playout = hawalis_playout,
     .quiet_end = tg__mancala_quiet_end_own_sides,
     .count = tg__mancala_count,
     .owner = tg__mancala_owner,

@@ -3,6 +3,7 @@
  * in an occupied inner hole opposite an occupied enemy inner hole captures it (and the outer
  * hole behind it), and the captured counters are sown on as the next lap. */
 #include "../mancala/board.h"
+#include "../playout.h"
 
 #include <string.h>
 
@@ -42,10 +43,19 @@ static void hus_init(const struct tg_config *cfg, struct tg_pos *pos)
     update_scores(cfg, pos);
 }
 
-static size_t hus_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+/* A move starts from any of one's own holes with two or more counters. */
+static uint64_t hus_move_set(const struct tg_config *cfg, const struct tg_pos *pos, unsigned *first)
 {
     unsigned half = (unsigned)cfg->cells / 2;
-    return tg__cells_list(pos->cell, pos->side * half, half, 0xFE, out);
+    *first = pos->side * half;
+    return tg__cells_set(pos->cell, *first, half, 0xFE);
+}
+
+static size_t hus_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    unsigned first;
+    uint64_t set = hus_move_set(cfg, pos, &first);
+    return tg__move_set_list(set, first, out);
 }
 
 struct hus_turn {
@@ -128,6 +138,12 @@ static bool hus_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     return tg__mancala_draw_has_equal_scores(pos);
 }
 
+TG__FLATTEN static size_t hus_playout(const struct tg_config *cfg, struct tg_pos *pos,
+                                      uint64_t *rng, size_t max_plies, uint64_t *stats)
+{
+    return tg__move_set_playout(cfg, pos, rng, max_plies, stats, hus_move_set, hus_apply);
+}
+
 const struct tg_game tg__hus = {
     .id = "hus",
     .name = "Hus",
@@ -139,6 +155,7 @@ const struct tg_game tg__hus = {
     .moves = hus_moves,
     .chance = NULL,
     .apply = hus_apply,
+    .playout = hus_playout,
     .quiet_end = hus_quiet_end,
     .count = tg__mancala_count,
     .owner = tg__mancala_owner,

@@ -3,6 +3,7 @@
  * counter is lifted next), the pussa kanawa capture across an empty hole and its chain, and an
  * optional match of several rounds in which short stores leave holes dead. */
 #include "../mancala/board.h"
+#include "../playout.h"
 
 #include <string.h>
 
@@ -89,10 +90,18 @@ static void live_ring(const struct tg_config *cfg, const struct tg_pos *pos, str
     tg__ring_init(out, order, n);
 }
 
-static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+static uint64_t wp_move_set(const struct tg_config *cfg, const struct tg_pos *pos, unsigned *first)
 {
     (void)cfg;
-    return tg__cells_list(pos->cell, pos->side * WP_COLS, WP_COLS, 0xFF, out);
+    *first = pos->side * WP_COLS;
+    return tg__cells_set(pos->cell, *first, WP_COLS, 0xFF);
+}
+
+static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    unsigned first;
+    uint64_t set = wp_move_set(cfg, pos, &first);
+    return tg__move_set_list(set, first, out);
 }
 
 /* Indian-style relay: when the hole after the last counter is occupied, its counters are
@@ -351,6 +360,12 @@ static bool wp_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     return pos->winner == tg__winner_by_score(pos);
 }
 
+TG__FLATTEN static size_t wp_playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,
+                                     size_t max_plies, uint64_t *stats)
+{
+    return tg__move_set_playout(cfg, pos, rng, max_plies, stats, wp_move_set, wp_apply);
+}
+
 const struct tg_game tg__walak_pussa = {
     .id = "walak-pussa",
     .name = "Walak-pussa",
@@ -362,6 +377,7 @@ const struct tg_game tg__walak_pussa = {
     .moves = wp_moves,
     .chance = NULL,
     .apply = wp_apply,
+    .playout = wp_playout,
     .quiet_end = wp_quiet_end,
     .count = tg__mancala_count,
     .owner = tg__mancala_owner,

@@ -67,41 +67,31 @@ bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_p
  * both. */
 void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise);
 
-/* Counters on the board, and on one player's side of it. */
-/* Lists, ascending, the holes among n from cell[first] with a bit of `mask` set (see
- * tg__cells_any) as moves into out (if not NULL); returns how many. */
-static inline size_t tg__cells_list(const uint8_t *cell, unsigned first, unsigned n, uint8_t mask,
-                                    tg_move *out)
+/* The holes among n (at most 64) from cell[first] with a bit of `mask` set (see
+ * tg__cells_any), as a move set: bit i stands for the hole first + i. */
+static inline uint64_t tg__cells_set(const uint8_t *cell, unsigned first, unsigned n, uint8_t mask)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = UINT64_C(0x8080808080808080);
-    uint64_t m = UINT64_C(0x0101010101010101) * mask;
-    size_t k = 0;
+    uint64_t m = UINT64_C(0x0101010101010101) * mask, set = 0;
     for (unsigned i = 0; i < n; i += 8) {
         uint64_t t = tg__cells_word(cell + first + i, n - i) & m;
-        /* The high bit of each byte that is not zero. */
+        /* The high bit of each byte that is not zero, then those eight bits gathered into the
+         * top byte by one multiplication (no two partial products meet, so nothing carries). */
         uint64_t hit = (((t & low7) + low7) | t) & high;
-        if (!out) {
-            k += (size_t)__builtin_popcountll(hit);
-            continue;
-        }
-        for (; hit; hit &= hit - 1)
-            out[k++] = (tg_move)(first + i + (unsigned)__builtin_ctzll(hit) / 8);
+        set |= ((hit >> 7) * UINT64_C(0x0102040810204080)) >> 56 << i;
     }
-    return k;
+    return set;
 #else
-    size_t k = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (!(cell[first + i] & mask))
-            continue;
-        if (out)
-            out[k] = (tg_move)(first + i);
-        k++;
-    }
-    return k;
+    uint64_t set = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (cell[first + i] & mask)
+            set |= UINT64_C(1) << i;
+    return set;
 #endif
 }
 
+/* Counters on the board, and on one player's side of it. */
 static inline unsigned tg__mancala_board_total(const struct tg_config *cfg,
                                                const struct tg_pos *pos)
 {
