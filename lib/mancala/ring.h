@@ -13,7 +13,9 @@
 
 struct tg_ring {
     uint8_t len;
-    uint8_t hole[TG__RING_MAX]; /* ring position -> cell index */
+    /* ring position -> cell index, listed twice over (hole[p + len] == hole[p]) so that a
+     * sowing of less than a lap walks it without wrapping */
+    uint8_t hole[2 * TG__RING_MAX];
     uint8_t at[TG__RING_MAX];   /* cell index -> ring position, TG__NOT_ON_RING if absent */
 };
 
@@ -63,12 +65,11 @@ static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, u
         if (n == 0)
             return from;
     }
-    unsigned at = from;
-    while (n--) {
-        at = tg__ring_next(ring, at);
-        cell[ring->hole[at]]++;
-    }
-    return at;
+    const uint8_t *next = ring->hole + from + 1;
+    for (unsigned i = 0; i < n; i++)
+        cell[next[i]]++;
+    unsigned at = from + n;
+    return at >= len ? at - len : at;
 }
 
 /* Sows `lap` and every lap the rule chains after it. On return *last is the ring position of
