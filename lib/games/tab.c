@@ -3,8 +3,12 @@
  * silent). A race-and-capture game on four rows: each player walks a serpentine track through
  * all four rows, throws four sticks, stores the throws and then spends them one by one. */
 #include "../game.h"
+#include "../playout.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 enum { OPT_WIDTH = 0 };
 
@@ -43,10 +47,41 @@ static inline uint8_t make_unit(int owner, unsigned size, bool locked)
     return (uint8_t)((unsigned)owner << OWNER_SHIFT | (locked ? LOCKED_BIT : 0u) | size);
 }
 
-/* Move generation and the end checks visit only the cells that hold a player's units, found a
- * word at a time, not the whole board (4 x 29 cells at most). */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define TAB_WORD_SCAN 1
+/* Move generation and the end checks read the board a row at a time, each cell of the row
+ * becoming one bit of a mask (a row has at most 29 cells), a chunk of cells at once where the
+ * target allows. A row's last chunk may reach past the row, at most to cell 3 * 29 + 31, still
+ * on the board array; those bits are cut off. */
+#if defined(__SSE2__)
+#define TAB_CHUNK 16 /* comparing bytes and gathering their high bits are one instruction each */
+
+static inline __m128i load_chunk(const uint8_t *p)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+static inline uint32_t chunk_units(const uint8_t *p, int player)
+{
+    /* Player 1's units are the bytes with the high bit set, player 0's the other nonzero
+     * ones: those positive as signed bytes. */
+    __m128i x = load_chunk(p);
+    if (player)
+        return (uint32_t)_mm_movemask_epi8(x);
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, _mm_setzero_si128()));
+}
+
+static inline uint32_t chunk_locked(const uint8_t *p)
+{
+    /* The locked bit sits just below the high bit. */
+    return (uint32_t)_mm_movemask_epi8(_mm_slli_epi16(load_chunk(p), 1));
+}
+
+static inline uint32_t chunk_nonzero(const uint8_t *p)
+{
+    return ~(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(load_chunk(p), _mm_setzero_si128()));
+}
+#elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TAB_CHUNK 8 /* a word, each byte's verdict in its high bit (little-endian lanes) */
+
 static inline uint64_t load_word(const uint8_t *p)
 {
     uint64_t x;
@@ -54,62 +89,71 @@ static inline uint64_t load_word(const uint8_t *p)
     return x;
 }
 
-/* Bit 8i+7 set for each byte i of x that holds a unit of `player` (little-endian lanes). */
-static inline uint64_t units_of(uint64_t x, int player)
+static const uint64_t high_bits = UINT64_C(0x8080808080808080);
+
+/* Bit 8i+7 set for each byte i of x that is not zero. */
+static inline uint64_t nonzero_lanes(uint64_t x)
 {
-    const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = UINT64_C(0x8080808080808080);
-    if (player)
-        return x & high;
-    uint64_t nonzero = (((x & low7) + low7) | x) & high;
-    return nonzero & ~x;
+    const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F);
+    return (((x & low7) + low7) | x) & high_bits;
 }
 
+/* The lanes gathered into eight bits, byte i giving bit i: no two partial products of the
+ * multiplication meet, so nothing carries. */
+static inline uint32_t gather(uint64_t lanes)
+{
+    return (uint32_t)((lanes * UINT64_C(0x0002040810204081)) >> 56);
+}
+
+static inline uint32_t chunk_units(const uint8_t *p, int player)
+{
+    uint64_t x = load_word(p), owner1 = x & high_bits;
+    return gather(player ? owner1 : nonzero_lanes(x) & ~owner1);
+}
+
+static inline uint32_t chunk_locked(const uint8_t *p)
+{
+    /* The locked bit sits just below the owner bit. */
+    return gather((load_word(p) & UINT64_C(0x0101010101010101) * LOCKED_BIT) << 1);
+}
+
+static inline uint32_t chunk_nonzero(const uint8_t *p)
+{
+    return gather(nonzero_lanes(load_word(p)));
+}
 #endif
 
-/* The first cell in [from, to) holding a unit of `player`, or `to` if there is none. */
-static unsigned next_unit(const struct tg_pos *pos, int player, unsigned from, unsigned to)
+/* The columns of the n cells from `row` that hold a unit of `player`. */
+static inline uint32_t row_units(const uint8_t *row, unsigned n, int player)
 {
-#ifdef TAB_WORD_SCAN
-    for (unsigned base = from; base < to; base += 8) {
-        uint64_t hits = units_of(load_word(pos->cell + base), player);
-        if (to - base < 8)
-            hits &= (UINT64_C(1) << (8 * (to - base))) - 1;
-        if (hits)
-            return base + (unsigned)__builtin_ctzll(hits) / 8;
-    }
+#ifdef TAB_CHUNK
+    uint32_t units = chunk_units(row, player);
+    for (unsigned k = TAB_CHUNK; k < n; k += TAB_CHUNK)
+        units |= chunk_units(row + k, player) << k;
+    return units & ((UINT32_C(1) << n) - 1);
 #else
-    for (unsigned cell = from; cell < to; cell++)
-        if (is_mine(pos->cell[cell], player))
-            return cell;
+    uint32_t units = 0;
+    for (unsigned c = 0; c < n; c++)
+        units |= (uint32_t)is_mine(row[c], player) << c;
+    return units;
 #endif
-    return to;
 }
 
-/* Lists, in cell order, the cells in [from, to) that hold a unit of `player`; returns how
- * many (a player has at most one unit per piece, n <= 29). */
-static unsigned unit_cells(const struct tg_pos *pos, int player, unsigned from, unsigned to,
-                           uint8_t *out)
+/* The columns of the n cells from `row` that hold a locked piece. */
+static inline uint32_t row_locked(const uint8_t *row, unsigned n)
 {
-    unsigned k = 0;
-#ifdef TAB_WORD_SCAN
-    for (unsigned base = from; base < to; base += 8) {
-        uint64_t hits = units_of(load_word(pos->cell + base), player);
-        if (to - base < 8)
-            hits &= (UINT64_C(1) << (8 * (to - base))) - 1;
-        for (; hits; hits &= hits - 1)
-            out[k++] = (uint8_t)(base + (unsigned)__builtin_ctzll(hits) / 8);
-    }
+#ifdef TAB_CHUNK
+    uint32_t locked = chunk_locked(row);
+    for (unsigned k = TAB_CHUNK; k < n; k += TAB_CHUNK)
+        locked |= chunk_locked(row + k) << k;
+    return locked & ((UINT32_C(1) << n) - 1);
 #else
-    for (unsigned cell = from; cell < to; cell++)
-        if (is_mine(pos->cell[cell], player))
-            out[k++] = (uint8_t)cell;
+    uint32_t locked = 0;
+    for (unsigned c = 0; c < n; c++)
+        locked |= (uint32_t)((row[c] & LOCKED_BIT) != 0) << c;
+    return locked;
 #endif
-    return k;
 }
-
-#define FOR_EACH_UNIT_CELL(cell, pos, player, from, to)                                            \
-    for (unsigned cell = next_unit(pos, player, from, to); cell < (to);                            \
-         cell = next_unit(pos, player, cell + 1, to))
 
 /* ---- throws: four sticks, white on one side --------------------------------------------- */
 
@@ -183,114 +227,220 @@ static inline tg_move decision(int cell, unsigned v, unsigned count)
     return (tg_move)((unsigned)cell | v << 8 | count << 16);
 }
 
-/* Appends the decisions of the unit on `cell`; stops early (returning nonzero) when `out` is
- * NULL and one is found, for callers that only ask whether any exists. */
-static inline size_t unit_decisions(const struct tg_config *cfg, const struct tg_pos *pos, int me,
-                                    int cell, const unsigned *values, int value_count, tg_move *out)
+/* The rows of player `me`'s track in walking order (tab_setup): r = 0 is the home row, 1 and 2
+ * the central rows, 3 the opponent's row. Player 0 walks the home and second central rows
+ * eastwards and the others westwards, player 1 the other way round. */
+static inline unsigned track_row(int me, unsigned r)
 {
-    const struct tg_track *track = &cfg->track[me];
+    return me ? 3 - r : r;
+}
+
+/* The mover's units by board row (bit c of own[row] for column c), so that each rule of a step
+ * judges all of them at once by shifting a mask, instead of unit by unit. */
+struct mover_rows {
+    uint32_t own[4];
+    uint32_t locked; /* in the mover's home row, the only row where a piece can be locked */
+};
+
+static inline void read_mover_rows(const struct tg_config *cfg, const struct tg_pos *pos, int me,
+                                   struct mover_rows *rows)
+{
     unsigned n = (unsigned)width_of(cfg);
-    uint8_t unit = pos->cell[cell];
-    unsigned size = unit_size(unit), p = track->at[cell];
-    size_t k = 0;
-    /* can_step() for every value at once: the values ascend, and in the home row the first
-     * own piece ahead bars every step that reaches or passes it. */
-    unsigned barrier = track->len;
-    if (unit & LOCKED_BIT) {
-        /* A locked piece moves only with a 1 (the smallest value, if stored), and a single
-         * step passes over nothing: only where it lands matters. */
-        if (value_count == 0 || values[0] != 1)
-            return 0;
-        value_count = 1;
-    } else {
-        for (unsigned q = p + 1; q < n; q++)
-            if (is_mine(pos->cell[track->cell[q]], me)) {
-                barrier = q;
-                break;
-            }
-    }
-    for (int i = 0; i < value_count; i++) {
-        unsigned v = values[i], to = p + v;
-        if (to >= barrier)
-            break;
-        uint8_t there = pos->cell[track->cell[to]];
-        if (is_mine(there, me) && (to < n || to >= 3 * n))
-            continue; /* joining one's own pieces only in the central rows */
-        if (!out)
-            return 1;
-        out[k++] = decision(cell, v, size);
-        /* Hyde: a king is "uncoupled" by a throw that removes that number of pieces. */
-        if (size > v)
-            out[k++] = decision(cell, v, v);
-    }
-    return k;
+    /* Written out: the compiler then keeps the masks in registers. */
+    rows->own[0] = row_units(pos->cell, n, me);
+    rows->own[1] = row_units(pos->cell + n, n, me);
+    rows->own[2] = row_units(pos->cell + 2 * n, n, me);
+    rows->own[3] = row_units(pos->cell + 3 * n, n, me);
+    rows->locked = row_locked(pos->cell + track_row(me, 0) * n, n);
 }
 
-/* All decisions of the player to move with the given values, unsorted. Units in the
- * opponent's row (the last n track positions) may move only when no other unit can. */
-static size_t collect(const struct tg_config *cfg, const struct tg_pos *pos, const unsigned *values,
-                      int value_count, tg_move *out)
+/* The low eight bits of x in reverse order (the multiplications place each bit apart). */
+static inline uint32_t reverse8(uint32_t x)
 {
-    int me = pos->side;
+    uint64_t spread = ((x & 0xFF) * UINT64_C(0x80200802)) & UINT64_C(0x0884422110);
+    return (uint32_t)((spread * UINT64_C(0x0101010101)) >> 32) & 0xFF;
+}
+
+/* The columns of the second central row from which a step of 8 would land on one of the
+ * mover's units in the opponent's row. The track turns between the two rows, so walking on
+ * along it walks back along the columns: the first eight positions of the opponent's row
+ * mirrored. */
+static inline uint32_t landing8(const struct mover_rows *rows, unsigned n, int me)
+{
+    if (me)
+        return reverse8(rows->own[0]);
+    return reverse8(rows->own[3] >> (n - 8)) << (n - 8);
+}
+
+/* The home-row units with one of their own ahead within v positions, which bars their step;
+ * `*reach` is the v of `barred` so far (the values come in ascending order, so each widens
+ * the last). Ahead is east for player 0, west for player 1. */
+static inline uint32_t barred_at_home(const struct mover_rows *rows, int me, unsigned v,
+                                      unsigned *reach, uint32_t barred)
+{
+    uint32_t at_home = rows->own[track_row(me, 0)];
+    for (; *reach < v; ++*reach)
+        barred |= me ? at_home << (*reach + 1) : at_home >> (*reach + 1);
+    return barred;
+}
+
+/* can_step() for every unit of the mover's home and central rows at once: movable[row] marks
+ * the columns of the units in that board row that could move v (the opponent's row is left
+ * alone); returns them all together, nonzero if any can. `barred` is barred_at_home() and
+ * `landing` landing8(). */
+static inline uint32_t movable_near(const struct mover_rows *rows, int me, unsigned v,
+                                    uint32_t barred, uint32_t landing, uint32_t movable[4])
+{
+    unsigned home = track_row(me, 0), central = track_row(me, 1), last = track_row(me, 2);
+    /* Hyde: no passing over one's own pieces in one's own home row (nor joining them there);
+     * a locked piece moves only with a 1. */
+    movable[home] = rows->own[home] & ~barred & (v == 1 ? ~UINT32_C(0) : ~rows->locked);
+    /* Every step from the first central row ends in the central rows, where anything goes. */
+    movable[central] = rows->own[central];
+    /* From the second, a step past its end lands in the opponent's row, where one's own pieces
+     * may not be joined: a step of v lands there from 8 - v columns further on than one of 8
+     * (east for player 0, west for player 1). */
+    movable[last] = rows->own[last] & ~(me ? landing >> (8 - v) : landing << (8 - v));
+    return movable[home] | movable[central] | movable[last];
+}
+
+/* can_step() for every one of the mover's units in the opponent's row at once: not onto one's
+ * own pieces, nor past the end of the track (the westernmost column for player 0, walking
+ * westwards, the easternmost for player 1). */
+static inline uint32_t movable_far(const struct mover_rows *rows, unsigned n, int me, unsigned v)
+{
+    if (me)
+        return rows->own[0] & ~(rows->own[0] >> v) & ((UINT32_C(1) << (n - v)) - 1);
+    return rows->own[3] & ~(rows->own[3] << v) & ~((UINT32_C(1) << v) - 1);
+}
+
+/* The kinds of throw stored, bit k for throw_value[k] (so the values ascend with the bits). */
+static inline uint32_t stored_kinds(const struct tg_pos *pos)
+{
+#ifdef TAB_CHUNK
+    return chunk_nonzero(&STORED(pos, 0)) & ((UINT32_C(1) << THROW_KINDS) - 1);
+#else
+    uint32_t kinds = 0;
+    for (int k = 0; k < THROW_KINDS; k++)
+        kinds |= (uint32_t)(STORED(pos, k) != 0) << k;
+    return kinds;
+#endif
+}
+
+/* player_can_decide() and player_decisions() are written for either player and called with a
+ * constant `me` (by can_decide() and tab_moves()), so that the compiler can give each player a
+ * copy with its directions fixed. */
+
+static inline bool player_can_decide(const struct tg_config *cfg, const struct tg_pos *pos, int me,
+                                     uint32_t kinds)
+{
     unsigned n = (unsigned)width_of(cfg);
-    /* The opponent's row is row 3 for player 0 and row 0 for player 1. */
-    unsigned far_from = me == 0 ? 3 * n : 0, far_to = far_from + n;
-    unsigned near_from = me == 0 ? 0 : n, near_to = near_from + 3 * n;
-    if (!out) { /* only whether any decision exists: stop at the first */
-        FOR_EACH_UNIT_CELL (cell, pos, me, near_from, near_to) {
-            if (unit_decisions(cfg, pos, me, (int)cell, values, value_count, NULL))
-                return 1;
-        }
-        FOR_EACH_UNIT_CELL (cell, pos, me, far_from, far_to) {
-            if (unit_decisions(cfg, pos, me, (int)cell, values, value_count, NULL))
-                return 1;
-        }
-        return 0;
+    /* Most often a unit is in the first central row, from where any value will do. */
+    if (row_units(pos->cell + track_row(me, 1) * n, n, me))
+        return true;
+    struct mover_rows rows;
+    read_mover_rows(cfg, pos, me, &rows);
+    uint32_t landing = landing8(&rows, n, me), barred = 0, movable[4];
+    unsigned reach = 0;
+    for (; kinds; kinds &= kinds - 1) {
+        unsigned v = throw_value[tg__lowest_bit(kinds)];
+        barred = barred_at_home(&rows, me, v, &reach, barred);
+        if (movable_near(&rows, me, v, barred, landing, movable) || movable_far(&rows, n, me, v))
+            return true;
     }
-    uint8_t cells[TG__MAX_CELLS];
-    size_t k = 0;
-    for (int pass = 0; pass < 2 && k == 0; pass++) {
-        unsigned count = pass ? unit_cells(pos, me, far_from, far_to, cells)
-                              : unit_cells(pos, me, near_from, near_to, cells);
-        for (unsigned i = 0; i < count; i++) {
-            k += unit_decisions(cfg, pos, me, cells[i], values, value_count, out + k);
-        }
-    }
-    return k;
+    return false;
 }
 
-static int stored_values(const struct tg_pos *pos, unsigned *values)
+/* A listing of decisions in the making. A decision's count is its most significant part, then
+ * its value, then its cell; so every count of 1 comes first, listed value by value in cell
+ * order, and the kings' other decisions (counts from 2), which are few, are kept apart and
+ * sorted in after them. */
+struct listing {
+    tg_move *out;
+    size_t count, king_count;
+    tg_move king_moves[TG__MAX_MOVES];
+};
+
+/* Adds the decisions with value v of the units marked in `movable`, a mask of the columns of
+ * the board row starting at `first_cell`. */
+static inline void add_decisions(struct listing *list, const struct tg_pos *pos,
+                                 unsigned first_cell, unsigned v, uint32_t movable)
 {
-    int n = 0;
-    for (int k = 0; k < THROW_KINDS; k++) {
-        if (STORED(pos, k))
-            values[n++] = throw_value[k];
+    for (; movable; movable &= movable - 1) {
+        int cell = (int)(first_cell + tg__lowest_bit(movable));
+        unsigned size = unit_size(pos->cell[cell]);
+        if (size == 1 || v == 1)
+            list->out[list->count++] = decision(cell, v, 1);
+        if (size > 1) {
+            list->king_moves[list->king_count++] = decision(cell, v, size);
+            /* Hyde: a king is "uncoupled" by a throw that removes that number of pieces. */
+            if (v > 1 && size > v)
+                list->king_moves[list->king_count++] = decision(cell, v, v);
+        }
     }
-    return n;
 }
 
-static size_t tab_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+/* Units in the opponent's row (the last n track positions) may move only when no other unit
+ * can. */
+static inline size_t player_decisions(const struct tg_config *cfg, const struct tg_pos *pos, int me,
+                                      tg_move *out)
 {
-    unsigned values[THROW_KINDS];
-    int value_count = stored_values(pos, values);
-    size_t n = collect(cfg, pos, values, value_count, out);
-    if (!out)
-        return n;
-    for (size_t i = 1; i < n; i++) {
-        tg_move m = out[i];
-        size_t j = i;
+    unsigned n = (unsigned)width_of(cfg);
+    uint32_t kinds = stored_kinds(pos);
+    struct mover_rows rows;
+    read_mover_rows(cfg, pos, me, &rows);
+    uint32_t landing = landing8(&rows, n, me), barred = 0;
+    unsigned reach = 0;
+    struct listing list;
+    list.out = out;
+    list.count = list.king_count = 0;
+    for (uint32_t left = kinds; left; left &= left - 1) {
+        unsigned v = throw_value[tg__lowest_bit(left)];
+        barred = barred_at_home(&rows, me, v, &reach, barred);
+        uint32_t movable[4];
+        if (movable_near(&rows, me, v, barred, landing, movable)) {
+            /* The home and central rows are board rows me .. me + 2, in cell order. */
+            unsigned first = (unsigned)me;
+            add_decisions(&list, pos, first * n, v, movable[first]);
+            add_decisions(&list, pos, (first + 1) * n, v, movable[first + 1]);
+            add_decisions(&list, pos, (first + 2) * n, v, movable[first + 2]);
+        }
+    }
+    /* Each unit that can move yields a decision, so none yet means none outside the opponent's
+     * row can move. */
+    if (list.count + list.king_count == 0) {
+        unsigned far = track_row(me, 3);
+        for (uint32_t left = kinds; left; left &= left - 1) {
+            unsigned v = throw_value[tg__lowest_bit(left)];
+            add_decisions(&list, pos, far * n, v, movable_far(&rows, n, me, v));
+        }
+    }
+    for (size_t i = 0; i < list.king_count; i++) {
+        tg_move m = list.king_moves[i];
+        size_t j = list.count++;
         for (; j > 0 && out[j - 1] > m; j--)
             out[j] = out[j - 1];
         out[j] = m;
     }
-    return n;
+    return list.count;
 }
 
-static bool can_decide(const struct tg_config *cfg, const struct tg_pos *pos)
+/* Whether the player to move has a decision. */
+static inline bool can_decide(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    unsigned values[THROW_KINDS];
-    int value_count = stored_values(pos, values);
-    return value_count > 0 && collect(cfg, pos, values, value_count, NULL) > 0;
+    uint32_t kinds = stored_kinds(pos);
+    if (!kinds)
+        return false;
+    return pos->side ? player_can_decide(cfg, pos, 1, kinds)
+                     : player_can_decide(cfg, pos, 0, kinds);
+}
+
+/* All decisions, ascending. */
+static size_t tab_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
+{
+    if (!out) /* only whether there is any */
+        return can_decide(cfg, pos);
+    return pos->side ? player_decisions(cfg, pos, 1, out) : player_decisions(cfg, pos, 0, out);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
@@ -300,19 +450,26 @@ static bool can_decide(const struct tg_config *cfg, const struct tg_pos *pos)
 static bool all_across(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     unsigned n = (unsigned)width_of(cfg);
-    return next_unit(pos, 0, 0, 3 * n) == 3 * n && next_unit(pos, 1, n, 4 * n) == 4 * n;
+    for (unsigned row = 0; row < 3; row++) {
+        if (row_units(pos->cell + row * n, n, 0) || row_units(pos->cell + (row + 1) * n, n, 1))
+            return false;
+    }
+    return true;
 }
 
 static bool anyone_can_step(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    unsigned cells = (unsigned)cfg->cells;
+    unsigned n = (unsigned)width_of(cfg);
     for (int owner = 0; owner < 2; owner++) {
-        FOR_EACH_UNIT_CELL (cell, pos, owner, 0, cells) {
-            uint8_t c = pos->cell[cell];
-            unsigned p = cfg->track[owner].at[cell];
-            for (int k = 0; k < THROW_KINDS; k++)
-                if (can_step(cfg, pos, owner, p, c, throw_value[k]))
-                    return true;
+        for (unsigned row = 0; row < 4; row++) {
+            uint32_t units = row_units(pos->cell + row * n, n, owner);
+            for (; units; units &= units - 1) {
+                unsigned cell = row * n + tg__lowest_bit(units);
+                unsigned p = cfg->track[owner].at[cell];
+                for (int k = 0; k < THROW_KINDS; k++)
+                    if (can_step(cfg, pos, owner, p, pos->cell[cell], throw_value[k]))
+                        return true;
+            }
         }
     }
     return false;
@@ -660,6 +817,13 @@ static bool tab_move_from_string(const struct tg_config *cfg, const struct tg_po
     return true;
 }
 
+/* The shared playout loop with this game's functions inlined into it. */
+TG__FLATTEN static size_t tab_playout(const struct tg_config *cfg, struct tg_pos *pos,
+                                      uint64_t *rng, size_t max_plies, uint64_t *stats)
+{
+    return tg__listed_playout(cfg, pos, rng, max_plies, stats, tab_moves, tab_chance, tab_apply);
+}
+
 const struct tg_game tg__tab = {
     .id = "tab",
     .name = "At-Tab wa-d-Dukk",
@@ -671,6 +835,7 @@ const struct tg_game tg__tab = {
     .moves = tab_moves,
     .chance = tab_chance,
     .apply = tab_apply,
+    .playout = tab_playout,
     .quiet_end = NULL,
     .count = tab_count,
     .owner = tab_owner,
