@@ -129,8 +129,7 @@ static uint64_t hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, t
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, (unsigned)cfg->cells, lap, hawalis_next_lap, NULL, &last,
-                   &sown)) {
+    if (!tg__relay(ring, pos->cell, lap, hawalis_next_lap, NULL, &last, &sown)) {
         memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);

@@ -106,7 +106,7 @@ static uint64_t hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_mo
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, (unsigned)cfg->cells, lap, hus_next_lap, &turn, &last, &sown)) {
+    if (!tg__relay(ring, pos->cell, lap, hus_next_lap, &turn, &last, &sown)) {
         memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);

@@ -200,7 +200,7 @@ static uint64_t wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_mov
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(r, pos->cell, WP_HOLES, lap, relay_next_hole, NULL, &last, &sown)) {
+    if (!tg__relay(r, pos->cell, lap, relay_next_hole, NULL, &last, &sown)) {
         /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
         memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);

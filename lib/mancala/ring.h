@@ -16,7 +16,7 @@ struct tg_ring {
     /* ring position -> cell index, listed twice over (hole[p + len] == hole[p]) so that a
      * sowing of less than a lap walks it without wrapping */
     uint8_t hole[2 * TG__RING_MAX];
-    uint8_t at[TG__RING_MAX];   /* cell index -> ring position, TG__NOT_ON_RING if absent */
+    uint8_t at[TG__RING_MAX]; /* cell index -> ring position, TG__NOT_ON_RING if absent */
 };
 
 /* The largest board sown on rings (Hus, 4 x 16): a move's snapshot of the board, taken in case
@@ -77,11 +77,13 @@ static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, u
  * for an endless move: the sowing is a deterministic function of (board, lap) at each lap
  * start, so a repeat of that state means it never ends. Brent's cycle finder keeps one saved state,
  * so memory stays constant however long the cycle (Walak-pussa has cycles of over 14 million laps);
- * the board is then left mid-sowing and the caller restores it. `cells` is the size of the board.
+ * the board is then left mid-sowing and the caller restores it. `cell` is a board array of at
+ * least TG__SOWN_BOARD_MAX bytes, which is what the saved states copy and compare: a fixed
+ * size the compiler turns into a few vector moves, where the board's own size was a library
+ * call (bytes past the board are never sown, so comparing them changes nothing).
  * Inline, so that each game's call gets its rule inlined into the lap loop. */
-static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned cells,
-                             struct tg_lap lap, tg__relay_rule rule, void *ctx, unsigned *last,
-                             uint64_t *sown)
+static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct tg_lap lap,
+                             tg__relay_rule rule, void *ctx, unsigned *last, uint64_t *sown)
 {
     /* Most moves are a single lap: they need no saved states at all. */
     unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand);
@@ -96,11 +98,11 @@ static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned
      * the first lap. Besides Brent's moving checkpoint, every lap is compared with this one:
      * endless moves usually return to it (no lead-in), and then the repeat is seen after one
      * cycle instead of up to two. */
-    uint8_t first_cell[TG__RING_MAX], saved_cell[TG__RING_MAX];
+    uint8_t first_cell[TG__SOWN_BOARD_MAX], saved_cell[TG__SOWN_BOARD_MAX];
     struct tg_lap first_lap = lap, saved_lap = lap;
     uint64_t power = 1, since_saved = 0;
-    memcpy(first_cell, cell, cells);
-    memcpy(saved_cell, cell, cells);
+    memcpy(first_cell, cell, sizeof first_cell);
+    memcpy(saved_cell, cell, sizeof saved_cell);
     for (;;) {
         end = tg__ring_sow(ring, cell, lap.at, lap.hand);
         counters += lap.hand;
@@ -111,15 +113,15 @@ static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, unsigned
         }
         since_saved++;
         if ((lap.at == saved_lap.at && lap.hand == saved_lap.hand &&
-             memcmp(cell, saved_cell, cells) == 0) ||
+             memcmp(cell, saved_cell, sizeof saved_cell) == 0) ||
             (lap.at == first_lap.at && lap.hand == first_lap.hand &&
-             memcmp(cell, first_cell, cells) == 0)) {
+             memcmp(cell, first_cell, sizeof first_cell) == 0)) {
             *last = end;
             *sown = counters;
             return false;
         }
         if (since_saved == power) {
-            memcpy(saved_cell, cell, cells);
+            memcpy(saved_cell, cell, sizeof saved_cell);
             saved_lap = lap;
             power *= 2;
             since_saved = 0;
