@@ -24,6 +24,15 @@
 # the targets of rule sets not measured are left out).
 # Exit status 0 whatever the verdicts (this reports); non-zero only when something could not
 # be built or run.
+#
+# Hus can take minutes: with tg-bench's default seed, random games of hus:width=12 reach a move
+# whose endless cycle is so long that proving it endless takes minutes, and MCTS searches of
+# hus:width=8 are full of long endless moves (docs/performance.md, "Long endless moves"). To
+# measure in bounded time, name the rule sets, for example
+#   scripts/bench-anchor.sh --only playouts,perft,copy,threads,mcts halusa walak-pussa \
+#     hawalis:variant=oman hawalis:variant=zanzibar tab:width=13 tab:width=19 tab:width=21 \
+#     tab:width=29
+# and measure Hus apart (tg-bench --only playouts,copy hus:width=8 hus:width=16).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 top=$(pwd)
