@@ -225,6 +225,18 @@ static inline size_t tg__move_set_list(uint64_t set, unsigned first, tg_move *ou
     return k;
 }
 
+typedef uint64_t tg__move_set_fn(const struct tg_config *cfg, const struct tg_pos *pos,
+                                 unsigned *first);
+
+/* tg_game.moves of a game whose decisions are a move set. */
+static inline size_t tg__moves_of_set(tg__move_set_fn *move_set, const struct tg_config *cfg,
+                                      const struct tg_pos *pos, tg_move *out)
+{
+    unsigned first;
+    uint64_t set = move_set(cfg, pos, &first);
+    return tg__move_set_list(set, first, out);
+}
+
 static inline tg_move tg__move_set_nth(uint64_t set, unsigned first, unsigned k)
 {
     /* A plain loop: a branch-free select (prefix sums of bit counts) measured slower here,

@@ -76,9 +76,6 @@ static inline size_t tg__listed_playout(const struct tg_config *cfg, struct tg_p
     return plies;
 }
 
-typedef uint64_t tg__move_set_fn(const struct tg_config *cfg, const struct tg_pos *pos,
-                                 unsigned *first);
-
 /* tg__listed_playout() for a game without chance whose decisions form a move set, drawn
  * without listing: the k-th set bit is the k-th listed move, so each ply draws exactly what
  * tg_state_apply_random() draws. */

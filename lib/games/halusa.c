@@ -65,9 +65,7 @@ static uint64_t halusa_move_set(const struct tg_config *cfg, const struct tg_pos
 
 static size_t halusa_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
-    unsigned first;
-    uint64_t set = halusa_move_set(cfg, pos, &first);
-    return tg__move_set_list(set, first, out);
+    return tg__moves_of_set(halusa_move_set, cfg, pos, out);
 }
 
 /* halusa_move_set() != 0, mostly without building it: the player to move has a counter, and

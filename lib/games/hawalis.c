@@ -68,9 +68,7 @@ static uint64_t hawalis_move_set(const struct tg_config *cfg, const struct tg_po
 
 static size_t hawalis_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
-    unsigned first;
-    uint64_t set = hawalis_move_set(cfg, pos, &first);
-    return tg__move_set_list(set, first, out);
+    return tg__moves_of_set(hawalis_move_set, cfg, pos, out);
 }
 
 /* hawalis_move_set() != 0, stopping at the first move found: the end test after every move. */

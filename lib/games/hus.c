@@ -53,9 +53,7 @@ static uint64_t hus_move_set(const struct tg_config *cfg, const struct tg_pos *p
 
 static size_t hus_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
-    unsigned first;
-    uint64_t set = hus_move_set(cfg, pos, &first);
-    return tg__move_set_list(set, first, out);
+    return tg__moves_of_set(hus_move_set, cfg, pos, out);
 }
 
 struct hus_turn {

@@ -99,9 +99,7 @@ static uint64_t wp_move_set(const struct tg_config *cfg, const struct tg_pos *po
 
 static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out)
 {
-    unsigned first;
-    uint64_t set = wp_move_set(cfg, pos, &first);
-    return tg__move_set_list(set, first, out);
+    return tg__moves_of_set(wp_move_set, cfg, pos, out);
 }
 
 /* Indian-style relay: when the hole after the last counter is occupied, its counters are
