@@ -94,8 +94,10 @@ struct tg_game {
     /* Applies a move from moves() or chance(); never fails. Returns TG__CAPTURED, TG__ENDLESS,
      * TG__NEW_ROUND, or-ed with TG__SOWN(counters sown, endless sowing included). */
     uint64_t (*apply)(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
-    /* Optional: the game's own random playout loop, move for move and draw for draw the
-     * generic one in random.c (see tg__move_set_playout() in playout.h); NULL for that one. */
+    /* Random plies until the end or max_plies, draw for draw what repeated
+     * tg_state_apply_random() calls draw: one of the loops of playout.h instantiated with the
+     * game's own functions, so that they are inlined into it. stats: NULL, or TG_STAT_COUNT
+     * counters to add to. */
     size_t (*playout)(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,
                       size_t max_plies, uint64_t *stats);
     /* Ends a game (or round) that reached the quiet limit; NULL if the game has no limit. */

@@ -1,7 +1,6 @@
-/* The random playout loop and its draw, written once as inline templates: random.c
- * instantiates them with a game's hooks, and a game may instantiate them with its own
- * functions (tg_game.playout), which the compiler then inlines into the loop, saving the
- * indirect calls a ply (and, for move sets, the listing). */
+/* The random playout loop and its draw, written once as inline templates: each game
+ * instantiates one with its own functions (tg_game.playout), which the compiler then inlines
+ * into the loop, saving the indirect calls a ply (and, for move sets, the listing). */
 #ifndef TG_PLAYOUT_H
 #define TG_PLAYOUT_H
 
@@ -40,7 +39,7 @@ typedef size_t tg__chance_fn(const struct tg_config *cfg, const struct tg_pos *p
                              double *prob);
 
 /* Random plies until the game ends or max_plies, each option listed and one drawn by
- * tg__pick(): tg_state_apply_random() repeated. The loop of every game, with the game's
+ * tg__pick(): tg_state_apply_random() repeated, for any game, with the game's
  * functions as parameters (chance NULL for a game without chance). stats: NULL, or
  * TG_STAT_COUNT counters to add to. */
 static inline size_t tg__listed_playout(const struct tg_config *cfg, struct tg_pos *pos,

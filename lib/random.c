@@ -5,11 +5,7 @@
 size_t tg__playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng, size_t max_plies,
                    uint64_t *stats)
 {
-    const struct tg_game *game = cfg->game;
-    if (game->playout)
-        return game->playout(cfg, pos, rng, max_plies, stats);
-    return tg__listed_playout(cfg, pos, rng, max_plies, stats, game->moves, game->chance,
-                              game->apply);
+    return cfg->game->playout(cfg, pos, rng, max_plies, stats);
 }
 
 uint64_t tg__perft(const struct tg_config *cfg, const struct tg_pos *pos, unsigned depth)
