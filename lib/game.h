@@ -54,6 +54,13 @@ struct tg_option_def {
     const char *def;            /* default, spelled as in a spec */
 };
 
+/* Shared option of the relay-sowing games (rules/README.md, "Endless moves": the lap limit),
+ * which comes just before the quiet limit in their canonical specs. */
+#define TG__LAPS_OPTION                                                                            \
+    {                                                                                              \
+        "laps", "0..1000000000", NULL, 0, 1000000000, "10000"                                      \
+    }
+
 /* Shared option of the mancala games (rules/README.md: the quiet limit). */
 #define TG__QUIET_OPTION                                                                           \
     {                                                                                              \
@@ -81,6 +88,7 @@ struct tg_game {
     const struct tg_option_def *options; /* in canonical-spec order */
     size_t option_count;
     int quiet_option; /* index of the quiet option, or -1 if none */
+    int laps_option;  /* index of the lap-limit option, or -1 if none (the relay games have it) */
 
     /* Board size, tables and bounds from cfg->opt. */
     void (*setup)(struct tg_config *cfg);
@@ -117,9 +125,13 @@ struct tg_game {
                         struct tg_out *o);
     bool (*read_field)(const struct tg_config *cfg, size_t field, const char *s, size_t n,
                        struct tg_pos *pos);
-    /* Game invariants of a parsed position (totals, fields, a finished game's result). The
-     * core checks separately that a running position has a move or an outcome. */
+    /* Game invariants of a parsed position (totals, fields). The core checks separately that
+     * a running position has a move or an outcome, and that a finished one could be left. */
     bool (*valid)(const struct tg_config *cfg, const struct tg_pos *pos);
+    /* Whether the game's own end, or its quiet end (when the count stands at the limit), leaves
+     * exactly this finished position: the condition holds on the board and the winner is the
+     * one it gives. The core adds the third way a game ends, an endless move (notation.c). */
+    bool (*ended_by_rules)(const struct tg_config *cfg, const struct tg_pos *pos);
     bool (*move_to_string)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
                            struct tg_out *o);
     bool (*move_from_string)(const struct tg_config *cfg, const struct tg_pos *pos, const char *s,
@@ -133,6 +145,7 @@ struct tg_config {
     int opt[TG__MAX_OPTIONS]; /* choice index or number, per option */
     int rows, cols, cells;
     unsigned quiet_limit;      /* 0: no limit */
+    uint32_t lap_limit;        /* relay games: laps after which a sowing is endless; 0: none */
     size_t max_moves;          /* bound on moves() and chance() counts */
     int total;                 /* counters (or pieces) in play, for validation */
     const char *const *fields; /* names of the position fields these options need, in order */

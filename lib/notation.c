@@ -52,17 +52,19 @@ void tg__out_cell_name(struct tg_out *o, const struct tg_config *cfg, int cell)
 
 bool tg__parse_uint(const char *s, size_t n, unsigned long max, unsigned long *out)
 {
-    if (n == 0 || n > 9 || (n > 1 && s[0] == '0'))
+    /* Ten digits reach the largest bound (the lap limit, 10^9); 64-bit sums cannot overflow
+     * there even where long is 32 bits (wasm32). */
+    if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
         return false;
-    unsigned long v = 0;
+    uint64_t v = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
             return false;
-        v = v * 10 + (unsigned long)(s[i] - '0');
+        v = v * 10 + (uint64_t)(s[i] - '0');
     }
     if (v > max)
         return false;
-    *out = v;
+    *out = (unsigned long)v;
     return true;
 }
 
@@ -224,6 +226,22 @@ static bool parse_winner(const char *s, size_t n, struct tg_pos *pos)
     return true;
 }
 
+/* Whether an endless move could have left this finished position (rules/README.md): it
+ * leaves the board, scores and quiet count as they were, so the position with the loser to
+ * move must be one where the loser had a move and the quiet limit had not been reached. */
+static bool endless_could_leave(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    if (cfg->game->laps_option < 0 || (pos->winner != 0 && pos->winner != 1))
+        return false;
+    if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit)
+        return false;
+    struct tg_pos before = *pos;
+    before.phase = TG__DECIDE;
+    before.side = (uint8_t)(1 - pos->winner);
+    before.winner = TG_NO_WINNER_YET;
+    return cfg->game->valid(cfg, &before) && cfg->game->moves(cfg, &before, NULL) > 0;
+}
+
 /* Whether a parsed position could arise in play, beyond the game's own invariants. */
 static bool reachable(const struct tg_config *cfg, const struct tg_pos *pos)
 {
@@ -238,6 +256,10 @@ static bool reachable(const struct tg_config *cfg, const struct tg_pos *pos)
             return false;
         if (tg__options_now(cfg, pos, NULL, NULL) == 0)
             return false;
+    } else if (!g->ended_by_rules(cfg, pos) && !endless_could_leave(cfg, pos)) {
+        /* A finished position some ending could leave: the game's own, the quiet limit's, or
+         * an endless move by the loser. */
+        return false;
     }
     return g->valid(cfg, pos);
 }

@@ -11,9 +11,9 @@
 #define RNG_SENTINEL UINT64_C(0x0123456789ABCDEF)
 
 #define HALUSA "halusa:remainder=last-mover,quiet=100"
-#define HUS "hus:width=8,quiet=100"
-#define HAWALIS "hawalis:variant=oman,quiet=100"
-#define WALAK "walak-pussa:rounds=single,quiet=100"
+#define HUS "hus:width=8,laps=10000,quiet=100"
+#define HAWALIS "hawalis:variant=oman,laps=10000,quiet=100"
+#define WALAK "walak-pussa:rounds=single,laps=10000,quiet=100"
 
 /* Every game at its defaults, plus option sets that change the board or the throws. */
 static const char *const rule_sets[] = {"halusa", "hus",     "hawalis",

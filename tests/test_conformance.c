@@ -709,6 +709,19 @@ static size_t build_rule_sets(struct rule_set *sets, size_t max)
         }
         if (has_quiet && n < max)
             n = add_spec(sets, n, g, vals);
+        /* The relay games under tiny lap limits, so that endless moves are frequent: laps=1
+         * makes every relay endless, laps=2 every move of more than two laps. */
+        static const char *const tiny_limits[] = {"1", "2"};
+        for (size_t t = 0; t < sizeof tiny_limits / sizeof tiny_limits[0]; t++) {
+            bool has_laps = false;
+            for (size_t k = 0; k < nopt; k++) {
+                bool laps = strcmp(tg_game_option_key(g, k), "laps") == 0;
+                has_laps = has_laps || laps;
+                snprintf(vals[k], 64, "%s", laps ? tiny_limits[t] : tg_game_option_default(g, k));
+            }
+            if (has_laps && n < max)
+                n = add_spec(sets, n, g, vals);
+        }
     }
     return n;
 }

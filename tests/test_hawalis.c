@@ -8,8 +8,8 @@
 
 #include <inttypes.h>
 
-#define OSPEC "hawalis:variant=oman,quiet=100"
-#define ZSPEC "hawalis:variant=zanzibar,quiet=100"
+#define OSPEC "hawalis:variant=oman,laps=10000,quiet=100"
+#define ZSPEC "hawalis:variant=zanzibar,laps=10000,quiet=100"
 #define OSTART OSPEC " 2,2,2,2,2,2,2/2,2,2,2,2,2,2/2,2,2,2,2,2,2/2,2,2,2,2,2,2 0 0,0 quiet=0"
 #define ZSTART                                                                                     \
     ZSPEC " 3,3,3,3,3,3,3,3/3,3,3,3,3,3,3,3/3,3,3,3,3,3,3,3/3,3,3,3,3,3,3,3 0 0,0 quiet=0"
@@ -247,7 +247,7 @@ static uint64_t ref_apply(struct ref *r, int m)
 
 static void ref_spec(const struct ref *r, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "hawalis:variant=%s,quiet=%d", variant_name[r->variant], r->limit);
+    snprintf(buf, cap, "hawalis:variant=%s,laps=10000,quiet=%d", variant_name[r->variant], r->limit);
 }
 
 static void ref_string(const struct ref *r, char *buf, size_t cap)
@@ -446,7 +446,7 @@ static void test_options(void **unused)
                          "hawalis:quiet=01",      "hawalis:variant=",
                          "hawalis:variant=Oman",  "hawalis:variant=oman,variant=oman",
                          "hawalis:quiet=-1",      "hawalis:quiet=",
-                         "hawalis:width=8",       "hawalis:variant=oman,quiet=100,quiet=100",
+                         "hawalis:width=8",       "hawalis:variant=oman,laps=10000,quiet=100,quiet=100",
                          "hawalis:variant=omani", "hawalis:variant=zanzibar "};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tg_rules *r = NULL;
@@ -464,9 +464,9 @@ static void test_options(void **unused)
         {"hawalis:variant=oman", OSPEC},
         {"hawalis:quiet=100,variant=oman", OSPEC},
         {"hawalis:variant=zanzibar", ZSPEC},
-        {"hawalis:quiet=2", "hawalis:variant=oman,quiet=2"},
-        {"hawalis:quiet=0,variant=zanzibar", "hawalis:variant=zanzibar,quiet=0"},
-        {"hawalis:quiet=1000", "hawalis:variant=oman,quiet=1000"},
+        {"hawalis:quiet=2", "hawalis:variant=oman,laps=10000,quiet=2"},
+        {"hawalis:quiet=0,variant=zanzibar", "hawalis:variant=zanzibar,laps=10000,quiet=0"},
+        {"hawalis:quiet=1000", "hawalis:variant=oman,laps=10000,quiet=1000"},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         tg_rules *r = tu_rules(good[i].spec);
@@ -480,13 +480,16 @@ static void test_options(void **unused)
             game = i;
     assert_true(game < tg_game_count());
     assert_string_equal(tg_game_name(game), "Hawalis");
-    assert_int_equal(tg_game_option_count(game), 2);
+    assert_int_equal(tg_game_option_count(game), 3);
     assert_string_equal(tg_game_option_key(game, 0), "variant");
     assert_string_equal(tg_game_option_values(game, 0), "oman|zanzibar");
     assert_string_equal(tg_game_option_default(game, 0), "oman");
-    assert_string_equal(tg_game_option_key(game, 1), "quiet");
-    assert_string_equal(tg_game_option_values(game, 1), "0..1000");
-    assert_string_equal(tg_game_option_default(game, 1), "100");
+    assert_string_equal(tg_game_option_key(game, 1), "laps");
+    assert_string_equal(tg_game_option_values(game, 1), "0..1000000000");
+    assert_string_equal(tg_game_option_default(game, 1), "10000");
+    assert_string_equal(tg_game_option_key(game, 2), "quiet");
+    assert_string_equal(tg_game_option_values(game, 2), "0..1000");
+    assert_string_equal(tg_game_option_default(game, 2), "100");
 }
 
 /* ---- the rings ------------------------------------------------------------------------- */
@@ -954,14 +957,14 @@ static void test_blocked_end(void **unused)
                0);
     /* The game's own end comes before the quiet limit reached by the same move: the board
      * stays and captures decide (22-18), where the limit's count would give 24-32. */
-    expect_end("hawalis:quiet=4", "hawalis:variant=oman,quiet=4 " BLOCK_BOARD " 0 22,18 quiet=3",
-               "a1", "hawalis:variant=oman,quiet=4 " BLOCK_AFTER " - 22,18 quiet=4 winner=0", 0);
+    expect_end("hawalis:quiet=4", "hawalis:variant=oman,laps=10000,quiet=4 " BLOCK_BOARD " 0 22,18 quiet=3",
+               "a1", "hawalis:variant=oman,laps=10000,quiet=4 " BLOCK_AFTER " - 22,18 quiet=4 winner=0", 0);
 }
 
 /* ---- the quiet limit -------------------------------------------------------------------- */
 
-#define Q2 "hawalis:variant=oman,quiet=2"
-#define ZQ2 "hawalis:variant=zanzibar,quiet=2"
+#define Q2 "hawalis:variant=oman,laps=10000,quiet=2"
+#define ZQ2 "hawalis:variant=zanzibar,laps=10000,quiet=2"
 #define OEMPTY "0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0"
 #define ZEMPTY "0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0"
 
@@ -981,7 +984,7 @@ static void test_quiet_limit(void **unused)
                Q2 " 2,2,2,2,2,2,4/2,2,2,2,2,2,2/2,2,2,2,2,2,2/2,0,0,0,0,0,0 0 10,0 quiet=1", "a1",
                Q2 " " OEMPTY " - 26,30 quiet=2 winner=1", 1);
     /* Zanzibar, player 1 making the limit: a4 sows b4 c4; 4 + 48 against 3 + 41. */
-    expect_end("hawalis:variant=zanzibar,quiet=2",
+    expect_end("hawalis:variant=zanzibar,laps=10000,quiet=2",
                ZQ2 " 2,0,0,3,3,3,3,3/3,3,3,3,3,3,3,3/3,3,3,3,3,3,3,3/3,3,3,3,3,3,3,3 1 4,3 quiet=1",
                "a4", ZQ2 " " ZEMPTY " - 52,44 quiet=2 winner=0", 0);
     /* A capture at the limit's edge restarts the count instead. */
@@ -993,9 +996,9 @@ static void test_quiet_limit(void **unused)
     expect_end("hawalis", OSPEC " " EX4_BOARD " 0 16,10 quiet=99", "e1",
                OSPEC " " OEMPTY " - 18,38 quiet=100 winner=1", 1);
     /* quiet=0 turns the limit off. */
-    s = tu_from("hawalis:quiet=0", "hawalis:variant=oman,quiet=0 " EX4_BOARD " 0 16,10 quiet=999");
+    s = tu_from("hawalis:quiet=0", "hawalis:variant=oman,laps=10000,quiet=0 " EX4_BOARD " 0 16,10 quiet=999");
     tu_play(s, "e1");
-    TU_POS(s, "hawalis:variant=oman,quiet=0 2,2,2,2,2,2,2/2,2,2,2,2,2,2/0,0,0,0,0,0,0/"
+    TU_POS(s, "hawalis:variant=oman,laps=10000,quiet=0 2,2,2,2,2,2,2/2,2,2,2,2,2,2/0,0,0,0,0,0,0/"
               "0,0,0,1,0,1,0 1 16,10 quiet=1000");
     assert_false(tg_state_is_terminal(s));
     tg_state_free(s);
@@ -1005,7 +1008,7 @@ static void test_quiet_limit(void **unused)
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
         for (int v = 0; v < 2; v++) {
             char spec[64];
-            snprintf(spec, sizeof spec, "hawalis:variant=%s,quiet=%d", variant_name[v], limits[i]);
+            snprintf(spec, sizeof spec, "hawalis:variant=%s,laps=10000,quiet=%d", variant_name[v], limits[i]);
             for (uint64_t seed = 1; seed <= 10; seed++) {
                 struct ref r;
                 ref_init(&r, v, limits[i]);
@@ -1138,6 +1141,7 @@ static void test_endless_pinned(void **unused)
         tu_play(s, c->move);
         TU_POS(s, after);
         TU_OK(tg_state_undo(s));
+        tu_check_endless_unlimited(before, after, m);
         /* The reference model agrees independently, and the cycle has the pinned length. */
         if (c->cycle <= 100000) {
             struct ref r;
@@ -1182,6 +1186,7 @@ static void test_long_finite_move(void **unused)
         const struct long_case *c = &long_cases[i];
         assert_int_equal(play_check(c->spec, c->before, c->move, c->after), c->laps);
         tg_state *s = tu_from(c->spec, c->before);
+        tu_check_lap_boundary(c->before, tu_move(s, c->move), (unsigned long)c->laps);
         tu_play(s, c->move);
         assert_false(tg_state_is_terminal(s));
         tg_state_free(s);
@@ -1238,7 +1243,7 @@ static void test_bad_input(void **unused)
         {"hawalis",
          OSPEC " 0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0/56,0,0,0,0,0,0 0 0,0 quiet=0"},
         /* An endless move can decide a game against the scores; a draw needs equal scores. */
-        {"hawalis", OSPEC " " BLOCK_BOARD " - 19,21 quiet=3 winner=0"},
+        {"hawalis", OSPEC " " BLOCK_BOARD " - 25,15 quiet=3 winner=1"},
         {"hawalis", OSPEC " " BLOCK_AFTER " - 20,20 quiet=4 winner=draw"},
         {"hawalis", OSPEC " " OEMPTY " - 28,28 quiet=100 winner=draw"},
         {"hawalis", OSPEC " " BLOCK_AFTER " 0 20,20 quiet=99"},
@@ -1279,6 +1284,9 @@ static void test_bad_input(void **unused)
          OSPEC " 2,2,2,2,2,4/2,2,2,2,2,2,2/2,2,2,2,2,2,2/2,2,2,2,2,2,2 0 0,0 quiet=0"},
         {TG_ERR_PARSE, "hawalis:variant=zanzibar",
          ZSPEC " 3,3,3,3,3,3,3/3,3,3,3,3,3,3/3,3,3,3,3,3,3/3,3,3,3,3,3,3 0 12,0 quiet=0"},
+        /* Player 1 is blocked, so could not have made the endless move that this loss would
+         * need, and player 0 having no move is not the end either (the scores say 1). */
+        {TG_ERR_PARSE, "hawalis", OSPEC " " BLOCK_BOARD " - 19,21 quiet=3 winner=0"},
         /* A draw with unequal scores. */
         {TG_ERR_PARSE, "hawalis", OSPEC " " BLOCK_AFTER " - 21,19 quiet=4 winner=draw"},
         {TG_ERR_PARSE, "hawalis", OSPEC " " OEMPTY " - 29,27 quiet=100 winner=draw"},
@@ -1342,6 +1350,8 @@ static void test_bad_input(void **unused)
  * could not decide within its cap (left out). */
 struct tally {
     int moves, endless, captures, skipped;
+    int boundaries;  /* moves whose lap-limit boundary was checked */
+    uint64_t longest; /* the most laps among them */
 };
 
 static void compare_children(tg_state *s, const struct ref *r, const char *what, struct tally *t)
@@ -1365,6 +1375,14 @@ static void compare_children(tg_state *s, const struct ref *r, const char *what,
         t->moves++;
         t->endless += laps == 0;
         t->captures += !c.over && c.quiet == 0;
+        /* The lap limit's boundary sits exactly at the reference's count of laps. */
+        if (laps >= 2 && t->boundaries < 400) {
+            char text[512];
+            ref_string(r, text, sizeof text);
+            tu_check_lap_boundary(text, lib[i], (unsigned long)laps);
+            t->boundaries++;
+            t->longest = laps > t->longest ? laps : t->longest;
+        }
         TU_OK(tg_state_apply(s, lib[i]));
         expect_ref(s, &c, what);
         TU_OK(tg_state_undo(s));
@@ -1396,7 +1414,7 @@ static void test_random_positions_vs_reference(void **unused)
 {
     (void)unused;
     uint64_t gen = 20250317;
-    struct tally t = {0, 0, 0, 0};
+    struct tally t = {0, 0, 0, 0, 0, 0};
     for (int trial = 0; trial < 2000; trial++) {
         struct ref r;
         random_position(&r, &gen, trial % 2);
@@ -1408,15 +1426,17 @@ static void test_random_positions_vs_reference(void **unused)
         compare_children(s, &r, text, &t);
         tg_state_free(s);
     }
-    print_message("# random positions: %d moves compared, %d endless, %d captures, %d skipped\n",
-                  t.moves, t.endless, t.captures, t.skipped);
+    print_message("# random positions: %d moves compared, %d endless, %d captures, %d skipped; "
+                  "lap-limit boundary of %d moves checked, the longest %" PRIu64 " laps\n",
+                  t.moves, t.endless, t.captures, t.skipped, t.boundaries, t.longest);
     assert_true(t.endless > 0 && t.captures > 0);
+    assert_true(t.boundaries == 400 && t.longest >= 3);
 }
 
 static void test_random_games_vs_reference(void **unused)
 {
     (void)unused;
-    struct tally t = {0, 0, 0, 0};
+    struct tally t = {0, 0, 0, 0, 0, 0};
     int games = 0, plies = 0, endings[3] = {0, 0, 0}; /* blocked, quiet limit, endless */
     for (int v = 0; v < 2; v++)
         for (uint64_t seed = 1; seed <= 200; seed++) {

@@ -6,8 +6,8 @@
 
 #include <inttypes.h>
 
-#define SPEC "hus:width=8,quiet=100"
-#define SPEC16 "hus:width=16,quiet=100"
+#define SPEC "hus:width=8,laps=10000,quiet=100"
+#define SPEC16 "hus:width=16,laps=10000,quiet=100"
 #define START                                                                                  \
     SPEC " 2,2,2,2,2,2,2,2/2,2,2,2,0,0,0,0/0,0,0,0,2,2,2,2/2,2,2,2,2,2,2,2 0 24,24 quiet=0"
 #define START16                                                                                \
@@ -186,7 +186,7 @@ static uint64_t ref_apply(struct ref *r, int m)
 static void ref_string(const struct ref *r, char *buf, size_t cap)
 {
     int w = r->w;
-    size_t len = (size_t)snprintf(buf, cap, "hus:width=%d,quiet=%d ", w, r->limit);
+    size_t len = (size_t)snprintf(buf, cap, "hus:width=%d,laps=10000,quiet=%d ", w, r->limit);
     for (int row = 3; row >= 0; row--)
         for (int col = 0; col < w; col++)
             len += (size_t)snprintf(buf + len, cap - len, "%d%s", r->cell[row * w + col],
@@ -251,7 +251,7 @@ static tg_state *ref_state(const struct ref *r, char *text, size_t cap)
 {
     ref_string(r, text, cap);
     char spec[64];
-    snprintf(spec, sizeof spec, "hus:width=%d,quiet=%d", r->w, r->limit);
+    snprintf(spec, sizeof spec, "hus:width=%d,laps=10000,quiet=%d", r->w, r->limit);
     return tu_from(spec, text);
 }
 
@@ -331,7 +331,7 @@ static void test_start(void **unused)
     assert_int_equal(tu_move(s, "p4"), 63);
     tg_state_free(s);
     s = tu_new("hus:quiet=7");
-    TU_POS(s, "hus:width=8,quiet=7 2,2,2,2,2,2,2,2/2,2,2,2,0,0,0,0/0,0,0,0,2,2,2,2/"
+    TU_POS(s, "hus:width=8,laps=10000,quiet=7 2,2,2,2,2,2,2,2/2,2,2,2,0,0,0,0/0,0,0,0,2,2,2,2/"
               "2,2,2,2,2,2,2,2 0 24,24 quiet=0");
     tg_state_free(s);
 }
@@ -350,7 +350,7 @@ static void test_options(void **unused)
     for (int w = 8; w <= 16; w += 2) {
         char spec[64], canon[64];
         snprintf(spec, sizeof spec, "hus:width=%d", w);
-        snprintf(canon, sizeof canon, "hus:width=%d,quiet=100", w);
+        snprintf(canon, sizeof canon, "hus:width=%d,laps=10000,quiet=100", w);
         tg_state *s = tu_new(spec);
         char *text = tu_str(s);
         assert_true(strncmp(text, canon, strlen(canon)) == 0 && text[strlen(canon)] == ' ');
@@ -577,6 +577,7 @@ static void test_endless_pinned(void **unused)
         tu_play(s, c->move);
         TU_POS(s, after);
         TU_OK(tg_state_undo(s));
+        tu_check_endless_unlimited(before, after, tu_move(s, c->move));
         /* The reference model agrees, independently. */
         struct ref r;
         ref_from_state(s, 8, 100, &r);
@@ -621,6 +622,7 @@ static void test_long_finite_move(void **unused)
         struct ref r;
         ref_from_state(s, 8, 100, &r);
         assert_int_equal(ref_apply(&r, (int)tu_move(s, c->move)), c->laps);
+        tu_check_lap_boundary(before, tu_move(s, c->move), (unsigned long)c->laps);
         tu_play(s, c->move);
         expect_ref(s, &r, before);
         TU_POS(s, after);
@@ -651,29 +653,29 @@ static void test_quiet_limit(void **unused)
     /* A small limit: more counters on one's own side wins, whoever moved last. Player 1 plays
      * a4 (a3 b3, b3 was empty): the third quiet move. */
     play_check("hus:quiet=3", 8,
-               "hus:width=8,quiet=3 2,0,0,0,0,0,0,4/0,0,0,0,0,0,0,4/5,5,5,5,5,5,4,4/"
+               "hus:width=8,laps=10000,quiet=3 2,0,0,0,0,0,0,4/0,0,0,0,0,0,0,4/5,5,5,5,5,5,4,4/"
                "0,0,0,0,0,0,0,0 1 38,10 quiet=2",
                "a4",
-               "hus:width=8,quiet=3 0,0,0,0,0,0,0,4/1,1,0,0,0,0,0,4/5,5,5,5,5,5,4,4/"
+               "hus:width=8,laps=10000,quiet=3 0,0,0,0,0,0,0,4/1,1,0,0,0,0,0,4/5,5,5,5,5,5,4,4/"
                "0,0,0,0,0,0,0,0 - 38,10 quiet=3 winner=0");
     play_check("hus:quiet=3", 8,
-               "hus:width=8,quiet=3 2,0,0,0,0,0,0,20/0,0,0,0,0,0,0,18/0,0,0,0,0,0,0,0/"
+               "hus:width=8,laps=10000,quiet=3 2,0,0,0,0,0,0,20/0,0,0,0,0,0,0,18/0,0,0,0,0,0,0,0/"
                "2,2,2,2,0,0,0,0 1 8,40 quiet=2",
                "a4",
-               "hus:width=8,quiet=3 0,0,0,0,0,0,0,20/1,1,0,0,0,0,0,18/0,0,0,0,0,0,0,0/"
+               "hus:width=8,laps=10000,quiet=3 0,0,0,0,0,0,0,20/1,1,0,0,0,0,0,18/0,0,0,0,0,0,0,0/"
                "2,2,2,2,0,0,0,0 - 8,40 quiet=3 winner=1");
     /* The limit reached by a move that also leaves player 1 without a move: the game's own
      * end (player 1 loses) and the count both show. */
     play_check("hus:quiet=4", 8,
-               "hus:width=8,quiet=4 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1/0,0,0,0,0,0,0,6/"
+               "hus:width=8,laps=10000,quiet=4 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1/0,0,0,0,0,0,0,6/"
                "2,0,0,0,6,6,6,6 0 32,16 quiet=3",
                "a1",
-               "hus:width=8,quiet=4 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1/0,0,0,0,0,0,0,6/"
+               "hus:width=8,laps=10000,quiet=4 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1/0,0,0,0,0,0,0,6/"
                "0,1,1,0,6,6,6,6 - 32,16 quiet=4 winner=0");
     /* A capture resets the count before the limit is looked at. */
     play_check("hus", 8, SPEC " " EX3_BOARD " 0 5,43 quiet=99", "h1", EX3_AFTER);
     /* quiet=0 turns the limit off. */
-    s = tu_from("hus:quiet=0", "hus:width=8,quiet=0 2,2,2,2,2,2,2,2/2,2,2,2,0,0,0,0/"
+    s = tu_from("hus:quiet=0", "hus:width=8,laps=10000,quiet=0 2,2,2,2,2,2,2,2/2,2,2,2,0,0,0,0/"
                                "0,0,0,0,2,2,2,2/2,2,2,2,2,2,2,2 0 24,24 quiet=500");
     tu_play(s, "e2");
     assert_false(tg_state_is_terminal(s));
@@ -683,7 +685,7 @@ static void test_quiet_limit(void **unused)
     int draws = 0, wins = 0;
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         char spec[64];
-        snprintf(spec, sizeof spec, "hus:width=8,quiet=%d", limits[i]);
+        snprintf(spec, sizeof spec, "hus:width=8,laps=10000,quiet=%d", limits[i]);
         for (uint64_t seed = 1; seed <= 40; seed++) {
             struct ref r;
             ref_init(&r, 8, limits[i]);
@@ -811,7 +813,8 @@ static void test_random_positions_vs_reference(void **unused)
 {
     (void)unused;
     uint64_t gen = 20250202;
-    int endless = 0, tried = 0, captures = 0;
+    int endless = 0, tried = 0, captures = 0, boundaries = 0;
+    uint64_t longest = 0;
     for (int trial = 0; trial < 3000; trial++) {
         struct ref r;
         int w = trial % 3 == 2 ? 8 + 2 * (int)tu_uniform_below(&gen, 5) : 8;
@@ -826,9 +829,16 @@ static void test_random_positions_vs_reference(void **unused)
         assert_memory_equal(lib, mine, n * sizeof *lib);
         for (size_t i = 0; i < n; i++) {
             struct ref c = r;
-            endless += ref_apply(&c, (int)mine[i]) == 0;
+            uint64_t laps = ref_apply(&c, (int)mine[i]);
+            endless += laps == 0;
             captures += c.quiet == 0;
             tried++;
+            /* The lap limit's boundary sits exactly at the reference's count of laps. */
+            if (laps >= 2 && boundaries < 400) {
+                tu_check_lap_boundary(text, lib[i], (unsigned long)laps);
+                boundaries++;
+                longest = laps > longest ? laps : longest;
+            }
             TU_OK(tg_state_apply(s, lib[i]));
             expect_ref(s, &c, text);
             TU_OK(tg_state_undo(s));
@@ -836,9 +846,11 @@ static void test_random_positions_vs_reference(void **unused)
         }
         tg_state_free(s);
     }
-    print_message("# %d of %d random moves were endless, %d captured\n", endless, tried,
-                  captures);
+    print_message("# %d of %d random moves were endless, %d captured; lap-limit boundary of %d "
+                  "moves checked, the longest %" PRIu64 " laps\n",
+                  endless, tried, captures, boundaries, longest);
     assert_true(endless > 0);
+    assert_true(boundaries == 400 && longest >= 3);
     assert_true(captures > 0);
 }
 

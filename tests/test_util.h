@@ -89,6 +89,95 @@ static inline char *tu_str(const tg_state *s)
     return buf;
 }
 
+/* The position string `text` (whose spec names `laps=`) with the lap limit set to `laps`. */
+static inline void tu_with_laps(const char *text, unsigned long laps, char *out, size_t cap)
+{
+    const char *space = strchr(text, ' ');
+    const char *at = strstr(text, "laps=");
+    if (!space || !at || at > space)
+        TU_FAIL("no laps= in the spec of \"%s\"", text);
+    const char *end = at + 5 + strspn(at + 5, "0123456789");
+    int n = snprintf(out, cap, "%.*slaps=%lu%s", (int)(at - text), text, laps, end);
+    assert_true(n > 0 && (size_t)n < cap);
+}
+
+/* A state from a position string, under the rule set its own spec names. */
+static inline tg_state *tu_from_text(const char *text)
+{
+    char spec[128];
+    size_t n = strcspn(text, " ");
+    assert_true(n < sizeof spec);
+    memcpy(spec, text, n);
+    spec[n] = '\0';
+    tg_state *s = tu_from(spec, text);
+    return s;
+}
+
+/* The lap limit's exact boundary (rules/README.md, "Endless moves") for a relay move that
+ * sows exactly `laps` laps (>= 2) from the position `text`: under laps=`laps` it ends as it
+ * does with no limit (same position, bar the spec); under laps=`laps`-1 it is endless: the
+ * mover loses and board, scores, fields and quiet count stay as they were. */
+static inline void tu_check_lap_boundary(const char *text, tg_move m, unsigned long laps)
+{
+    char exact[1024], at_limit[1024], below[1024];
+    assert_true(laps >= 2);
+    tu_with_laps(text, 0, exact, sizeof exact);
+    tu_with_laps(text, laps, at_limit, sizeof at_limit);
+    tu_with_laps(text, laps - 1, below, sizeof below);
+
+    tg_state *s = tu_from_text(exact);
+    int mover = tg_state_player(s);
+    TU_OK(tg_state_apply(s, m));
+    char *exact_after = tu_str(s);
+    tg_state_free(s);
+
+    s = tu_from_text(at_limit);
+    TU_OK(tg_state_apply(s, m));
+    char *limit_after = tu_str(s), want[1024];
+    tu_with_laps(exact_after, laps, want, sizeof want);
+    if (strcmp(limit_after, want) != 0)
+        TU_FAIL("%lu laps under laps=%lu:\n  got      \"%s\"\n  expected \"%s\"", laps, laps,
+                limit_after, want);
+    free(limit_after);
+    free(exact_after);
+    tg_state_free(s);
+
+    /* One lap short: the position string before the move, with `-` for the side to move and
+     * the mover's loss. */
+    s = tu_from_text(below);
+    TU_OK(tg_state_apply(s, m));
+    assert_true(tg_state_is_terminal(s));
+    assert_int_equal(tg_state_winner(s), 1 - mover);
+    char *got = tu_str(s);
+    const char *board = strchr(below, ' ') + 1;
+    const char *side = strchr(board, ' ') + 1;
+    const char *rest = strchr(side, ' ');
+    snprintf(want, sizeof want, "%.*s-%s winner=%d", (int)(side - below), below, rest,
+             1 - mover);
+    if (strcmp(got, want) != 0)
+        TU_FAIL("%lu laps under laps=%lu:\n  got      \"%s\"\n  expected \"%s\"", laps,
+                laps - 1, got, want);
+    free(got);
+    tg_state_free(s);
+}
+
+/* An endless move judged with no lap limit (laps=0), where the cycle finder alone must see
+ * that it never ends: from `before` (a position string whose spec names `laps=`) the move
+ * leaves exactly `after` (the same spelling) but for the spec. */
+static inline void tu_check_endless_unlimited(const char *before, const char *after, tg_move m)
+{
+    char from[1024], want[1024];
+    tu_with_laps(before, 0, from, sizeof from);
+    tu_with_laps(after, 0, want, sizeof want);
+    tg_state *s = tu_from_text(from);
+    TU_OK(tg_state_apply(s, m));
+    char *got = tu_str(s);
+    if (strcmp(got, want) != 0)
+        TU_FAIL("laps=0:\n  got      \"%s\"\n  expected \"%s\"", got, want);
+    free(got);
+    tg_state_free(s);
+}
+
 /* Asserts the position string of s. */
 #define TU_POS(s, expected)                                                                    \
     do {                                                                                       \

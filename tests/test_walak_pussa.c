@@ -7,8 +7,8 @@
 
 #include <inttypes.h>
 
-#define SPEC "walak-pussa:rounds=single,quiet=100"
-#define MSPEC "walak-pussa:rounds=match,quiet=100"
+#define SPEC "walak-pussa:rounds=single,laps=10000,quiet=100"
+#define MSPEC "walak-pussa:rounds=match,laps=10000,quiet=100"
 #define START SPEC " 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0,0 quiet=0"
 #define MSTART                                                                                 \
     MSPEC " 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0,0 round=1 dead=- reserve=0,0 starter=0 quiet=0"
@@ -235,7 +235,7 @@ static void cell_name(int c, char *out)
 
 static void ref_string(const struct ref *r, char *buf, size_t cap)
 {
-    size_t len = (size_t)snprintf(buf, cap, "walak-pussa:rounds=%s,quiet=%d ",
+    size_t len = (size_t)snprintf(buf, cap, "walak-pussa:rounds=%s,laps=10000,quiet=%d ",
                                   r->match ? "match" : "single", r->limit);
     for (int row = 1; row >= 0; row--)
         for (int col = 0; col < 7; col++)
@@ -326,7 +326,7 @@ static tg_state *ref_state(const struct ref *r, char *text, size_t cap)
 {
     ref_string(r, text, cap);
     char spec[64];
-    snprintf(spec, sizeof spec, "walak-pussa:rounds=%s,quiet=%d", r->match ? "match" : "single",
+    snprintf(spec, sizeof spec, "walak-pussa:rounds=%s,laps=10000,quiet=%d", r->match ? "match" : "single",
              r->limit);
     return tu_from(spec, text);
 }
@@ -380,7 +380,7 @@ static void test_start(void **unused)
     TU_POS(s, MSTART);
     tg_state_free(s);
     s = tu_new("walak-pussa:quiet=7");
-    TU_POS(s, "walak-pussa:rounds=single,quiet=7 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0,0 quiet=0");
+    TU_POS(s, "walak-pussa:rounds=single,laps=10000,quiet=7 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0,0 quiet=0");
     tg_state_free(s);
 }
 
@@ -551,6 +551,7 @@ static void test_endless_pinned(void **unused)
         assert_false(tg_state_is_terminal(s));
         tu_play(s, c->move);
         TU_POS(s, after);
+        tu_check_endless_unlimited(before, after, tu_move(s, c->move));
         /* The reference model agrees, independently. */
         struct ref r;
         memset(&r, 0, sizeof r);
@@ -588,6 +589,7 @@ static void test_long_finite_move(void **unused)
     r.score[1] = 6;
     expect_ref(s, &r, "long move, before");
     assert_int_equal(ref_apply(&r, 1), 450);
+    tu_check_lap_boundary(LONG_BEFORE, 1, 450);
     tu_play(s, "b1");
     expect_ref(s, &r, "long move, after");
     TU_POS(s, LONG_AFTER);
@@ -798,7 +800,7 @@ static void test_quiet_limit(void **unused)
     static const int limits[] = {1, 2, 5, 20};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         char spec[64];
-        snprintf(spec, sizeof spec, "walak-pussa:rounds=match,quiet=%d", limits[i]);
+        snprintf(spec, sizeof spec, "walak-pussa:rounds=match,laps=10000,quiet=%d", limits[i]);
         for (uint64_t seed = 1; seed <= 20; seed++) {
             char *final = NULL;
             play_match(spec, limits[i], seed * 7919, &final);
@@ -951,7 +953,8 @@ static void test_random_positions_vs_reference(void **unused)
 {
     (void)unused;
     uint64_t gen = 20250101;
-    int endless = 0, tried = 0;
+    int endless = 0, tried = 0, boundaries = 0;
+    uint64_t longest = 0;
     for (int trial = 0; trial < 3000; trial++) {
         struct ref r;
         random_position(&r, &gen, trial % 2 == 1);
@@ -965,8 +968,15 @@ static void test_random_positions_vs_reference(void **unused)
         assert_memory_equal(lib, mine, n * sizeof *lib);
         for (size_t i = 0; i < n; i++) {
             struct ref c = r;
-            endless += ref_apply(&c, (int)mine[i]) == 0;
+            uint64_t laps = ref_apply(&c, (int)mine[i]);
+            endless += laps == 0;
             tried++;
+            /* The lap limit's boundary sits exactly at the reference's count of laps. */
+            if (laps >= 2 && boundaries < 400) {
+                tu_check_lap_boundary(text, lib[i], (unsigned long)laps);
+                boundaries++;
+                longest = laps > longest ? laps : longest;
+            }
             TU_OK(tg_state_apply(s, lib[i]));
             expect_ref(s, &c, text);
             TU_OK(tg_state_undo(s));
@@ -974,8 +984,11 @@ static void test_random_positions_vs_reference(void **unused)
         }
         tg_state_free(s);
     }
-    print_message("# %d of %d random moves were endless\n", endless, tried);
+    print_message("# %d of %d random moves were endless; lap-limit boundary of %d moves "
+                  "checked, the longest %" PRIu64 " laps\n",
+                  endless, tried, boundaries, longest);
     assert_true(endless > 0);
+    assert_true(boundaries == 400 && longest >= 3);
 }
 
 static void test_random_games_vs_reference(void **unused)

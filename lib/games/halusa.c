@@ -126,9 +126,15 @@ static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     if (!tg__mancala_counters_conserved(cfg, pos))
         return false;
     if (pos->phase == TG__OVER)
-        return tg__mancala_board_total(cfg, pos) == 0 && pos->winner == tg__winner_by_score(pos);
+        return true;
     /* While the game runs, scores only grow by captures, and every capture is even. */
     return pos->score[0] % 2 == 0 && pos->score[1] % 2 == 0;
+}
+
+/* Halusa's end and its quiet end both empty the board into the scores and judge by them. */
+static bool halusa_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    return tg__mancala_emptied_by_score(cfg, pos);
 }
 
 TG__FLATTEN static size_t halusa_playout(const struct tg_config *cfg, struct tg_pos *pos,
@@ -143,6 +149,7 @@ const struct tg_game tg__halusa = {
     .options = halusa_options,
     .option_count = sizeof halusa_options / sizeof halusa_options[0],
     .quiet_option = OPT_QUIET,
+    .laps_option = -1,
     .setup = halusa_setup,
     .init = halusa_init,
     .moves = halusa_moves,
@@ -158,6 +165,7 @@ const struct tg_game tg__halusa = {
     .write_field = NULL,
     .read_field = NULL,
     .valid = halusa_valid,
+    .ended_by_rules = halusa_ended_by_rules,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };

@@ -5,13 +5,14 @@
 #include "../mancala/board.h"
 #include "../playout.h"
 
-enum { OPT_VARIANT = 0, OPT_QUIET = 1 };
+enum { OPT_VARIANT = 0, OPT_LAPS = 1, OPT_QUIET = 2 };
 enum { VARIANT_OMAN = 0, VARIANT_ZANZIBAR = 1 };
 
 static const char *const variant_choices[] = {"oman", "zanzibar", NULL};
 
 static const struct tg_option_def hawalis_options[] = {
     {"variant", "oman|zanzibar", variant_choices, 0, 0, "oman"},
+    TG__LAPS_OPTION,
     TG__QUIET_OPTION,
 };
 
@@ -127,7 +128,7 @@ static uint64_t hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, t
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, lap, hawalis_next_lap, NULL, &last, &sown)) {
+    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hawalis_next_lap, NULL, &last, &sown)) {
         memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
@@ -142,10 +143,22 @@ static uint64_t hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, t
 
 static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    if (!tg__mancala_counters_conserved(cfg, pos))
-        return false;
-    /* Only an endless move decides a game against the scores, and it never draws. */
-    return tg__mancala_draw_has_equal_scores(pos);
+    return tg__mancala_counters_conserved(cfg, pos);
+}
+
+/* Hawalis ends by the scores when the player to move has no move, the board left as it is;
+ * the quiet limit gives each side its own counters, then judges by the scores. */
+static bool hawalis_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    if (pos->winner == tg__winner_by_score(pos)) {
+        for (int p = 0; p < 2; p++) {
+            struct tg_pos to_move = *pos;
+            to_move.side = (uint8_t)p;
+            if (!hawalis_has_move(cfg, &to_move))
+                return true;
+        }
+    }
+    return tg__quiet_end_reached(cfg, pos) && tg__mancala_emptied_by_score(cfg, pos);
 }
 
 TG__FLATTEN static size_t hawalis_playout(const struct tg_config *cfg, struct tg_pos *pos,
@@ -160,6 +173,7 @@ const struct tg_game tg__hawalis = {
     .options = hawalis_options,
     .option_count = sizeof hawalis_options / sizeof hawalis_options[0],
     .quiet_option = OPT_QUIET,
+    .laps_option = OPT_LAPS,
     .setup = hawalis_setup,
     .init = hawalis_init,
     .moves = hawalis_moves,
@@ -175,6 +189,7 @@ const struct tg_game tg__hawalis = {
     .write_field = NULL,
     .read_field = NULL,
     .valid = hawalis_valid,
+    .ended_by_rules = hawalis_ended_by_rules,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };

@@ -7,12 +7,13 @@
 
 #include <string.h>
 
-enum { OPT_WIDTH = 0, OPT_QUIET = 1 };
+enum { OPT_WIDTH = 0, OPT_LAPS = 1, OPT_QUIET = 2 };
 
 static const char *const width_choices[] = {"8", "10", "12", "14", "16", NULL};
 
 static const struct tg_option_def hus_options[] = {
     {"width", "8|10|12|14|16", width_choices, 0, 0, "8"},
+    TG__LAPS_OPTION,
     TG__QUIET_OPTION,
 };
 
@@ -104,7 +105,7 @@ static uint64_t hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_mo
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, lap, hus_next_lap, &turn, &last, &sown)) {
+    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hus_next_lap, &turn, &last, &sown)) {
         memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
@@ -132,8 +133,18 @@ static bool hus_valid(const struct tg_config *cfg, const struct tg_pos *pos)
         if (pos->score[p] != tg__mancala_side_total(cfg, pos, p))
             return false;
     }
-    /* Only the quiet limit draws, and it draws only on equal sides. */
-    return tg__mancala_draw_has_equal_scores(pos);
+    return true;
+}
+
+/* Hus ends when the player to move has no hole of two or more (the mover wins, whatever the
+ * scores), and at the quiet limit by the scores, which are the sides' totals. */
+static bool hus_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned half = (unsigned)cfg->cells / 2;
+    for (int p = 0; p < 2; p++)
+        if (!tg__cells_any(pos->cell + (unsigned)p * half, half, 0xFE) && pos->winner == 1 - p)
+            return true;
+    return tg__quiet_end_reached(cfg, pos) && pos->winner == tg__winner_by_score(pos);
 }
 
 TG__FLATTEN static size_t hus_playout(const struct tg_config *cfg, struct tg_pos *pos,
@@ -148,6 +159,7 @@ const struct tg_game tg__hus = {
     .options = hus_options,
     .option_count = sizeof hus_options / sizeof hus_options[0],
     .quiet_option = OPT_QUIET,
+    .laps_option = OPT_LAPS,
     .setup = hus_setup,
     .init = hus_init,
     .moves = hus_moves,
@@ -163,6 +175,7 @@ const struct tg_game tg__hus = {
     .write_field = NULL,
     .read_field = NULL,
     .valid = hus_valid,
+    .ended_by_rules = hus_ended_by_rules,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };

@@ -750,9 +750,15 @@ static bool tab_valid(const struct tg_config *cfg, const struct tg_pos *pos)
         /* The throwing ended with a single 2 or 3; every other stored value is a 1, 4 or 6. */
         return two_or_three <= 1 && !game_has_ended(cfg, pos);
     default:
-        return stored_total(pos) == 0 && game_has_ended(cfg, pos) &&
-               pos->winner == tg__winner_by_score(pos);
+        return true;
     }
+}
+
+/* The game ends, its throws all spent, when one of its end conditions holds; by the scores. */
+static bool tab_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    return stored_total(pos) == 0 && game_has_ended(cfg, pos) &&
+           pos->winner == tg__winner_by_score(pos);
 }
 
 static bool tab_move_to_string(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
@@ -830,6 +836,7 @@ const struct tg_game tg__tab = {
     .options = tab_options,
     .option_count = sizeof tab_options / sizeof tab_options[0],
     .quiet_option = -1,
+    .laps_option = -1,
     .setup = tab_setup,
     .init = tab_init,
     .moves = tab_moves,
@@ -845,6 +852,7 @@ const struct tg_game tg__tab = {
     .write_field = tab_write_field,
     .read_field = tab_read_field,
     .valid = tab_valid,
+    .ended_by_rules = tab_ended_by_rules,
     .move_to_string = tab_move_to_string,
     .move_from_string = tab_move_from_string,
 };

@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum { WP_COLS = 7, WP_HOLES = 14, WP_START = 4, WP_TOTAL = WP_HOLES * WP_START };
-enum { OPT_ROUNDS = 0, OPT_QUIET = 1 };
+enum { OPT_ROUNDS = 0, OPT_LAPS = 1, OPT_QUIET = 2 };
 enum { ROUNDS_SINGLE = 0, ROUNDS_MATCH = 1 };
 enum { FIELD_ROUND, FIELD_DEAD, FIELD_RESERVE, FIELD_STARTER };
 
@@ -16,6 +16,7 @@ static const char *const rounds_choices[] = {"single", "match", NULL};
 
 static const struct tg_option_def wp_options[] = {
     {"rounds", "single|match", rounds_choices, 0, 0, "single"},
+    TG__LAPS_OPTION,
     TG__QUIET_OPTION,
 };
 
@@ -198,7 +199,7 @@ static uint64_t wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_mov
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(r, pos->cell, lap, relay_next_hole, NULL, &last, &sown)) {
+    if (!tg__relay(r, pos->cell, lap, cfg->lap_limit, relay_next_hole, NULL, &last, &sown)) {
         /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
         memcpy(pos->cell, before, sizeof before);
         tg__finish(pos, 1 - me);
@@ -346,13 +347,15 @@ static bool wp_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     if (!tg__mancala_counters_conserved(cfg, pos))
         return false;
-    if (is_match(cfg) && !valid_match_fields(pos))
-        return false;
-    if (pos->phase != TG__OVER)
-        return true;
-    /* Only an endless move ends a game with counters on the board; it has a winner. */
+    return !is_match(cfg) || valid_match_fields(pos);
+}
+
+/* A round ends with the board emptied into the scores (by the rules or the quiet limit). A
+ * single game is then won on the scores; a match only once a player cannot fill a hole. */
+static bool wp_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+{
     if (tg__mancala_board_total(cfg, pos))
-        return pos->winner == 0 || pos->winner == 1;
+        return false;
     if (is_match(cfg))
         return pos->winner >= 0 && pos->score[1 - pos->winner] < WP_START;
     return pos->winner == tg__winner_by_score(pos);
@@ -370,6 +373,7 @@ const struct tg_game tg__walak_pussa = {
     .options = wp_options,
     .option_count = sizeof wp_options / sizeof wp_options[0],
     .quiet_option = OPT_QUIET,
+    .laps_option = OPT_LAPS,
     .setup = wp_setup,
     .init = wp_init,
     .moves = wp_moves,
@@ -385,6 +389,7 @@ const struct tg_game tg__walak_pussa = {
     .write_field = wp_write_field,
     .read_field = wp_read_field,
     .valid = wp_valid,
+    .ended_by_rules = wp_ended_by_rules,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };

@@ -114,7 +114,12 @@ bool tg__mancala_counters_conserved(const struct tg_config *cfg, const struct tg
     return counters == (unsigned)cfg->total;
 }
 
-bool tg__mancala_draw_has_equal_scores(const struct tg_pos *pos)
+bool tg__quiet_end_reached(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    return pos->phase != TG__OVER || pos->winner != TG_DRAW || pos->score[0] == pos->score[1];
+    return cfg->quiet_limit && pos->quiet == cfg->quiet_limit;
+}
+
+bool tg__mancala_emptied_by_score(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    return tg__mancala_board_total(cfg, pos) == 0 && pos->winner == tg__winner_by_score(pos);
 }

@@ -111,8 +111,10 @@ void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos 
 /* Counters on the board plus both scores make the starting total (captures leave the board
  * for the captor's score). */
 bool tg__mancala_counters_conserved(const struct tg_config *cfg, const struct tg_pos *pos);
-/* For games where only the scores can draw (an endless move always has a winner): a finished
- * draw has equal scores. */
-bool tg__mancala_draw_has_equal_scores(const struct tg_pos *pos);
+/* Whether the quiet limit can have ended this finished position: the count stands at it. */
+bool tg__quiet_end_reached(const struct tg_config *cfg, const struct tg_pos *pos);
+/* The finish of the games whose end (or quiet end) empties the board into the scores: an
+ * empty board and the winner by score. */
+bool tg__mancala_emptied_by_score(const struct tg_config *cfg, const struct tg_pos *pos);
 
 #endif

@@ -74,16 +74,20 @@ static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, u
 
 /* Sows `lap` and every lap the rule chains after it. On return *last is the ring position of
  * the last counter sown and *sown the number of counters sown over all laps. Returns false
- * for an endless move: the sowing is a deterministic function of (board, lap) at each lap
- * start, so a repeat of that state means it never ends. Brent's cycle finder keeps one saved state,
- * so memory stays constant however long the cycle (Walak-pussa has cycles of over 14 million laps);
- * the board is then left mid-sowing and the caller restores it. `cell` is a board array of at
- * least TG__SOWN_BOARD_MAX bytes, which is what the saved states copy and compare: a fixed
- * size the compiler turns into a few vector moves, where the board's own size was a library
- * call (bytes past the board are never sown, so comparing them changes nothing).
- * Inline, so that each game's call gets its rule inlined into the lap loop. */
+ * for an endless move (rules/README.md, "Endless moves"): one whose sowing has not ended by
+ * the end of lap `lap_limit` (0: no limit), or that repeats a lap-start state. The sowing is a
+ * deterministic function of (board, lap) at each lap start, so a repeat means it never ends;
+ * Brent's cycle finder keeps one saved state, so memory stays constant however long the cycle
+ * (Walak-pussa has cycles of over 14 million laps). Under a limit the finder only judges short
+ * cycles early: both judges give the same endless loss, so which one sees it first changes
+ * nothing but the work. The board is then left mid-sowing and the caller restores it. `cell`
+ * is a board array of at least TG__SOWN_BOARD_MAX bytes, which is what the saved states copy
+ * and compare: a fixed size the compiler turns into a few vector moves, where the board's own
+ * size was a library call (bytes past the board are never sown, so comparing them changes
+ * nothing). Inline, so that each game's call gets its rule inlined into the lap loop. */
 static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct tg_lap lap,
-                             tg__relay_rule rule, void *ctx, unsigned *last, uint64_t *sown)
+                             uint32_t lap_limit, tg__relay_rule rule, void *ctx, unsigned *last,
+                             uint64_t *sown)
 {
     /* Most moves are a single lap: they need no saved states at all. */
     unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand);
@@ -93,6 +97,11 @@ static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct t
         *sown = counters;
         return true;
     }
+    if (lap_limit == 1) {
+        *last = end;
+        *sown = counters;
+        return false;
+    }
     /* From the second lap on, the sowing is a function of (board, lap) at each lap start, so
      * the states from here on are eventually periodic, and periodic from here if they are from
      * the first lap. Besides Brent's moving checkpoint, every lap is compared with this one:
@@ -101,6 +110,8 @@ static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct t
     uint8_t first_cell[TG__SOWN_BOARD_MAX], saved_cell[TG__SOWN_BOARD_MAX];
     struct tg_lap first_lap = lap, saved_lap = lap;
     uint64_t power = 1, since_saved = 0;
+    /* Laps sown so far; with no limit it may pass 2^32 (cycles of 10^8 laps and more). */
+    uint64_t laps = 1, limit = lap_limit ? lap_limit : UINT64_MAX;
     memcpy(first_cell, cell, sizeof first_cell);
     memcpy(saved_cell, cell, sizeof saved_cell);
     for (;;) {
@@ -112,7 +123,8 @@ static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct t
             return true;
         }
         since_saved++;
-        if ((lap.at == saved_lap.at && lap.hand == saved_lap.hand &&
+        if (++laps == limit ||
+            (lap.at == saved_lap.at && lap.hand == saved_lap.hand &&
              memcmp(cell, saved_cell, sizeof saved_cell) == 0) ||
             (lap.at == first_lap.at && lap.hand == first_lap.hand &&
              memcmp(cell, first_cell, sizeof first_cell) == 0)) {
