@@ -1,17 +1,17 @@
 /* tg-bench: how fast the library plays, rule set by rule set.
  *
  *   tg-bench [--seconds X] [--runs N] [--seed N] [--mcts-iterations K] [--threads T]
- *            [--only LIST] [--json] [SPEC...]
+ *            [--positions P] [--only LIST] [--json] [SPEC...]
  *
- * Default rule sets (when no SPEC is given): halusa, hus:width=8, hus:width=12, hus:width=16,
- * hawalis:variant=oman, hawalis:variant=zanzibar, walak-pussa, tab:width=13, tab:width=19,
- * tab:width=21, tab:width=29.
+ * Default rule sets (when no SPEC is given): halusa, hus at every width (8, 10, 12, 14, 16),
+ * hawalis:variant=oman, hawalis:variant=zanzibar, walak-pussa, walak-pussa:rounds=match,
+ * tab:width=13, tab:width=19, tab:width=21, tab:width=29. Every move takes bounded time under
+ * the default lap limit (rules/README.md), so every rule set finishes; a spec with laps=0 asks
+ * for exact judgement of endless moves, and a run on it can take minutes.
  *
  * Every measurement is made --runs times (default 5), each run lasting --seconds (default 0.5),
- * and the MEDIAN of the runs is reported (the machines are shared and noisy; and a rare
- * random game can be very slow: an endless relay cycle in Hus width 12 or Zanzibar Hawalis can
- * take a second for one move). Each run uses its own seed (derived from --seed), so one such
- * game spoils at most one run. Everything but the thread check runs on one thread.
+ * and the MEDIAN of the runs is reported (the machines are shared and noisy). Each run uses its
+ * own seed (derived from --seed). Everything but the thread check runs on one thread.
  *
  * Metrics (group names for --only in brackets):
  *
@@ -62,6 +62,16 @@
  *   over the threads, median of the runs): well below 1 means the threads did not each have
  *   a core (a busy machine), and the scaling says more about the machine than the library.
  *
+ * [worst] Only when named in --only (it takes seconds per rule set): the slowest single
+ *   tg_state_apply() over every legal decision of P positions reached in random play
+ *   (--positions, default 1000000): from each decision state of random games (restarted at
+ *   their end), every legal move is applied to a copy, each apply timed alone by the thread's
+ *   CPU clock (so time the core spent on other processes is not counted), and a move slower
+ *   than any before it timed 4 times more, keeping the fastest (the work is the same each
+ *   time; the rest was an interrupt's or a page fault's). Reported: the
+ *   slowest apply in microseconds, with its position and move, the positions and moves
+ *   tried, and the mean apply.
+ *
  * --json writes one JSON object instead of the tables: the library version, the settings, and
  * an array "rule_sets" with one object per rule set holding every metric above as a number
  * (medians; null where a metric does not apply or was not measured) and, for the main rates,
@@ -102,12 +112,16 @@ enum {
     M_COPY = 1u << 2,
     M_MCTS = 1u << 3,
     M_THREADS = 1u << 4,
-    M_ALL = (1u << 5) - 1
+    M_ALL = (1u << 5) - 1, /* what runs when --only is not given */
+    M_WORST = 1u << 5
 };
+#define WORST_DEFAULT_POSITIONS 1000000ul
+enum { WORST_RETIMES = 4 };
 
 static const char *const default_specs[] = {
-    "halusa",      "hus:width=8",  "hus:width=12", "hus:width=16", "hawalis:variant=oman",
-    "hawalis:variant=zanzibar",    "walak-pussa",  "tab:width=13", "tab:width=19",
+    "halusa",       "hus:width=8",   "hus:width=10",  "hus:width=12",
+    "hus:width=14", "hus:width=16",  "hawalis:variant=oman", "hawalis:variant=zanzibar",
+    "walak-pussa",  "walak-pussa:rounds=match", "tab:width=13", "tab:width=19",
     "tab:width=21", "tab:width=29",
 };
 
@@ -117,6 +131,7 @@ struct options {
     uint64_t seed;
     unsigned long mcts_iterations;
     int threads;
+    unsigned long positions;
     unsigned metrics;
     bool json;
 };
@@ -167,7 +182,7 @@ static double median(const double *v, int n)
 static void usage(FILE *f)
 {
     fputs("usage: tg-bench [--seconds X] [--runs N] [--seed N] [--mcts-iterations K]\n"
-          "                [--threads T] [--only LIST] [--json] [SPEC...]\n"
+          "                [--threads T] [--positions P] [--only LIST] [--json] [SPEC...]\n"
           "\n"
           "  --seconds X             duration of one run of each measurement in seconds\n"
           "                          (default 0.5)\n"
@@ -178,12 +193,15 @@ static void usage(FILE *f)
           "                          column, 1 to 10000000 (default 200)\n"
           "  --threads T             threads of the scaling check, 2 to 64, or 0 to skip it\n"
           "                          (default 2)\n"
+          "  --positions P           positions of random play whose every legal move is\n"
+          "                          applied and timed by 'worst' (default 1000000)\n"
           "  --only LIST             measure only these, comma-separated: playouts, perft,\n"
-          "                          copy (copy, apply, apply+undo), mcts, threads\n"
+          "                          copy (copy, apply, apply+undo), mcts, threads; and\n"
+          "                          worst (the slowest single apply), run only when named\n"
           "  --json                  one JSON object on standard output instead of tables\n"
           "  SPEC                    a rule set such as halusa or hus:width=12 (default:\n"
-          "                          halusa, hus at widths 8, 12 and 16, both hawalis variants,\n"
-          "                          walak-pussa, tab at widths 13, 19, 21 and 29)\n"
+          "                          halusa, hus at every width, both hawalis variants,\n"
+          "                          walak-pussa single and match, tab at every width)\n"
           "\n"
           "The header comment of examples/tg-bench.c defines every metric exactly.\n",
           f);
@@ -193,7 +211,7 @@ static int bad_args(const char *why, const char *arg)
 {
     fprintf(stderr, "tg-bench: %s: '%s'\n", why, arg ? arg : "");
     fputs("usage: tg-bench [--seconds X] [--runs N] [--seed N] [--mcts-iterations K]\n"
-          "                [--threads T] [--only LIST] [--json] [SPEC...]\n"
+          "                [--threads T] [--positions P] [--only LIST] [--json] [SPEC...]\n"
           "       (tg-bench --help for more)\n",
           stderr);
     return EXIT_BAD_ARGS;
@@ -224,6 +242,10 @@ struct result {
     /* threads */
     double thread1_per_s[MAX_RUNS], threadn_per_s[MAX_RUNS], thread_ratio[MAX_RUNS];
     double thread1_cpu[MAX_RUNS], threadn_cpu[MAX_RUNS]; /* CPU time over wall-clock time */
+    /* worst */
+    uint64_t worst_positions, worst_moves;
+    double worst_ns, worst_total_ns;
+    char worst_position[512], worst_move[32];
 };
 
 static void fill_nan(double *v, int n)
@@ -683,6 +705,64 @@ static double threads_rate(const tg_state *root, int n, double seconds, uint64_t
 }
 
 /* ------------------------------------------------------------------------------------------
+ * [worst] the slowest single apply */
+
+static double thread_cpu_now(void);
+
+static int worst_apply(const tg_state *root, uint64_t seed, unsigned long positions,
+                       struct result *r)
+{
+    size_t cap = tg_rules_max_moves(tg_state_rules(root));
+    tg_move *moves = malloc(cap * sizeof *moves);
+    tg_state *game = NULL, *scratch = NULL;
+    int ok = moves != NULL && tg_state_clone(root, &game) == TG_OK &&
+             tg_state_clone(root, &scratch) == TG_OK;
+    uint64_t rng = seed;
+    r->worst_ns = 0;
+    while (ok && r->worst_positions < positions) {
+        if (tg_state_is_terminal(game)) {
+            ok = tg_state_copy(game, root) == TG_OK;
+            continue;
+        }
+        if (tg_state_player(game) != TG_CHANCE) {
+            size_t n = 0;
+            ok = tg_state_moves(game, moves, cap, &n) == TG_OK;
+            for (size_t i = 0; ok && i < n; i++) {
+                ok = tg_state_copy(scratch, game) == TG_OK;
+                /* The thread's CPU time, so that a moment when another process held the core
+                 * is not taken for a slow move. */
+                double t0 = thread_cpu_now();
+                ok = ok && tg_state_apply(scratch, moves[i]) == TG_OK;
+                double ns = (thread_cpu_now() - t0) * 1e9;
+                r->worst_total_ns += ns;
+                r->worst_moves++;
+                /* A candidate for the slowest is timed again: the work is the same each time,
+                 * so the fastest of the timings is the move's, the rest an interrupt's. */
+                for (int again = 0; ok && ns > r->worst_ns && again < WORST_RETIMES; again++) {
+                    ok = tg_state_copy(scratch, game) == TG_OK;
+                    t0 = thread_cpu_now();
+                    ok = ok && tg_state_apply(scratch, moves[i]) == TG_OK;
+                    double retimed = (thread_cpu_now() - t0) * 1e9;
+                    ns = retimed < ns ? retimed : ns;
+                }
+                if (ok && ns > r->worst_ns) {
+                    r->worst_ns = ns;
+                    tg_state_to_string(game, r->worst_position, sizeof r->worst_position, NULL);
+                    tg_move_to_string(game, moves[i], r->worst_move, sizeof r->worst_move, NULL);
+                }
+            }
+            r->worst_positions++;
+        }
+        /* On by one random ply; playout keeps no history, so the game never grows. */
+        ok = ok && tg_state_playout(game, &rng, 1, NULL) == TG_OK;
+    }
+    tg_state_free(scratch);
+    tg_state_free(game);
+    free(moves);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------
  * One rule set */
 
 static int bench(const char *spec, const struct options *o, struct result *r)
@@ -762,6 +842,9 @@ static int bench(const char *spec, const struct options *o, struct result *r)
             r->thread_ratio[run] = many / one;
         }
     }
+    if (failed == NULL && (o->metrics & M_WORST) &&
+        !worst_apply(root, run_seed(o->seed, 0, 0x33), o->positions, r))
+        failed = "slowest apply";
     if (failed != NULL)
         fprintf(stderr, "tg-bench: %s: %s failed\n", spec, failed);
     sample_free(&sm);
@@ -870,6 +953,19 @@ static void print_tables(const struct result *res, int n, const struct options *
                 printf("  %s: no position with two legal moves found for the MCTS measurement\n",
                        res[i].spec);
     }
+    if (o->metrics & M_WORST) {
+        printf("\nslowest single apply over every legal decision of random-play positions\n");
+        printf("%-*s %10s %10s %9s %11s  %s\n", w, "spec", "positions", "moves", "mean ns",
+               "slowest us", "at (position, move)");
+        for (int i = 0; i < n; i++) {
+            const struct result *r = &res[i];
+            printf("%-*s %10" PRIu64 " %10" PRIu64, w, r->spec, r->worst_positions,
+                   r->worst_moves);
+            cell(r->worst_moves ? r->worst_total_ns / (double)r->worst_moves : NAN, 9, 1);
+            cell(r->worst_ns / 1e3, 11, 1);
+            printf("  \"%s\" %s\n", r->worst_position, r->worst_move);
+        }
+    }
 }
 
 static void json_number(const char *key, double v, bool comma)
@@ -974,7 +1070,16 @@ static void print_json(const struct result *res, int n, const struct options *o)
         json_runs("thread_scaling_runs", r->thread_ratio, k);
         json_number("threads_1_cpu_share", median(r->thread1_cpu, k), true);
         json_number("threads_n_cpu_share", median(r->threadn_cpu, k), true);
-        json_number("thread_scaling", median(r->thread_ratio, k), false);
+        json_number("thread_scaling", median(r->thread_ratio, k), true);
+        bool worst = (o->metrics & M_WORST) != 0;
+        json_number("worst_positions", worst ? (double)r->worst_positions : NAN, true);
+        json_number("worst_moves", worst ? (double)r->worst_moves : NAN, true);
+        json_number("worst_mean_apply_ns",
+                    worst && r->worst_moves ? r->worst_total_ns / (double)r->worst_moves : NAN,
+                    true);
+        json_number("worst_apply_ns", worst ? r->worst_ns : NAN, true);
+        json_string("worst_position", r->worst_position, true);
+        json_string("worst_move", r->worst_move, false);
         printf("}");
     }
     printf("\n]}\n");
@@ -992,7 +1097,8 @@ static int parse_only(const char *list, unsigned *out)
                  {"perft", M_PERFT},
                  {"copy", M_COPY},
                  {"mcts", M_MCTS},
-                 {"threads", M_THREADS}};
+                 {"threads", M_THREADS},
+                 {"worst", M_WORST}};
     unsigned bits = 0;
     const char *p = list;
     for (;;) {
@@ -1029,7 +1135,8 @@ static int parse_whole(const char *value, unsigned long long lo, unsigned long l
 
 int main(int argc, char **argv)
 {
-    struct options o = {0.5, 5, 1, MCTS_DEFAULT_ITERATIONS, 2, M_ALL, false};
+    struct options o = {0.5, 5, 1, MCTS_DEFAULT_ITERATIONS, 2, WORST_DEFAULT_POSITIONS, M_ALL,
+                        false};
     int first_spec = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1073,6 +1180,11 @@ int main(int argc, char **argv)
             if (!parse_whole(value, 0, MAX_THREADS, &k) || k == 1)
                 return bad_args("--threads needs 0 or a whole number from 2 to 64", value);
             o.threads = (int)k;
+            i++;
+        } else if (strcmp(a, "--positions") == 0) {
+            if (!parse_whole(value, 1, 1000000000, &k))
+                return bad_args("--positions needs a whole number from 1 to 1000000000", value);
+            o.positions = (unsigned long)k;
             i++;
         } else if (strcmp(a, "--only") == 0) {
             if (value == NULL || !parse_only(value, &o.metrics))

@@ -132,6 +132,9 @@ struct tg_game {
      * exactly this finished position: the condition holds on the board and the winner is the
      * one it gives. The core adds the third way a game ends, an endless move (notation.c). */
     bool (*ended_by_rules)(const struct tg_config *cfg, const struct tg_pos *pos);
+    /* For tg_state_render: the game's own position fields in words a player understands, one
+     * line each (`round 4 ...`, `throws to spend: 3`); NULL if the game has none. */
+    void (*describe)(const struct tg_config *cfg, const struct tg_pos *pos, struct tg_out *o);
     bool (*move_to_string)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
                            struct tg_out *o);
     bool (*move_from_string)(const struct tg_config *cfg, const struct tg_pos *pos, const char *s,

@@ -354,6 +354,21 @@ void tg__pos_render(const struct tg_rules *rules, const struct tg_pos *pos, size
     tg__out_str(o, "  player 1: ");
     tg__out_uint(o, pos->score[1]);
     tg__out_str(o, "\n");
+    if (cfg->game->describe)
+        cfg->game->describe(cfg, pos, o);
+    if (cfg->game->quiet_option >= 0) {
+        /* How close the quiet limit is: the count a player watches, as chess players watch
+         * the fifty-move count. */
+        tg__out_str(o, "moves without capture: ");
+        tg__out_uint(o, pos->quiet);
+        if (cfg->quiet_limit) {
+            tg__out_str(o, " of ");
+            tg__out_uint(o, cfg->quiet_limit);
+        } else {
+            tg__out_str(o, " (no limit)");
+        }
+        tg__out_str(o, "\n");
+    }
     if (pos->phase == TG__OVER) {
         if (pos->winner == TG_DRAW) {
             tg__out_str(o, "game over: draw\n");

@@ -971,6 +971,74 @@ static void test_text_buffers(void **unused)
     tg_state_free(s);
 }
 
+/* tg_state_render, malloc'd. */
+static char *rendered(const tg_state *s)
+{
+    size_t needed = 0;
+    TU_OK(tg_state_render(s, NULL, 0, &needed));
+    char *text = malloc(needed + 1);
+    assert_non_null(text);
+    TU_OK(tg_state_render(s, text, needed + 1, NULL));
+    return text;
+}
+
+#define RENDER_HAS(s, want)                                                                    \
+    do {                                                                                       \
+        char *tu_r_ = rendered(s);                                                             \
+        if (!strstr(tu_r_, (want)))                                                            \
+            TU_FAIL("%s:%d: no \"%s\" in the rendering:\n%s", __FILE__, __LINE__, (want),     \
+                    tu_r_);                                                                    \
+        free(tu_r_);                                                                           \
+    } while (0)
+
+/* The rendering shows every field a player needs, in words: the quiet count against its
+ * limit, Tab's throws still to spend, a Walak-pussa match's round, starter, reserves and dead
+ * holes. */
+static void test_render_fields(void **unused)
+{
+    (void)unused;
+    tg_state *s = tu_new("hus");
+    RENDER_HAS(s, "moves without capture: 0 of 100\n");
+    tg_state_free(s);
+    s = tu_from("halusa", SPEC " 7,1,7,7,8,8/7,1,0,9,9,8 1 0,0 quiet=37");
+    RENDER_HAS(s, "moves without capture: 37 of 100\n");
+    tg_state_free(s);
+    s = tu_new("walak-pussa:quiet=0");
+    RENDER_HAS(s, "moves without capture: 0 (no limit)\n");
+    tg_state_free(s);
+
+    /* Tab: throw 1 (another throw follows), then 3; spend the 1 and the 3 is still to come. */
+    s = tu_new("tab");
+    RENDER_HAS(s, "throws to spend: none yet\n");
+    tu_play(s, "throw:1");
+    RENDER_HAS(s, "throws to spend: 1 (and another throw to come)\n");
+    tu_play(s, "throw:3");
+    RENDER_HAS(s, "throws to spend: 1,3\n");
+    tg_move moves[64];
+    size_t n = tu_moves(s, moves, 64);
+    assert_true(n > 0);
+    TU_OK(tg_state_apply(s, moves[0])); /* at the start only a 1 can move a piece */
+    assert_int_equal(tg_state_player(s), 0);
+    RENDER_HAS(s, "throws to spend: 3\n");
+    char *text = rendered(s);
+    assert_null(strstr(text, "moves without capture")); /* Tab has no quiet limit */
+    free(text);
+    tg_state_free(s);
+
+    /* A Walak-pussa match in its fifth round. */
+    s = tu_from("walak-pussa:rounds=match",
+                "walak-pussa:rounds=match 3,3,4,3,1,5,3/2,3,0,0,0,0,0 1 0,29 round=5 "
+                "dead=d1+e1+f1+g1 reserve=0,12 starter=0 quiet=7");
+    RENDER_HAS(s, "round 5, started by player 0; reserves (counters kept off the board) 0 and "
+                  "12\ndead holes (#): d1+e1+f1+g1\nmoves without capture: 7 of 100\n");
+    tg_state_free(s);
+    s = tu_new("walak-pussa");
+    text = rendered(s);
+    assert_null(strstr(text, "\nround ")); /* a single game has no rounds */
+    free(text);
+    tg_state_free(s);
+}
+
 static void test_list_buffers(void **unused)
 {
     (void)unused;
@@ -1498,6 +1566,7 @@ int main(void)
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_status_strings),
         cmocka_unit_test(test_catalogue),
+        cmocka_unit_test(test_render_fields),
         cmocka_unit_test(test_option_enumeration),
         cmocka_unit_test(test_halusa_options),
         cmocka_unit_test(test_rules_null_args),

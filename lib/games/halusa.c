@@ -166,6 +166,7 @@ const struct tg_game tg__halusa = {
     .read_field = NULL,
     .valid = halusa_valid,
     .ended_by_rules = halusa_ended_by_rules,
+    .describe = NULL,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };

@@ -190,6 +190,7 @@ const struct tg_game tg__hawalis = {
     .read_field = NULL,
     .valid = hawalis_valid,
     .ended_by_rules = hawalis_ended_by_rules,
+    .describe = NULL,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };

@@ -176,6 +176,7 @@ const struct tg_game tg__hus = {
     .read_field = NULL,
     .valid = hus_valid,
     .ended_by_rules = hus_ended_by_rules,
+    .describe = NULL,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };

@@ -694,6 +694,22 @@ static void tab_write_field(const struct tg_config *cfg, const struct tg_pos *po
         tg__out_str(o, "-");
 }
 
+/* The throws stored and not yet spent: while deciding, what the player still has to move
+ * with; while throwing, what the throws so far have earned. */
+static void tab_describe(const struct tg_config *cfg, const struct tg_pos *pos, struct tg_out *o)
+{
+    if (pos->phase == TG__OVER)
+        return;
+    tg__out_str(o, "throws to spend: ");
+    if (stored_total(pos) == 0)
+        tg__out_str(o, "none yet");
+    else
+        tab_write_field(cfg, pos, 0, o);
+    if (pos->phase == TG__CHANCE && stored_total(pos))
+        tg__out_str(o, " (and another throw to come)");
+    tg__out_str(o, "\n");
+}
+
 /* `-`, or the stored values in ascending order, comma-separated. */
 static bool tab_read_field(const struct tg_config *cfg, size_t field, const char *s, size_t n,
                            struct tg_pos *pos)
@@ -853,6 +869,7 @@ const struct tg_game tg__tab = {
     .read_field = tab_read_field,
     .valid = tab_valid,
     .ended_by_rules = tab_ended_by_rules,
+    .describe = tab_describe,
     .move_to_string = tab_move_to_string,
     .move_from_string = tab_move_from_string,
 };

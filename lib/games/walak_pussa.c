@@ -264,6 +264,24 @@ static void wp_write_field(const struct tg_config *cfg, const struct tg_pos *pos
     }
 }
 
+/* A match's fields in words; a single game has none to show. */
+static void wp_describe(const struct tg_config *cfg, const struct tg_pos *pos, struct tg_out *o)
+{
+    if (!is_match(cfg))
+        return;
+    tg__out_str(o, "round ");
+    tg__out_uint(o, get_round(pos));
+    tg__out_str(o, ", started by player ");
+    tg__out_uint(o, STARTER(pos));
+    tg__out_str(o, "; reserves (counters kept off the board) ");
+    tg__out_uint(o, RESERVE(pos, 0));
+    tg__out_str(o, " and ");
+    tg__out_uint(o, RESERVE(pos, 1));
+    tg__out_str(o, "\ndead holes (#): ");
+    wp_write_field(cfg, pos, FIELD_DEAD, o);
+    tg__out_str(o, "\n");
+}
+
 static bool read_dead(const struct tg_config *cfg, const char *s, size_t n, struct tg_pos *pos)
 {
     if (n == 1 && s[0] == '-')
@@ -390,6 +408,7 @@ const struct tg_game tg__walak_pussa = {
     .read_field = wp_read_field,
     .valid = wp_valid,
     .ended_by_rules = wp_ended_by_rules,
+    .describe = wp_describe,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
 };
