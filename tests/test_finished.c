@@ -57,7 +57,9 @@ static const struct finished_case cases[] = {
      "4,4 quiet=6 winner=1",
      TG_ERR_PARSE, "at the quiet limit the board would have been taken"},
     {"hawalis 0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0 - 30,26 quiet=100 winner=0",
-     TG_OK, "the quiet end (an empty board also blocks both)"},
+     TG_OK, "the quiet end"},
+    {"hawalis 0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0 - 30,26 quiet=99 winner=0",
+     TG_ERR_PARSE, "a move always leaves counters: only the quiet end empties the board"},
     {"hawalis 0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0/0,0,0,0,0,0,0 - 30,26 quiet=7 winner=1",
      TG_ERR_PARSE, "blocked on an empty board, but the winner against the scores"},
 

@@ -146,11 +146,12 @@ static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     return tg__mancala_counters_conserved(cfg, pos);
 }
 
-/* Hawalis ends by the scores when the player to move has no move, the board left as it is;
- * the quiet limit gives each side its own counters, then judges by the scores. */
+/* Hawalis ends by the scores when the player to move has no move, the board left as it is
+ * (never empty: a move leaves the counters it sowed); the quiet limit gives each side its own
+ * counters, then judges by the scores. */
 static bool hawalis_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    if (pos->winner == tg__winner_by_score(pos)) {
+    if (tg__mancala_board_total(cfg, pos) && pos->winner == tg__winner_by_score(pos)) {
         for (int p = 0; p < 2; p++) {
             struct tg_pos to_move = *pos;
             to_move.side = (uint8_t)p;
