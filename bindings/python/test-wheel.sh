@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The Python package as a pip user gets it. Builds the wheel from this checkout offline
+# (meson-python, pyproject.toml), installs it into a fresh venv, and there, with nothing of the
+# source tree on the import path and no TG_LIBRARY, PYTHONPATH or LD_LIBRARY_PATH, runs the
+# package's own tests (the bundled library required), the example, the README's Python
+# snippet, and mypy --strict on the installed package and on the example that imports it.
+#
+#   bindings/python/test-wheel.sh WORK_DIR      (scripts/test.sh uses build-ci/python)
+#
+# WORK_DIR is emptied first. Needs Debian's python3-mesonpy, python3-build, python3-venv,
+# patchelf and python3-mypy (scripts/setup-deps.sh).
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=${1:?usage: $0 WORK_DIR}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+case "$work" in
+  "$top" | "$top/bindings" | "$top/bindings/python") echo "$0: WORK_DIR must be a directory of its own" >&2; exit 2 ;;
+esac
+
+# Debian's interpreter, for which the build tools and mypy are installed: a python3 earlier on
+# PATH (pyenv's, say) may have none of them.
+py=/usr/bin/python3
+
+rm -rf "$work/dist" "$work/venv" "$work/run"
+mkdir -p "$work/run"
+
+started=$(date +%s)
+if ! (cd "$top" && "$py" -m build --wheel --no-isolation --outdir "$work/dist" .) \
+  > "$work/build.log" 2>&1; then
+  cat "$work/build.log"
+  echo "test-wheel.sh: the wheel did not build" >&2
+  exit 1
+fi
+wheels=("$work"/dist/traditional_games-*.whl)
+[ "${#wheels[@]}" -eq 1 ] && [ -f "${wheels[0]}" ] ||
+  { echo "test-wheel.sh: expected one wheel in $work/dist" >&2; exit 1; }
+wheel=${wheels[0]}
+echo "built $(basename "$wheel") in $(($(date +%s) - started)) s"
+
+"$py" -m venv "$work/venv"
+vpy="$work/venv/bin/python"
+"$vpy" -m pip install --quiet --no-index --no-deps "$wheel"
+
+# -I: no current directory, script directory, PYTHON* variable or user site on the path.
+clean_env=(env -u TG_LIBRARY -u PYTHONPATH -u LD_LIBRARY_PATH -u PYTHONHOME)
+cd "$work/run"
+"${clean_env[@]}" "$vpy" -I -c \
+  'import traditional_games as tg; print("installed", tg.__version__, "loads", tg.library_path())'
+"${clean_env[@]}" TG_EXPECT_BUNDLED=1 "$vpy" -I -m traditional_games.tests
+
+cp "$top/examples/python/example.py" example.py
+"${clean_env[@]}" "$vpy" -I example.py 1 > example.out
+echo "example: $(tail -n 1 example.out)"
+
+awk '$0 == "```python" {on = 1; next} on && /^```$/ {exit} on' "$top/README.md" > readme.py
+if [ -s readme.py ]; then
+  "${clean_env[@]}" "$vpy" -I readme.py > readme.out
+  echo "README snippet: $(tail -n 1 readme.out)"
+fi
+
+# --python-executable: mypy finds the package as installed in the venv (py.typed included),
+# and checks the installed copy, not the source tree.
+mypy=("$py" -m mypy --strict --python-version 3.9 --cache-dir "$work/mypy-cache"
+  --python-executable "$vpy")
+"${mypy[@]}" -p traditional_games
+"${mypy[@]}" example.py
+echo "test-wheel.sh: passed in $(($(date +%s) - started)) s"

@@ -1,0 +1,231 @@
+"""Finding and loading the shared library, and declaring each function the package calls."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+from ctypes import (POINTER, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint32,
+                    c_uint64, c_void_p)
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+# The SONAME's number: a library of another major version has another ABI.
+SUPPORTED_MAJOR = 0
+
+
+class LibraryNotFoundError(ImportError):
+    """The shared library could not be loaded, or is not a compatible version."""
+
+
+def bundled_library_name() -> str:
+    """The file name the build gives the copy of the library inside the package (it matches
+    the name in bindings/python/meson.build)."""
+    if sys.platform == "darwin":
+        return "libtraditional-games.%d.dylib" % SUPPORTED_MAJOR
+    return "libtraditional-games.so.%d" % SUPPORTED_MAJOR
+
+
+def bundled_library_path() -> str:
+    """Where a wheel or `pip install` puts the library: beside this module."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), bundled_library_name())
+
+
+def _load() -> Tuple[ctypes.CDLL, str]:
+    env = os.environ.get("TG_LIBRARY")
+    if env:
+        # An explicit choice is honoured or reported, never silently replaced by another copy.
+        try:
+            return ctypes.CDLL(env), env
+        except OSError as e:
+            raise LibraryNotFoundError(
+                "libtraditional-games: cannot load TG_LIBRARY=%r: %s" % (env, e)) from None
+    bundled = bundled_library_path()
+    if os.path.exists(bundled):
+        # By absolute path, so the loader's search (LD_LIBRARY_PATH, ldconfig) cannot put an
+        # installed library of another version in place of the one built with this package.
+        try:
+            return ctypes.CDLL(bundled), bundled
+        except OSError as e:
+            raise LibraryNotFoundError(
+                "libtraditional-games: the package's own copy %r does not load: %s"
+                % (bundled, e)) from None
+    # A source checkout has no bundled copy: use the C library installed on the system.
+    tried = []
+    candidates = []
+    found = ctypes.util.find_library("traditional-games")
+    if found:
+        candidates.append(found)
+    candidates.append("libtraditional-games.so.%d" % SUPPORTED_MAJOR)
+    for name in candidates:
+        try:
+            return ctypes.CDLL(name), name
+        except OSError as e:
+            tried.append("%s (%s)" % (name, e))
+    raise LibraryNotFoundError(
+        "libtraditional-games: shared library not found; set TG_LIBRARY to the path of "
+        "libtraditional-games.so (tried: %s)" % "; ".join(tried))
+
+
+_p = c_void_p
+_pp = POINTER(c_void_p)
+_u64p = POINTER(c_uint64)
+_sizep = POINTER(c_size_t)
+_movep = POINTER(c_uint32)
+
+# name without "tg_": (restype, argtypes). Every C function this package calls, and only those.
+SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
+    "status_string": (c_char_p, [c_int]),
+    "version": (c_uint, []),
+    "version_string": (c_char_p, []),
+    "game_count": (c_size_t, []),
+    "game_id": (c_char_p, [c_size_t]),
+    "game_name": (c_char_p, [c_size_t]),
+    "game_option_count": (c_size_t, [c_size_t]),
+    "game_option_key": (c_char_p, [c_size_t, c_size_t]),
+    "game_option_values": (c_char_p, [c_size_t, c_size_t]),
+    "game_option_default": (c_char_p, [c_size_t, c_size_t]),
+    "rules_new": (c_int, [c_char_p, _pp]),
+    "rules_free": (None, [_p]),
+    "rules_spec": (c_char_p, [_p]),
+    "rules_game_id": (c_char_p, [_p]),
+    "rules_rows": (c_int, [_p]),
+    "rules_cols": (c_int, [_p]),
+    "rules_max_moves": (c_size_t, [_p]),
+    "state_new": (c_int, [_p, _pp]),
+    "state_clone": (c_int, [_p, _pp]),
+    "state_copy": (c_int, [_p, _p]),
+    "state_free": (None, [_p]),
+    "state_rules": (_p, [_p]),
+    "state_player": (c_int, [_p]),
+    "state_turn": (c_int, [_p]),
+    "state_is_terminal": (c_bool, [_p]),
+    "state_winner": (c_int, [_p]),
+    "state_score": (c_int, [_p, c_int]),
+    "state_returns": (c_int, [_p, POINTER(c_double)]),
+    "state_ply": (c_size_t, [_p]),
+    "state_history": (c_int, [_p, _movep, c_size_t, _sizep]),
+    "state_moves": (c_int, [_p, _movep, c_size_t, _sizep]),
+    "state_chance": (c_int, [_p, _movep, POINTER(c_double), c_size_t, _sizep]),
+    "state_is_legal": (c_bool, [_p, c_uint32]),
+    "state_apply": (c_int, [_p, c_uint32]),
+    "state_undo": (c_int, [_p]),
+    "state_apply_random": (c_int, [_p, _u64p]),
+    "state_count": (c_int, [_p, c_int, c_int]),
+    "state_owner": (c_int, [_p, c_int, c_int]),
+    "state_flags": (c_uint, [_p, c_int, c_int]),
+    "move_to_string": (c_int, [_p, c_uint32, c_char_p, c_size_t, _sizep]),
+    "move_from_string": (c_int, [_p, c_char_p, _movep]),
+    "state_to_string": (c_int, [_p, c_char_p, c_size_t, _sizep]),
+    "state_from_string": (c_int, [_p, c_char_p, _pp]),
+    "state_render": (c_int, [_p, c_char_p, c_size_t, _sizep]),
+    "state_hash": (c_uint64, [_p]),
+    "state_equal": (c_bool, [_p, _p]),
+    "state_playout": (c_int, [_p, _u64p, c_size_t, _sizep]),
+    "perft": (c_uint64, [_p, c_uint]),
+    # Added in 0.2.0 (symbol version TG_0.2): optional, so that a 0.1 library still loads.
+    "bot_choose": (c_int, [_p, c_char_p, _u64p, _movep]),
+    "bot_check": (c_int, [c_char_p]),
+}
+OPTIONAL = frozenset({"bot_choose", "bot_check"})
+
+
+class Api:
+    """The C functions with the Python types ctypes returns, so that mypy checks their callers.
+    Pointer and buffer arguments stay Any: ctypes' own stubs type byref() results privately."""
+
+    status_string: Callable[[int], bytes]
+    version: Callable[[], int]
+    version_string: Callable[[], bytes]
+    game_count: Callable[[], int]
+    game_id: Callable[[int], bytes]
+    game_name: Callable[[int], bytes]
+    game_option_count: Callable[[int], int]
+    game_option_key: Callable[[int, int], bytes]
+    game_option_values: Callable[[int, int], bytes]
+    game_option_default: Callable[[int, int], bytes]
+    rules_new: Callable[..., int]
+    rules_free: Callable[[c_void_p], None]
+    rules_spec: Callable[..., bytes]
+    rules_game_id: Callable[..., bytes]
+    rules_rows: Callable[..., int]
+    rules_cols: Callable[..., int]
+    rules_max_moves: Callable[..., int]
+    state_new: Callable[..., int]
+    state_clone: Callable[..., int]
+    state_copy: Callable[..., int]
+    state_free: Callable[[c_void_p], None]
+    state_rules: Callable[..., Optional[int]]
+    state_player: Callable[..., int]
+    state_turn: Callable[..., int]
+    state_is_terminal: Callable[..., bool]
+    state_winner: Callable[..., int]
+    state_score: Callable[..., int]
+    state_returns: Callable[..., int]
+    state_ply: Callable[..., int]
+    state_history: Callable[..., int]
+    state_moves: Callable[..., int]
+    state_chance: Callable[..., int]
+    state_is_legal: Callable[..., bool]
+    state_apply: Callable[..., int]
+    state_undo: Callable[..., int]
+    state_apply_random: Callable[..., int]
+    state_count: Callable[..., int]
+    state_owner: Callable[..., int]
+    state_flags: Callable[..., int]
+    move_to_string: Callable[..., int]
+    move_from_string: Callable[..., int]
+    state_to_string: Callable[..., int]
+    state_from_string: Callable[..., int]
+    state_render: Callable[..., int]
+    state_hash: Callable[..., int]
+    state_equal: Callable[..., bool]
+    state_playout: Callable[..., int]
+    perft: Callable[..., int]
+    bot_choose: Optional[Callable[..., int]]
+    bot_check: Optional[Callable[..., int]]
+
+
+def _bind(lib: ctypes.CDLL, path: str) -> Api:
+    api = Api()
+    missing = []
+    for name, (restype, argtypes) in SIGNATURES.items():
+        try:
+            fn = getattr(lib, "tg_" + name)
+        except AttributeError:
+            if name not in OPTIONAL:
+                missing.append("tg_" + name)
+            setattr(api, name, None)
+            continue
+        fn.restype = restype
+        fn.argtypes = argtypes
+        setattr(api, name, fn)
+    if missing:
+        raise LibraryNotFoundError("libtraditional-games at %r lacks %s"
+                                   % (path, ", ".join(missing)))
+    major = api.version() // 10000
+    if major != SUPPORTED_MAJOR:
+        raise LibraryNotFoundError(
+            "libtraditional-games at %r is version %s; this package needs major version %d"
+            % (path, api.version_string().decode(), SUPPORTED_MAJOR))
+    return api
+
+
+_lib, LIBRARY_PATH = _load()
+tg = _bind(_lib, LIBRARY_PATH)
+
+
+def library_version() -> str:
+    """The loaded C library's version as text, e.g. "0.2.0" (tg_version_string)."""
+    return tg.version_string().decode("ascii")
+
+
+def library_version_number() -> int:
+    """The loaded C library's version as MAJOR*10000 + MINOR*100 + PATCH (tg_version)."""
+    return tg.version()
+
+
+def library_path() -> str:
+    """The path (or, found through the loader's search, the name) the library was loaded
+    from: TG_LIBRARY if set, else the package's bundled copy, else the system's."""
+    return LIBRARY_PATH

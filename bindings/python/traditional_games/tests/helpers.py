@@ -1,0 +1,100 @@
+"""What several test modules share: the rule sets to cover and a fully checked random game."""
+
+from __future__ import annotations
+
+import unittest
+from typing import List, Tuple
+
+import traditional_games as tg
+
+# Every game at its defaults, plus option sets that change the board or the rules.
+EXTRA_SPECS = ["halusa:remainder=owner,quiet=20", "hus:width=16", "hus:width=10,quiet=0",
+               "hawalis:variant=zanzibar", "walak-pussa:rounds=match", "tab:width=29",
+               "tab:width=19"]
+MAX_PLIES = 20000  # far beyond any game's length with random play
+
+
+def all_specs() -> List[str]:
+    return [g.id for g in tg.games()] + EXTRA_SPECS
+
+
+def play_checked(test: unittest.TestCase, spec: str, seed: int) -> Tuple[List[int], str, int]:
+    """Play a random game from seed to the end, checking invariants at each ply.
+    Returns (history, final position string, final generator state)."""
+    rng = tg.Rng(seed)
+    with tg.Rules(spec) as rules, tg.State(rules) as state:
+        test.assertEqual(state.spec, rules.spec)
+        cap = rules.max_moves
+        while not state.is_terminal:
+            test.assertLess(state.ply, MAX_PLIES, "%s seed %d does not end" % (spec, seed))
+            before, h, ply = state.to_string(), state.hash, state.ply
+            player = state.player
+            if player == tg.CHANCE:
+                outcomes = state.chance_outcomes()
+                test.assertTrue(outcomes)
+                test.assertAlmostEqual(sum(p for _, p in outcomes), 1.0, places=9)
+                test.assertEqual(state.legal_moves(), [])
+                legal = [m for m, _ in outcomes]
+            else:
+                test.assertIn(player, (0, 1))
+                test.assertEqual(state.turn, player)
+                legal = state.legal_moves()
+                test.assertTrue(legal)
+                test.assertEqual(legal, sorted(set(legal)))
+                test.assertEqual(state.chance_outcomes(), [])
+                test.assertEqual(state.legal_move_names(), [state.move_to_string(m)
+                                                            for m in legal])
+            test.assertLessEqual(len(legal), cap)
+            # A move's notation reads back to the move.
+            for m in legal[:3]:
+                test.assertEqual(state.move_from_string(state.move_to_string(m)), m)
+                test.assertTrue(state.is_legal(m))
+            # Clone and string round trip.
+            twin = state.clone()
+            test.assertEqual(twin, state)
+            test.assertEqual(twin.hash, h)
+            again = tg.State.from_string(rules, before)
+            test.assertEqual(again, state)
+            test.assertEqual(again.hash, h)
+            test.assertEqual(again.to_string(), before)
+            again.close()
+            # The random move, checked legal; undo restores the position; redo it.
+            state.apply_random(rng)
+            move = state.history[-1]
+            test.assertIn(move, legal)
+            test.assertEqual(state.ply, ply + 1)
+            after = state.to_string()
+            state.undo()
+            test.assertEqual(state.to_string(), before)
+            test.assertEqual(state.hash, h)
+            test.assertEqual(state.ply, ply)
+            test.assertEqual(state, twin)
+            twin.close()
+            test.assertEqual(state.apply(state.move_to_string(move)), move)
+            test.assertEqual(state.to_string(), after)
+        # The end.
+        test.assertEqual(state.player, tg.TERMINAL)
+        test.assertEqual(state.turn, tg.TERMINAL)
+        test.assertEqual(state.legal_moves(), [])
+        test.assertEqual(state.chance_outcomes(), [])
+        winner = state.winner
+        test.assertIn(winner, (0, 1, tg.DRAW))
+        r0, r1 = state.returns
+        test.assertEqual((r0, r1), (0.0, 0.0) if winner == tg.DRAW
+                         else ((1.0, -1.0) if winner == 0 else (-1.0, 1.0)))
+        test.assertEqual(len(state.history), state.ply)
+        final = state.to_string()
+        test.assertTrue(final.startswith(rules.spec + " "))
+        test.assertEqual(str(state), state.render().rstrip("\n"))
+        test.assertGreater(len(str(state).splitlines()), rules.rows)
+        # The history replays on a fresh state to the same end.
+        with tg.State(rules) as replay:
+            for m in state.history:
+                replay.apply(m)
+            test.assertEqual(replay, state)
+            test.assertEqual(replay.to_string(), final)
+        # The end reads back from its string too.
+        with tg.State.from_string(rules, final) as back:
+            test.assertTrue(back.is_terminal)
+            test.assertEqual(back.winner, winner)
+        return state.history, final, rng.state
