@@ -9,6 +9,12 @@ set -euo pipefail
 # recommends).  meson, ninja-build, pkg-config: the build.  libcmocka-dev: the C test suites.
 # doxygen: the API reference.  python3: the ctypes test.  valgrind: `meson test --setup valgrind`.
 # abigail-tools: abidw/abidiff for the ABI gate (scripts/abi-check.sh).
+# libsqlite3-dev: the match server's storage (examples/tg-server.c).
+# python3-mesonpy, python3-build, python3-venv, patchelf: the Python wheel built offline
+# (pyproject.toml; meson-python 0.12 needs patchelf for the library it bundles) and the fresh
+# venv it is tested in.  python3-mypy: the package's type hints, checked --strict.
+# lld, wasi-libc, libclang-rt-14-dev-wasm32, llvm-14: the WebAssembly build (scripts/build-wasm.sh;
+# llvm-14 holds llvm-ar-14, which indexes wasm objects and which clang only recommends).
 packages=(
   build-essential gcc g++
   clang libclang-rt-dev
@@ -16,8 +22,11 @@ packages=(
   libcmocka-dev
   doxygen
   python3
+  python3-mesonpy python3-build python3-venv patchelf python3-mypy
   valgrind
   abigail-tools
+  libsqlite3-dev
+  lld wasi-libc libclang-rt-14-dev-wasm32 llvm-14
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
@@ -32,6 +41,10 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Node.js and npm for the JavaScript package, checked as commands: a Node 20 from elsewhere
+# (NodeSource's nodejs carries its own npm) must not be replaced by Debian 12's Node 18.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "setup-deps.sh: all build, test and docs dependencies are installed."

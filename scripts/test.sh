@@ -4,7 +4,9 @@
 #   2. the Doxygen reference (`docs` target: any warning is an error);
 #   3. install into a private prefix, build the C examples of README.md and docs/mainpage.md
 #      out of tree with pkg-config, and run them and the README's Python snippet against the
-#      installed library;
+#      installed library; then build the Python wheel, install it into a fresh venv and run the
+#      package's tests and mypy --strict there (bindings/python/test-wheel.sh); then the
+#      WebAssembly build and the JavaScript package's tests (scripts/test-js.sh);
 #   4. clang with AddressSanitizer and UndefinedBehaviorSanitizer (and the libFuzzer targets
 #      built): the suite again, but for the 'integration' suite (see below), then the ctypes
 #      test against the instrumented library, and the tg-server test against the instrumented
@@ -78,9 +80,18 @@ for page in README.md docs/mainpage.md; do
 done
 first_block python README.md > "$readme_dir/snippet.py"
 if [ -s "$readme_dir/snippet.py" ]; then
-  LD_LIBRARY_PATH="$libdir" PYTHONPATH="$top/examples/python" PYTHONDONTWRITEBYTECODE=1 \
+  LD_LIBRARY_PATH="$libdir" PYTHONPATH="$top/bindings/python" PYTHONDONTWRITEBYTECODE=1 \
     python3 "$readme_dir/snippet.py"
 fi
+
+# The Python package as pip users get it: the wheel built offline from this checkout,
+# installed into a fresh venv, and its tests, the example, the README snippet and
+# mypy --strict run there, away from the source tree (bindings/python/test-wheel.sh).
+step "Python: wheel, fresh venv, the package's tests and mypy --strict"
+./bindings/python/test-wheel.sh "$root/python"
+
+step "WebAssembly build and the JavaScript package's tests (against the gcc build's library)"
+./scripts/test-js.sh --native-build "$gcc_dir" --wasm-build "$root/wasm"
 
 step "clang build with -Db_sanitize=address,undefined (and the libFuzzer targets)"
 CC=clang CXX=clang++ configure "$san_dir" \

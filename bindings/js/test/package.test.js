@@ -1,0 +1,70 @@
+// The package as users get it: `npm pack`, an install of the tarball into an empty folder, and
+// programs run from there (the package's example, a program of the user's own, and its types).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+function run(command, args, cwd) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
+  assert.equal(result.status, 0, `${command} ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
+test('npm pack, install the tarball into an empty folder, run programs from there', (t) => {
+  const work = mkdtempSync(join(tmpdir(), 'traditional-games-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], packageDir));
+  const files = packed[0].files.map((f) => f.path).sort();
+  assert.deepEqual(files, ['LICENSE', 'README.md', 'example.js', 'package.json',
+    'traditional-games.d.ts', 'traditional-games.js', 'traditional-games.wasm']);
+
+  const app = join(work, 'app');
+  run('mkdir', [app], work);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  // No dependencies to fetch: the install works offline.
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed[0].filename)], app);
+  assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')), ['traditional-games']);
+
+  const example = run(process.execPath, [join(app, 'node_modules/traditional-games/example.js'), '3'], app);
+  assert.match(example, /^winner: [01], scores: \d+-\d+, after \d+ plies$/m);
+  assert.match(example, /rejected: TG_ERR_PARSE/);
+
+  writeFileSync(join(app, 'main.js'), [
+    "import { load, Rng } from 'traditional-games';",
+    'const tg = await load();',
+    "const state = new tg.State('tab');",
+    'const rng = new Rng(11n);',
+    "while (!state.isTerminal) state.playBot(state.turn === 0 ? 'greedy' : 'random', rng);",
+    'console.log(state.winner, state.ply, state.hash, rng.state);',
+    '',
+  ].join('\n'));
+  const fromInstall = run(process.execPath, ['main.js'], app);
+  const fromTree = run(process.execPath, ['--input-type=module', '-e',
+    readFileSync(join(app, 'main.js'), 'utf8').replace("'traditional-games'", "'./traditional-games.js'")], packageDir);
+  assert.equal(fromInstall, fromTree);
+
+  // The types resolve through the package's "exports", as a TypeScript user's would.
+  writeFileSync(join(app, 'typed.ts'), [
+    "import { load, Rng, type State } from 'traditional-games';",
+    'const tg = await load();',
+    "const state: State = new tg.State('halusa');",
+    'const hash: bigint = state.hash;',
+    'state.playout(new Rng(1n));',
+    'export { hash };',
+    '',
+  ].join('\n'));
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext',
+      lib: ['ES2022', 'DOM'], types: [], strict: true, noEmit: true },
+    files: ['typed.ts'],
+  }));
+  run(process.execPath, [tsc, '-p', join(app, 'tsconfig.json')], app);
+});

@@ -1,0 +1,70 @@
+// Compiled (never run) by types.test.js: what a TypeScript user writes must type-check, and
+// what is wrong must not (each @ts-expect-error fails the compile if its line has no error).
+import {
+  load, Rng, TGError, IllegalMove, Status, MOVE_PASS, CHANCE,
+  type Move, type State, type Rules, type TraditionalGames, type GameInfo,
+} from '../../traditional-games.js';
+
+async function main(): Promise<void> {
+  const tg: TraditionalGames = await load();
+  const fromBytes: TraditionalGames = await load(new Uint8Array(8));
+  const fromUrl: TraditionalGames = await load(new URL('https://example.invalid/tg.wasm'));
+  void fromBytes;
+  void fromUrl;
+
+  const games: GameInfo[] = tg.games();
+  const firstOption: string | undefined = games[0]?.options[0]?.key;
+  void firstOption;
+  const rules: Rules = new tg.Rules('halusa');
+  const spec: string = rules.spec;
+  const state: State = new tg.State(rules);
+  const alsoState: State = tg.State.fromString(spec, state.toString());
+  const moves: Move[] = state.legalMoves();
+  const names: string[] = state.legalMoveNames();
+  const played: Move = state.apply(names[0] ?? 'a1');
+  state.apply(moves[0] ?? 0);
+  const rng = new Rng(7n);
+  const seedState: bigint = rng.state;
+  const plies: number = state.playout(rng, 100);
+  const hash: bigint = state.hash;
+  const leaves: bigint = state.perft(2);
+  const choice: Move = state.botChoose('mcts:iterations=200', rng);
+  const outcomes: { move: Move; probability: number }[] = state.chanceOutcomes();
+  const scores: [number, number] = state.scores;
+  const isChance: boolean = state.player === CHANCE;
+  const cell: string = state.cellName(0, 0);
+  const pass: number = MOVE_PASS;
+  const parse: number = Status.TG_ERR_PARSE;
+  void [played, seedState, plies, hash, leaves, choice, outcomes, scores, isChance, cell, pass, parse];
+  {
+    using scratch = state.clone();
+    scratch.copyFrom(alsoState);
+  }
+  try {
+    state.apply('z9');
+  } catch (e) {
+    if (e instanceof IllegalMove || e instanceof TGError) {
+      const code: string = e.code;
+      const status: number = e.status;
+      void [code, status];
+    }
+  }
+
+  // @ts-expect-error a move is a number or a string
+  state.apply({ from: 1 });
+  // @ts-expect-error 64-bit values are BigInts
+  const wrongHash: number = state.hash;
+  // @ts-expect-error a player is 0 or 1
+  state.score(2);
+  // @ts-expect-error legalMoves() is a method
+  const notMoves: Move[] = state.legalMoves;
+  // @ts-expect-error Rng seeds are integers
+  new Rng('7');
+  // @ts-expect-error games are read-only
+  games[0].id = 'chess';
+  void [wrongHash, notMoves];
+  state.free();
+  alsoState[Symbol.dispose]();
+  rules.free();
+}
+void main;
