@@ -1,0 +1,639 @@
+/* The match server's SQLite storage (store.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "store.h"
+
+#include <sqlite3.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Plain SQL types, explicit keys and no SQLite-only column behaviour, so that a client/server
+ * database can take the same tables (docs/server.md says what changes). WITHOUT ROWID keeps
+ * each match's moves and seats together on disk, so loading a match is one range read. */
+static const char *const schema_sql =
+    "CREATE TABLE IF NOT EXISTS meta ("
+    "  key   TEXT PRIMARY KEY,"
+    "  value TEXT NOT NULL);"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');"
+    /* plies counts the match's moves rows: a damaged page that loses the last rows of a
+     * match leaves every remaining row valid, and only this count tells. */
+    "CREATE TABLE IF NOT EXISTS matches ("
+    "  id         INTEGER PRIMARY KEY,"
+    "  spec       TEXT    NOT NULL,"
+    "  plies      INTEGER NOT NULL CHECK (plies >= 0),"
+    "  created_at INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS seats ("
+    "  match_id INTEGER NOT NULL REFERENCES matches (id),"
+    "  seat     INTEGER NOT NULL CHECK (seat IN (0, 1)),"
+    "  token    TEXT    NOT NULL,"
+    "  PRIMARY KEY (match_id, seat)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS moves ("
+    "  match_id   INTEGER NOT NULL REFERENCES matches (id),"
+    "  ply        INTEGER NOT NULL CHECK (ply >= 0),"
+    "  move       INTEGER NOT NULL,"
+    "  notation   TEXT    NOT NULL,"
+    "  hash_after INTEGER NOT NULL,"
+    "  seat       INTEGER CHECK (seat IN (0, 1)),"
+    "  played_at  INTEGER NOT NULL,"
+    "  PRIMARY KEY (match_id, ply)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS results ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  winner   INTEGER CHECK (winner IN (0, 1)),"
+    "  reason   TEXT    NOT NULL CHECK (reason IN ('rules', 'resignation')),"
+    "  ply      INTEGER NOT NULL,"
+    "  score0   INTEGER NOT NULL,"
+    "  score1   INTEGER NOT NULL,"
+    "  ended_at INTEGER NOT NULL);"
+    /* No reference to matches: a match whose own row is damaged is set aside too. */
+    "CREATE TABLE IF NOT EXISTS set_aside ("
+    "  match_id INTEGER PRIMARY KEY,"
+    "  reason   TEXT    NOT NULL,"
+    "  at       INTEGER NOT NULL);";
+
+enum stmt_id {
+    S_BEGIN,
+    S_COMMIT,
+    S_ROLLBACK,
+    S_SAVEPOINT,
+    S_RELEASE,
+    S_ROLLBACK_TO,
+    S_INSERT_MATCH,
+    S_INSERT_MATCH_ID,
+    S_INSERT_SEAT,
+    S_SET_PLIES,
+    S_INSERT_MOVE,
+    S_DELETE_MOVES,
+    S_INSERT_RESULT,
+    S_DELETE_RESULT,
+    S_SET_ASIDE,
+    S_IS_SET_ASIDE,
+    S_LOAD_MATCH,
+    S_LOAD_SEATS,
+    S_LOAD_RESULT,
+    S_LOAD_MOVES,
+    S_COUNT,
+    S_EXISTS,
+    S_EACH_SET_ASIDE,
+    S_LIST,
+    S_COUNT_STATEMENTS
+};
+
+static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
+    [S_BEGIN] = "BEGIN IMMEDIATE",
+    [S_COMMIT] = "COMMIT",
+    [S_ROLLBACK] = "ROLLBACK",
+    [S_SAVEPOINT] = "SAVEPOINT change",
+    [S_RELEASE] = "RELEASE change",
+    [S_ROLLBACK_TO] = "ROLLBACK TO change",
+    [S_INSERT_MATCH] = "INSERT INTO matches (spec, plies, created_at) VALUES (?1, 0, ?2)",
+    [S_INSERT_MATCH_ID] = "INSERT INTO matches (id, spec, plies, created_at) "
+                          "VALUES (?3, ?1, 0, ?2)",
+    [S_SET_PLIES] = "UPDATE matches SET plies = ?2 WHERE id = ?1",
+    [S_INSERT_SEAT] = "INSERT INTO seats (match_id, seat, token) VALUES (?1, ?2, ?3)",
+    [S_INSERT_MOVE] = "INSERT INTO moves (match_id, ply, move, notation, hash_after, seat, "
+                      "played_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [S_DELETE_MOVES] = "DELETE FROM moves WHERE match_id = ?1 AND ply >= ?2",
+    [S_INSERT_RESULT] = "INSERT INTO results (match_id, winner, reason, ply, score0, score1, "
+                        "ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [S_DELETE_RESULT] = "DELETE FROM results WHERE match_id = ?1",
+    [S_SET_ASIDE] = "INSERT OR REPLACE INTO set_aside (match_id, reason, at) VALUES (?1, ?2, ?3)",
+    [S_IS_SET_ASIDE] = "SELECT reason FROM set_aside WHERE match_id = ?1",
+    [S_LOAD_MATCH] = "SELECT spec, plies FROM matches WHERE id = ?1",
+    [S_LOAD_SEATS] = "SELECT seat, token FROM seats WHERE match_id = ?1 ORDER BY seat",
+    [S_LOAD_RESULT] = "SELECT winner, reason, ply FROM results WHERE match_id = ?1",
+    [S_LOAD_MOVES] = "SELECT ply, move, notation, hash_after, seat FROM moves "
+                     "WHERE match_id = ?1 ORDER BY ply",
+    [S_COUNT] = "SELECT count(*) FROM matches",
+    [S_EXISTS] = "SELECT 1 FROM matches WHERE id = ?1",
+    [S_EACH_SET_ASIDE] = "SELECT match_id, reason FROM set_aside ORDER BY match_id",
+    [S_LIST] = "SELECT id FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2",
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *stmt[S_COUNT_STATEMENTS];
+    int last_code;
+    char last_error[256];
+};
+
+static bool failed(struct store *st, int code)
+{
+    st->last_code = code;
+    snprintf(st->last_error, sizeof st->last_error, "%s", sqlite3_errmsg(st->db));
+    return false;
+}
+
+const char *store_error(const struct store *st)
+{
+    return st->last_error;
+}
+
+bool store_last_was_damage(const struct store *st)
+{
+    int primary = st->last_code & 0xff;
+    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+static sqlite3_stmt *prepared(struct store *st, enum stmt_id id)
+{
+    sqlite3_stmt *s = st->stmt[id];
+    if (!s && sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) !=
+                  SQLITE_OK) {
+        failed(st, sqlite3_errcode(st->db));
+        return NULL;
+    }
+    st->stmt[id] = s;
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return s;
+}
+
+/* Runs a statement that returns no rows (its parameters already bound). */
+static bool run(struct store *st, sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE || failed(st, rc);
+}
+
+static bool run_plain(struct store *st, enum stmt_id id)
+{
+    sqlite3_stmt *s = prepared(st, id);
+    return s && run(st, s);
+}
+
+static sqlite3_int64 as_signed(uint64_t v)
+{
+    /* Hashes use all 64 bits; SQL integers are signed. The bits are kept as they are. */
+    sqlite3_int64 out;
+    memcpy(&out, &v, sizeof out);
+    return out;
+}
+
+static uint64_t as_unsigned(sqlite3_int64 v)
+{
+    uint64_t out;
+    memcpy(&out, &v, sizeof out);
+    return out;
+}
+
+static sqlite3_int64 now_seconds(void)
+{
+    return (sqlite3_int64)time(NULL);
+}
+
+struct store *store_open(const char *path, char *err, size_t err_cap)
+{
+    struct store *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, err_cap, "out of memory");
+        return NULL;
+    }
+    int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                                SQLITE_OPEN_NOMUTEX, NULL);
+    char *msg = NULL;
+    if (rc == SQLITE_OK) {
+        /* WAL: a commit appends to the log and syncs it once, and readers never wait.
+         * synchronous=FULL syncs at every commit, so an acknowledged change survives power
+         * loss, not only a crash of the process. */
+        /* cell_size_check: SQLite checks each b-tree cell's size as it reads it, so more
+         * damaged pages are reported as damage instead of read as rows. */
+        rc = sqlite3_exec(st->db,
+                          "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
+                          "PRAGMA foreign_keys=ON; PRAGMA cell_size_check=ON;",
+                          NULL, NULL, &msg);
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(st->db, schema_sql, NULL, NULL, &msg);
+    if (rc == SQLITE_OK) {
+        /* journal_mode answers the mode it got: a database that cannot use WAL says so. */
+        sqlite3_stmt *s = NULL;
+        rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL);
+        if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
+            strcmp((const char *)sqlite3_column_text(s, 0), "wal") != 0)
+            rc = SQLITE_CANTOPEN;
+        sqlite3_finalize(s);
+    }
+    /* Every statement prepared now: a database made by another version of the server, whose
+     * tables lack a column, is refused at start-up rather than read as damaged matches. */
+    for (int i = 0; rc == SQLITE_OK && i < S_COUNT_STATEMENTS; i++)
+        rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
+                                NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, err_cap, "%s: %s", path, msg ? msg : st->db ? sqlite3_errmsg(st->db)
+                                                              : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+        store_close(st);
+        return NULL;
+    }
+    return st;
+}
+
+void store_close(struct store *st)
+{
+    if (!st)
+        return;
+    for (int i = 0; i < S_COUNT_STATEMENTS; i++)
+        sqlite3_finalize(st->stmt[i]);
+    sqlite3_close(st->db);
+    free(st);
+}
+
+bool store_begin_round(struct store *st)
+{
+    return run_plain(st, S_BEGIN);
+}
+
+bool store_in_transaction(const struct store *st)
+{
+    return !sqlite3_get_autocommit(st->db);
+}
+
+bool store_change_begin(struct store *st)
+{
+    if (!store_in_transaction(st) && !store_begin_round(st))
+        return false;
+    return run_plain(st, S_SAVEPOINT);
+}
+
+enum change_outcome store_change_end(struct store *st, bool ok)
+{
+    if (!store_in_transaction(st))
+        return CHANGE_ROUND_LOST; /* SQLite rolled it all back (an I/O error, a full disk) */
+    if (ok && run_plain(st, S_RELEASE))
+        return CHANGE_KEPT;
+    int code = st->last_code;
+    char why[sizeof st->last_error];
+    memcpy(why, st->last_error, sizeof why);
+    bool kept = run_plain(st, S_ROLLBACK_TO) && run_plain(st, S_RELEASE);
+    st->last_code = code; /* the caller wants the change's own error, not the rollback's */
+    memcpy(st->last_error, why, sizeof why);
+    return kept && store_in_transaction(st) ? CHANGE_DROPPED : CHANGE_ROUND_LOST;
+}
+
+bool store_commit_round(struct store *st)
+{
+    if (!store_in_transaction(st))
+        return true;
+    if (run_plain(st, S_COMMIT))
+        return true;
+    store_rollback_round(st);
+    return false;
+}
+
+void store_rollback_round(struct store *st)
+{
+    if (store_in_transaction(st)) {
+        int code = st->last_code;
+        run_plain(st, S_ROLLBACK);
+        st->last_code = code;
+    }
+}
+
+bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
+                        const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id)
+{
+    sqlite3_stmt *s = prepared(st, wanted_id ? S_INSERT_MATCH_ID : S_INSERT_MATCH);
+    if (!s)
+        return false;
+    sqlite3_bind_text(s, 1, spec, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, now_seconds());
+    if (wanted_id)
+        sqlite3_bind_int64(s, 3, (sqlite3_int64)wanted_id);
+    if (!run(st, s))
+        return false;
+    *id = (uint64_t)sqlite3_last_insert_rowid(st->db);
+    for (int seat = 0; seat < 2; seat++) {
+        sqlite3_stmt *t = prepared(st, S_INSERT_SEAT);
+        if (!t)
+            return false;
+        sqlite3_bind_int64(t, 1, (sqlite3_int64)*id);
+        sqlite3_bind_int(t, 2, seat);
+        sqlite3_bind_text(t, 3, tokens[seat], -1, SQLITE_STATIC);
+        if (!run(st, t))
+            return false;
+    }
+    return true;
+}
+
+bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct stored_move *m)
+{
+    sqlite3_stmt *s = prepared(st, S_INSERT_MOVE);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)ply);
+    sqlite3_bind_int64(s, 3, m->move);
+    sqlite3_bind_text(s, 4, m->notation, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 5, as_signed(m->hash_after));
+    if (m->seat >= 0)
+        sqlite3_bind_int(s, 6, m->seat);
+    sqlite3_bind_int64(s, 7, now_seconds());
+    return run(st, s);
+}
+
+bool store_set_plies(struct store *st, uint64_t id, uint64_t plies)
+{
+    sqlite3_stmt *s = prepared(st, S_SET_PLIES);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)plies);
+    if (!run(st, s))
+        return false;
+    if (sqlite3_changes(st->db) != 1) { /* the match's own row is gone: damage */
+        st->last_code = SQLITE_CORRUPT;
+        snprintf(st->last_error, sizeof st->last_error, "the matches row is missing");
+        return false;
+    }
+    return true;
+}
+
+bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
+{
+    sqlite3_stmt *s = prepared(st, S_DELETE_MOVES);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)ply);
+    return run(st, s);
+}
+
+bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation,
+                      uint64_t ply, int score0, int score1)
+{
+    sqlite3_stmt *s = prepared(st, S_INSERT_RESULT);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    if (winner >= 0)
+        sqlite3_bind_int(s, 2, winner);
+    sqlite3_bind_text(s, 3, by_resignation ? "resignation" : "rules", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, (sqlite3_int64)ply);
+    sqlite3_bind_int(s, 5, score0);
+    sqlite3_bind_int(s, 6, score1);
+    sqlite3_bind_int64(s, 7, now_seconds());
+    return run(st, s);
+}
+
+bool store_clear_result(struct store *st, uint64_t id)
+{
+    sqlite3_stmt *s = prepared(st, S_DELETE_RESULT);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return run(st, s);
+}
+
+bool store_set_aside(struct store *st, uint64_t id, const char *reason)
+{
+    if (store_in_transaction(st))
+        return false; /* only between rounds: a damaged page must not sink a round */
+    sqlite3_stmt *s = prepared(st, S_SET_ASIDE);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_text(s, 2, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, now_seconds());
+    return run(st, s);
+}
+
+void stored_match_free(struct stored_match *m)
+{
+    free(m->spec);
+    free(m->moves);
+    memset(m, 0, sizeof *m);
+}
+
+static bool is_token(const unsigned char *t, int len)
+{
+    if (!t || len != TOKEN_HEX_LEN)
+        return false;
+    for (int i = 0; i < len; i++)
+        if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* Ends a load that found damage: a SQLite error (a corrupt page) or rows that break the
+ * schema's promises. */
+static enum load_result damaged(struct store *st, sqlite3_stmt *s, struct stored_match *out,
+                                char *why, size_t why_cap, const char *what, int rc)
+{
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE && rc != SQLITE_OK) {
+        failed(st, rc);
+        snprintf(why, why_cap, "%s: database error: %s", what, st->last_error);
+    } else {
+        snprintf(why, why_cap, "%s", what);
+    }
+    if (s)
+        sqlite3_reset(s);
+    stored_match_free(out);
+    return LOAD_DAMAGED;
+}
+
+enum load_result store_load_match(struct store *st, uint64_t id, struct stored_match *out,
+                                  char *why, size_t why_cap)
+{
+    memset(out, 0, sizeof *out);
+    out->id = id;
+    out->winner = -1;
+    sqlite3_int64 key = (sqlite3_int64)id;
+
+    sqlite3_stmt *s = prepared(st, S_IS_SET_ASIDE);
+    if (!s)
+        return damaged(st, NULL, out, why, why_cap, "set-aside table", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        snprintf(why, why_cap, "%s", (const char *)sqlite3_column_text(s, 0));
+        sqlite3_reset(s);
+        return LOAD_SET_ASIDE;
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "set-aside table", rc);
+    sqlite3_reset(s);
+
+    if (!(s = prepared(st, S_LOAD_MATCH)))
+        return damaged(st, NULL, out, why, why_cap, "matches row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(s);
+        return LOAD_NOT_FOUND;
+    }
+    if (rc != SQLITE_ROW || sqlite3_column_type(s, 0) != SQLITE_TEXT ||
+        sqlite3_column_type(s, 1) != SQLITE_INTEGER || sqlite3_column_int64(s, 1) < 0)
+        return damaged(st, s, out, why, why_cap, "matches row", rc);
+    uint64_t plies = (uint64_t)sqlite3_column_int64(s, 1);
+    out->spec = strdup((const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    if (!out->spec)
+        return damaged(st, NULL, out, why, why_cap, "out of memory", SQLITE_NOMEM);
+
+    if (!(s = prepared(st, S_LOAD_SEATS)))
+        return damaged(st, NULL, out, why, why_cap, "seats rows", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    int seats = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(s, 1);
+        int seat = sqlite3_column_int(s, 0);
+        if (seat != seats || !is_token(t, sqlite3_column_bytes(s, 1)))
+            return damaged(st, s, out, why, why_cap, "seats rows are not two seat tokens", rc);
+        memcpy(out->tokens[seat], t, TOKEN_HEX_LEN + 1);
+        seats++;
+    }
+    if (rc != SQLITE_DONE || seats != 2)
+        return damaged(st, s, out, why, why_cap, "seats rows are not two seat tokens", rc);
+
+    if (!(s = prepared(st, S_LOAD_RESULT)))
+        return damaged(st, NULL, out, why, why_cap, "results row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const char *reason = (const char *)sqlite3_column_text(s, 1);
+        out->has_result = true;
+        out->winner = sqlite3_column_type(s, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 0);
+        out->by_resignation = reason && strcmp(reason, "resignation") == 0;
+        sqlite3_int64 ply = sqlite3_column_int64(s, 2);
+        if (!reason || (!out->by_resignation && strcmp(reason, "rules") != 0) || ply < 0 ||
+            out->winner < -1 || out->winner > 1)
+            return damaged(st, s, out, why, why_cap, "results row is malformed", rc);
+        out->result_ply = (uint64_t)ply;
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "results row", rc);
+    sqlite3_reset(s);
+
+    if (!(s = prepared(st, S_LOAD_MOVES)))
+        return damaged(st, NULL, out, why, why_cap, "moves rows", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    size_t cap = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (out->move_count == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct stored_move *grown = realloc(out->moves, cap * sizeof *grown);
+            if (!grown)
+                return damaged(st, s, out, why, why_cap, "out of memory", SQLITE_NOMEM);
+            out->moves = grown;
+        }
+        struct stored_move *m = &out->moves[out->move_count];
+        sqlite3_int64 ply = sqlite3_column_int64(s, 0), move = sqlite3_column_int64(s, 1);
+        const unsigned char *name = sqlite3_column_text(s, 2);
+        int name_len = sqlite3_column_bytes(s, 2);
+        if (ply != (sqlite3_int64)out->move_count) {
+            snprintf(why, why_cap, "moves rows: ply %zu is missing", out->move_count);
+            return damaged(st, s, out, why, why_cap, why, SQLITE_OK);
+        }
+        if (move < 0 || move > UINT32_MAX || !name || name_len <= 0 ||
+            name_len >= NOTATION_MAX || sqlite3_column_type(s, 3) != SQLITE_INTEGER) {
+            snprintf(why, why_cap, "moves rows: ply %zu is malformed", out->move_count);
+            return damaged(st, s, out, why, why_cap, why, SQLITE_OK);
+        }
+        m->move = (uint32_t)move;
+        memcpy(m->notation, name, (size_t)name_len + 1);
+        m->hash_after = as_unsigned(sqlite3_column_int64(s, 3));
+        m->seat = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
+        out->move_count++;
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "moves rows", rc);
+    if (out->move_count != plies) {
+        snprintf(why, why_cap, "the match has %" PRIu64 " plies but %zu moves rows", plies,
+                 out->move_count);
+        return damaged(st, s, out, why, why_cap, why, SQLITE_OK);
+    }
+    sqlite3_reset(s);
+    return LOAD_FOUND;
+}
+
+static bool single_integer(struct store *st, sqlite3_stmt *s, sqlite3_int64 *out, bool *found)
+{
+    int rc = sqlite3_step(s);
+    *found = rc == SQLITE_ROW;
+    if (*found)
+        *out = sqlite3_column_int64(s, 0);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+        sqlite3_reset(s);
+        return true;
+    }
+    failed(st, rc);
+    sqlite3_reset(s);
+    return false;
+}
+
+bool store_count_matches(struct store *st, uint64_t *count)
+{
+    sqlite3_stmt *s = prepared(st, S_COUNT);
+    sqlite3_int64 n = 0;
+    bool found;
+    if (!s || !single_integer(st, s, &n, &found))
+        return false;
+    *count = (uint64_t)n;
+    return true;
+}
+
+bool store_match_exists(struct store *st, uint64_t id, bool *exists)
+{
+    sqlite3_stmt *s = prepared(st, S_EXISTS);
+    sqlite3_int64 one;
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return single_integer(st, s, &one, exists);
+}
+
+bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *, void *),
+                          void *ctx)
+{
+    sqlite3_stmt *s = prepared(st, S_EACH_SET_ASIDE);
+    if (!s)
+        return false;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *reason = (const char *)sqlite3_column_text(s, 1);
+        each((uint64_t)sqlite3_column_int64(s, 0), reason ? reason : "", ctx);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE || failed(st, rc);
+}
+
+bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max, size_t *count,
+                    bool *more)
+{
+    sqlite3_stmt *s = prepared(st, S_LIST);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)after);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)max + 1);
+    int rc;
+    *count = 0;
+    *more = false;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*count == max) {
+            *more = true;
+            continue;
+        }
+        ids[(*count)++] = (uint64_t)sqlite3_column_int64(s, 0);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE || failed(st, rc);
+}
+
+bool store_check(struct store *st, bool full, char *out, size_t out_cap)
+{
+    sqlite3_stmt *s = NULL;
+    const char *sql = full ? "PRAGMA integrity_check(1)" : "PRAGMA quick_check(1)";
+    int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW)
+        snprintf(out, out_cap, "%s", (const char *)sqlite3_column_text(s, 0));
+    else
+        snprintf(out, out_cap, "%s", sqlite3_errmsg(st->db));
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW;
+}

@@ -1,0 +1,90 @@
+/* The match server's storage: one SQLite database (WAL mode) holding matches, seats, moves and
+ * results as rows. Only the server's loop thread touches it. The schema is in store.c and
+ * described in docs/server.md. */
+#ifndef TG_SERVER_STORE_H
+#define TG_SERVER_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOKEN_HEX_LEN 32 /* 128 bits from the OS's random source, in hex */
+#define NOTATION_MAX 48  /* room for any move name of any game, with its NUL */
+
+struct store;
+
+/* One row of `moves`. seat is 0 or 1 for a decision, -1 for a throw made by the server. */
+struct stored_move {
+    uint32_t move;
+    char notation[NOTATION_MAX];
+    uint64_t hash_after;
+    int seat;
+};
+
+/* One match as the database holds it; made by store_load_match, freed by stored_match_free. */
+struct stored_match {
+    uint64_t id;
+    char *spec;
+    char tokens[2][TOKEN_HEX_LEN + 1];
+    bool has_result;
+    int winner;        /* 0, 1, or -1 for a draw */
+    bool by_resignation;
+    uint64_t result_ply;
+    struct stored_move *moves;
+    size_t move_count;
+};
+
+enum load_result { LOAD_FOUND, LOAD_NOT_FOUND, LOAD_SET_ASIDE, LOAD_DAMAGED };
+
+/* Opens (creating if missing) the database at path, in WAL mode with full syncs. On failure
+ * returns NULL and writes why into err. */
+struct store *store_open(const char *path, char *err, size_t err_cap);
+void store_close(struct store *st);
+const char *store_error(const struct store *st);
+/* Whether the last failure was the database reporting damage (SQLITE_CORRUPT, SQLITE_NOTADB). */
+bool store_last_was_damage(const struct store *st);
+
+/* A round's transaction: changes are grouped in it, each inside its own savepoint so that one
+ * failing change does not take the others with it. */
+bool store_begin_round(struct store *st);
+bool store_in_transaction(const struct store *st);
+bool store_change_begin(struct store *st);
+/* Ends one change: kept if ok, else rolled back to its savepoint. CHANGE_ROUND_LOST: the whole
+ * transaction was lost, with every change staged before this one. */
+enum change_outcome { CHANGE_KEPT, CHANGE_DROPPED, CHANGE_ROUND_LOST };
+enum change_outcome store_change_end(struct store *st, bool ok);
+bool store_commit_round(struct store *st);
+void store_rollback_round(struct store *st);
+
+bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
+                        const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id);
+bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct stored_move *m);
+/* The match's count of moves rows, kept with every change that adds or removes some. */
+bool store_set_plies(struct store *st, uint64_t id, uint64_t plies);
+bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply);
+bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation,
+                      uint64_t ply, int score0, int score1);
+bool store_clear_result(struct store *st, uint64_t id);
+
+/* Marks a match as set aside, in its own small transaction outside any round. */
+bool store_set_aside(struct store *st, uint64_t id, const char *reason);
+
+enum load_result store_load_match(struct store *st, uint64_t id, struct stored_match *out,
+                                  char *why, size_t why_cap);
+void stored_match_free(struct stored_match *m);
+
+bool store_count_matches(struct store *st, uint64_t *count);
+bool store_match_exists(struct store *st, uint64_t id, bool *exists);
+
+/* The set-aside matches, ascending: calls each(id, reason, ctx) for each. */
+bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *, void *),
+                          void *ctx);
+
+/* Up to max ids above after, ascending; *more tells whether there are further ones. */
+bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max, size_t *count,
+                    bool *more);
+
+/* Runs PRAGMA quick_check (full = integrity_check); writes its first line into out. */
+bool store_check(struct store *st, bool full, char *out, size_t out_cap);
+
+#endif
