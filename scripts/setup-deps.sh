@@ -15,6 +15,7 @@ set -euo pipefail
 # venv it is tested in.  python3-mypy: the package's type hints, checked --strict.
 # lld, wasi-libc, libclang-rt-14-dev-wasm32, llvm-14: the WebAssembly build (scripts/build-wasm.sh;
 # llvm-14 holds llvm-ar-14, which indexes wasm objects and which clang only recommends).
+# chromium: the web board's tests in a real browser (scripts/test-web.sh, headless).
 packages=(
   build-essential gcc g++
   clang libclang-rt-dev
@@ -27,6 +28,7 @@ packages=(
   abigail-tools
   libsqlite3-dev
   lld wasi-libc libclang-rt-14-dev-wasm32 llvm-14
+  chromium
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

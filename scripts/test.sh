@@ -6,7 +6,8 @@
 #      out of tree with pkg-config, and run them and the README's Python snippet against the
 #      installed library; then build the Python wheel, install it into a fresh venv and run the
 #      package's tests and mypy --strict there (bindings/python/test-wheel.sh); then the
-#      WebAssembly build and the JavaScript package's tests (scripts/test-js.sh);
+#      WebAssembly build and the JavaScript package's tests (scripts/test-js.sh), and the web
+#      board in headless Chromium (scripts/test-web.sh);
 #   4. clang with AddressSanitizer and UndefinedBehaviorSanitizer (and the libFuzzer targets
 #      built): the suite again, but for the 'integration' suite (see below), then the ctypes
 #      test against the instrumented library, and the tg-server test against the instrumented
@@ -92,6 +93,10 @@ step "Python: wheel, fresh venv, the package's tests and mypy --strict"
 
 step "WebAssembly build and the JavaScript package's tests (against the gcc build's library)"
 ./scripts/test-js.sh --native-build "$gcc_dir" --wasm-build "$root/wasm"
+
+# The web board in headless Chromium, on the module of the step above (its build directory reused).
+step "the web board in a real browser (Chromium driven by puppeteer-core)"
+./scripts/test-web.sh --wasm-build "$root/wasm"
 
 step "clang build with -Db_sanitize=address,undefined (and the libFuzzer targets)"
 CC=clang CXX=clang++ configure "$san_dir" \

@@ -1,0 +1,251 @@
+// Draws a board as SVG from a snapshot of the engine's answers (see snapshot() in app.js).
+// Nothing here knows a rule: every count, owner, flag, name and legal move is the library's.
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function el(name, attributes = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// Column letters as the engine names them: the cell name without its row number.
+function columnLabel(view, col) {
+  return view.cell(0, col).name.replace(/[0-9]+$/, '');
+}
+
+// A fixed spiral, so that a hole's pebbles keep their places from one move to the next.
+function pebbleOffsets(n, spread) {
+  const golden = Math.PI * (3 - Math.sqrt(5));
+  const offsets = [];
+  for (let i = 0; i < n; i++) {
+    const r = spread * Math.sqrt(i + 0.5);
+    offsets.push([r * Math.cos(i * golden), r * Math.sin(i * golden)]);
+  }
+  return offsets;
+}
+
+const MOST_PEBBLES = 12;
+
+// On a narrow screen a wide board scrolls sideways rather than shrink its cells below a
+// fingertip (the board's frame scrolls, not the page).
+function keepTappable(svg, width, cellSize, smallestCellPx) {
+  svg.style.minWidth = `${Math.ceil((width * smallestCellPx) / cellSize)}px`;
+}
+
+function cellGroup(view, cell, x, y, handlers, describe) {
+  const legal = view.legalByCell.get(cell.index);
+  const classes = ['cell'];
+  if (legal) classes.push('legal');
+  if (cell.flags & view.CELL_DEAD) classes.push('dead');
+  if (view.lastCells.has(cell.index)) classes.push('last');
+  else if (view.changedCells.has(cell.index)) classes.push('changed');
+  if (view.selectedCell === cell.index) classes.push('selected');
+  if (view.previewCells.has(cell.index)) classes.push('preview');
+  const group = el('g', {
+    class: classes.join(' '),
+    'data-cell': cell.index,
+    'data-name': cell.name,
+    'aria-label': describe(cell, legal),
+    transform: `translate(${x} ${y})`,
+  });
+  if (legal) {
+    group.setAttribute('role', 'button');
+    group.setAttribute('tabindex', '0');
+    group.addEventListener('click', () => handlers.activate(cell.index));
+    group.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        handlers.activate(cell.index);
+      }
+    });
+    group.addEventListener('focus', () => handlers.hover(cell.index));
+    group.addEventListener('blur', () => handlers.hover(null));
+    group.addEventListener('mouseenter', () => handlers.hover(cell.index));
+    group.addEventListener('mouseleave', () => handlers.hover(null));
+    el('title', {}, group).textContent = describe(cell, legal);
+  } else {
+    group.setAttribute('role', 'img');
+  }
+  return group;
+}
+
+function ownerName(view, player) {
+  return view.seatNames[player];
+}
+
+function describeHole(view) {
+  return (cell, legal) => {
+    const parts = [cell.name];
+    if (cell.flags & view.CELL_DEAD) parts.push('dead hole, out of play this round');
+    else parts.push(`${cell.count} ${cell.count === 1 ? 'counter' : 'counters'}`);
+    parts.push(`${ownerName(view, cell.owner)}'s hole`);
+    if (legal) parts.push(`legal move ${legal.map((m) => m.name).join(', ')}`);
+    if (view.lastCells.has(cell.index)) parts.push('last move');
+    return parts.join(', ');
+  };
+}
+
+function drawMancala(view, handlers) {
+  const size = 72;
+  const margin = 26;
+  // The gap between the two players' territories on four-row boards.
+  const split = view.rows === 4 ? 14 : 6;
+  const width = margin * 2 + view.cols * size;
+  const height = margin * 2 + view.rows * size + split;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, role: 'presentation' });
+  keepTappable(svg, width, size, 40);
+  el('rect', { x: 2, y: 2, width: width - 4, height: height - 4, rx: 18, fill: 'var(--wood)',
+    stroke: 'var(--wood-dark)', 'stroke-width': 3 }, svg);
+  const yOf = (row) => {
+    const fromTop = view.rows - 1 - row;
+    return margin + fromTop * size + (row < view.rows / 2 ? split : 0);
+  };
+  for (let col = 0; col < view.cols; col++) {
+    const x = margin + col * size + size / 2;
+    const label = columnLabel(view, col);
+    el('text', { x, y: margin / 2 + 1, class: 'edge-label' }, svg).textContent = label;
+    el('text', { x, y: height - margin / 2 - 1, class: 'edge-label' }, svg).textContent = label;
+  }
+  const describe = describeHole(view);
+  for (let row = 0; row < view.rows; row++) {
+    const y = yOf(row);
+    el('text', { x: margin / 2, y: y + size / 2, class: 'edge-label' }, svg).textContent = row + 1;
+    el('text', { x: width - margin / 2, y: y + size / 2, class: 'edge-label' }, svg).textContent = row + 1;
+    for (let col = 0; col < view.cols; col++) {
+      const cell = view.cell(row, col);
+      const x = margin + col * size;
+      el('rect', { x: x + 1, y: y + 1, width: size - 2, height: size - 2, rx: 10,
+        class: `territory-${cell.owner}` }, svg);
+      const group = cellGroup(view, cell, x + size / 2, y + size / 2, handlers, describe);
+      // The whole cell takes the click, not only the hole: a bigger target for a finger.
+      el('rect', { x: -size / 2, y: -size / 2, width: size, height: size, fill: 'transparent' }, group);
+      // Marks are drawn only where they show: a big board is redrawn after every move.
+      if (view.lastCells.has(cell.index)) el('circle', { r: size / 2 - 3, class: 'last-mark' }, group);
+      else if (view.changedCells.has(cell.index)) el('circle', { r: size / 2 - 3, class: 'change-mark' }, group);
+      el('circle', { r: 29, class: 'hole' }, group);
+      if (view.legalByCell.has(cell.index)) el('circle', { r: 29, class: 'ring' }, group);
+      const dead = cell.flags & view.CELL_DEAD;
+      if (dead) {
+        el('path', { d: 'M -10 -10 L 10 10 M 10 -10 L -10 10', stroke: '#5b4a3a', 'stroke-width': 3 }, group);
+      } else if (cell.count > MOST_PEBBLES) {
+        el('text', { class: 'count', 'font-size': 22 }, group).textContent = cell.count;
+      } else if (cell.count > 0) {
+        for (const [dx, dy] of pebbleOffsets(cell.count, 5.6)) {
+          el('circle', { cx: dx.toFixed(1), cy: dy.toFixed(1), r: 4.6, class: 'pebble' }, group);
+        }
+        el('circle', { cx: 23, cy: -23, r: 10, class: 'count-badge' }, group);
+        el('text', { x: 23, y: -23, class: 'count-badge-text' }, group).textContent = cell.count;
+      }
+      svg.appendChild(group);
+    }
+  }
+  return svg;
+}
+
+function describePiece(view) {
+  return (cell, legal) => {
+    const parts = [cell.name];
+    if (cell.owner < 0) parts.push('empty');
+    else if (cell.flags & view.CELL_LOCKED) parts.push(`locked piece of ${ownerName(view, cell.owner)}`);
+    else if (cell.count === 1) parts.push(`piece of ${ownerName(view, cell.owner)}`);
+    else parts.push(`king of ${cell.count} pieces of ${ownerName(view, cell.owner)}`);
+    if (legal) parts.push(`moves ${legal.map((m) => m.name).join(', ')}`);
+    if (view.lastCells.has(cell.index)) parts.push('last move');
+    return parts.join(', ');
+  };
+}
+
+function drawLock(group, owner) {
+  // A small padlock: drawn, not a font glyph, so that it looks the same everywhere.
+  el('rect', { x: -5, y: -1, width: 10, height: 8, rx: 1.5, class: `lock lock-${owner}` }, group);
+  el('path', { d: 'M -3 -1 V -4 A 3 3 0 0 1 3 -4 V -1', class: `lock lock-${owner}` }, group);
+}
+
+function drawTab(view, handlers) {
+  const size = 46;
+  const margin = 24;
+  const width = margin * 2 + view.cols * size;
+  const height = margin * 2 + view.rows * size;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, role: 'presentation' });
+  keepTappable(svg, width, size, 26);
+  el('rect', { x: 1, y: 1, width: width - 2, height: height - 2, rx: 10, fill: 'var(--wood)',
+    stroke: 'var(--wood-dark)', 'stroke-width': 2 }, svg);
+  for (let col = 0; col < view.cols; col++) {
+    const x = margin + col * size + size / 2;
+    const label = columnLabel(view, col);
+    el('text', { x, y: margin / 2, class: 'edge-label' }, svg).textContent = label;
+    el('text', { x, y: height - margin / 2, class: 'edge-label' }, svg).textContent = label;
+  }
+  const describe = describePiece(view);
+  for (let row = 0; row < view.rows; row++) {
+    const y = margin + (view.rows - 1 - row) * size;
+    el('text', { x: margin / 2, y: y + size / 2, class: 'edge-label' }, svg).textContent = row + 1;
+    el('text', { x: width - margin / 2, y: y + size / 2, class: 'edge-label' }, svg).textContent = row + 1;
+    const central = row > 0 && row < view.rows - 1;
+    for (let col = 0; col < view.cols; col++) {
+      const cell = view.cell(row, col);
+      const x = margin + col * size;
+      const group = cellGroup(view, cell, x + size / 2, y + size / 2, handlers, describe);
+      // The square itself is the target of clicks, so an empty one can be played onto too.
+      el('rect', { x: -size / 2, y: -size / 2, width: size, height: size,
+        class: `tab-square${central ? ' central' : ''}` }, group);
+      const mark = { x: -size / 2 + 2, y: -size / 2 + 2, width: size - 4, height: size - 4, rx: 6 };
+      if (view.lastCells.has(cell.index)) el('rect', { ...mark, class: 'last-mark' }, group);
+      else if (view.changedCells.has(cell.index)) el('rect', { ...mark, class: 'change-mark' }, group);
+      if (view.legalByCell.has(cell.index)) el('rect', { ...mark, class: 'ring' }, group);
+      if (cell.owner >= 0) {
+        // A king is drawn larger the more pieces it holds, up to the square's size.
+        const radius = cell.count === 1 ? 13 : Math.min(20, 14 + 1.5 * cell.count);
+        el('circle', { r: radius, class: `piece-${cell.owner}` }, group);
+        if (cell.count > 1) {
+          el('circle', { r: radius - 4, class: `piece-${cell.owner}`, 'stroke-width': 1 }, group);
+          el('text', { class: `piece-text-${cell.owner}`, 'font-size': 14 }, group).textContent = cell.count;
+        } else if (cell.flags & view.CELL_LOCKED) {
+          drawLock(group, cell.owner);
+        }
+      }
+      svg.appendChild(group);
+    }
+  }
+  return svg;
+}
+
+export function drawBoard(container, view, handlers) {
+  const svg = view.gameId === 'tab' ? drawTab(view, handlers) : drawMancala(view, handlers);
+  const focusedName = container.contains(document.activeElement)
+    ? document.activeElement.getAttribute('data-name') : null;
+  container.replaceChildren(svg);
+  // Redrawing replaces every node: keep the keyboard user's place on the board.
+  if (focusedName) {
+    const again = container.querySelector(`[data-name="${focusedName}"][tabindex]`);
+    (again ?? container.querySelector('.cell[tabindex]'))?.focus({ preventScroll: true });
+  }
+}
+
+// Marks the cells a move would change (drawn on demand: most moves are never previewed).
+export function markPreview(container, cells) {
+  for (const node of container.querySelectorAll('[data-cell]')) {
+    const on = cells.has(Number(node.getAttribute('data-cell')));
+    node.classList.toggle('preview', on);
+    const mark = node.querySelector('.preview-mark');
+    if (on && !mark) {
+      const box = node.firstElementChild?.tagName === 'title' ? node.children[1] : node.firstElementChild;
+      const size = Number(box?.getAttribute('width') ?? 58);
+      el('rect', { x: -size / 2 + 4, y: -size / 2 + 4, width: size - 8, height: size - 8, rx: 5,
+        class: 'preview-mark' }, node);
+    } else if (!on && mark) {
+      mark.remove();
+    }
+  }
+}
+
+// The four sticks: `white` of them show their white side (a throw of 6 shows none).
+export function drawSticks(svg, white) {
+  svg.replaceChildren();
+  for (let i = 0; i < 4; i++) {
+    const face = white === null ? 'dark' : i < white ? 'white' : 'dark';
+    el('rect', { x: 8 + i * 28, y: 6, width: 18, height: 52, rx: 8, class: `stick ${face}` }, svg);
+  }
+}

@@ -1,0 +1,88 @@
+// The development server of the web board: the app's own files at /, the npm package's
+// module and WebAssembly file at /traditional-games/, on 127.0.0.1 only.
+//
+//   node examples/web/serve.js [--port N] [--package DIR]
+//
+// --port 0 (the default) takes any free port; the address is printed once the server
+// listens. --package is the package folder holding traditional-games.js and
+// traditional-games.wasm (default: bindings/js of this repository). The browser tests start
+// the same server through startServer().
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const appDir = fileURLToPath(new URL('.', import.meta.url));
+const defaultPackageDir = fileURLToPath(new URL('../../bindings/js/', import.meta.url));
+
+// Module scripts and workers are refused by browsers under any other JavaScript type.
+const contentTypes = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.wasm': 'application/wasm',
+};
+
+// Only what a page needs: the package's loader and module, and the app without its tests
+// and its server.
+const packageFiles = new Set(['traditional-games.js', 'traditional-games.wasm']);
+const appPrivate = ['test/', 'node_modules/', 'serve.js'];
+
+function resolve(urlPath, packageDir) {
+  const prefix = '/traditional-games/';
+  if (urlPath.startsWith(prefix)) {
+    const name = urlPath.slice(prefix.length);
+    return packageFiles.has(name) ? join(packageDir, name) : null;
+  }
+  const relative = urlPath === '/' ? 'index.html' : urlPath.slice(1);
+  if (appPrivate.some((p) => relative === p || relative.startsWith(p))) return null;
+  const path = normalize(join(appDir, relative));
+  return path.startsWith(appDir) && !path.slice(appDir.length).split(sep).includes('..') ? path : null;
+}
+
+export function startServer({ port = 0, packageDir = defaultPackageDir } = {}) {
+  const server = createServer(async (req, res) => {
+    let path = null;
+    try {
+      path = resolve(decodeURIComponent(new URL(req.url, 'http://localhost').pathname), packageDir);
+    } catch {
+      // a malformed escape: answered as not found
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') path = null;
+    try {
+      if (path === null) throw new Error('not served');
+      const body = await readFile(path);
+      // Development: every reload must see the files as they are now.
+      res.writeHead(200, {
+        'Content-Type': contentTypes[extname(path)] ?? 'application/octet-stream',
+        'Cache-Control': 'no-store',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('not found\n');
+    }
+  });
+  return new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolveListen(server));
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === normalize(process.argv[1])) {
+  const args = process.argv.slice(2);
+  let port = 0;
+  let packageDir = defaultPackageDir;
+  for (let i = 0; i < args.length; i += 2) {
+    if (args[i] === '--port') port = Number(args[i + 1]);
+    else if (args[i] === '--package') packageDir = args[i + 1];
+    else {
+      console.error('usage: node serve.js [--port N] [--package DIR]');
+      process.exit(2);
+    }
+  }
+  const server = await startServer({ port, packageDir });
+  console.log(`web board: http://127.0.0.1:${server.address().port}/  (Ctrl-C stops it)`);
+}
