@@ -872,6 +872,22 @@ class MigrationTest(unittest.TestCase):
                 server.stop()
 
 
+def load_websocket_tests():
+    """The WebSocket, push and clock tests (test-tg-server-ws.py) run in this same run, so that
+    every way of running this file (meson, the sanitizer build) runs them too."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-tg-server-ws.py")
+    spec = importlib.util.spec_from_file_location("tg_server_ws_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.SERVER = SERVER
+    for name in dir(module):
+        item = getattr(module, name)
+        if isinstance(item, type) and issubclass(item, unittest.TestCase) and name.endswith("Test"):
+            globals()["WebSocket_" + name] = item
+
+
 if __name__ == "__main__":
     SERVER = os.path.abspath(sys.argv.pop(1))
+    load_websocket_tests()
     unittest.main(verbosity=2)

@@ -3,6 +3,7 @@
  *   tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N] [--max-matches N]
  *             [--max-loaded N] [--idle-timeout S] [--bot-threads N] [--move-threads N]
  *             [--max-bot-iterations N] [--max-laps N] [--unload-after S] [--check]
+ *             [--web-port N] [--web DIR] [--web-port-file PATH]
  *   tg-server --db PATH --migrate-logs DIR
  *
  * Listens on 127.0.0.1 and hosts matches of any game through a line-based text protocol
@@ -15,6 +16,12 @@
  * is sent. Matches are loaded from the database when first used and unloaded when idle, so
  * start-up costs nothing per stored match. A stored match that does not replay exactly as
  * recorded (moves, notation, hashes, result) is set aside and reported, never served.
+ *
+ * Browsers (server/web.c): with --web-port, the same protocol over WebSocket, relayed to the
+ * line port so that a browser is one more client of the loop, and the web app's files over
+ * HTTP on that port. A connection that watches a match is pushed every change to it as an
+ * `event` line. A match may have clocks (`new SPEC clock=M+S`), kept by the loop and stored
+ * with every change; a flag fall ends the match.
  *
  * Seats: `new` answers two secret tokens from the OS's random source; changing a match needs
  * the token of the seat that acts, reading it needs nothing. Chance outcomes are thrown by the
@@ -29,6 +36,7 @@
 #include "server/migrate.h"
 #include "server/pool.h"
 #include "server/store.h"
+#include "server/web.h"
 
 #include <traditional-games.h>
 
@@ -48,6 +56,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,12 +71,18 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define TICK_MS 250                  /* the loop wakes at least this often for timeouts */
 #define STOP_WAIT_SECONDS 2.0        /* how long a stop waits for running searches */
 #define SPARE_DESCRIPTORS 32         /* the database, its log, the pipe, the listener, ... */
+#define WATCH_MAX 16                 /* matches one connection may watch at once */
+#define WATCHER_OUT_MAX (1024u * 1024u) /* a watcher this far behind on its events is dropped */
+#define FLAG_CHECK_SECONDS 0.05      /* how often running clocks are looked at */
 
 struct options {
     unsigned port;
     const char *db_path;
     const char *port_file;
     const char *migrate_dir;
+    long web_port; /* -1: no WebSocket and HTTP listener */
+    const char *web_dir;
+    const char *web_port_file;
     size_t max_clients;
     uint64_t max_matches;
     size_t max_loaded;
@@ -91,6 +106,14 @@ struct ply_note {
     int seat;   /* who chose it: 0, 1, or -1 for a throw */
 };
 
+/* A time control kept by the server: each seat's time left at the start of its turn, and when
+ * the turn began. A restart gives the seat to move its turn's time back (turn_began is not
+ * stored): the server's downtime is never charged to a player. */
+struct match_clock {
+    struct stored_clock kept; /* as stored: on, base, increment, left at turn start, flagged */
+    double turn_began;        /* monotonic seconds */
+};
+
 struct match {
     uint64_t id;
     struct match *next_in_bucket;
@@ -106,6 +129,9 @@ struct match {
     struct ply_note *plies;
     size_t ply_count, ply_cap;
     double last_used;
+    struct match_clock clock;
+    size_t watchers;  /* connections receiving its events: it stays loaded while watched */
+    bool flag_staged; /* its flag fall is in this round's transaction */
 };
 
 struct client {
@@ -120,6 +146,8 @@ struct client {
     bool awaiting;   /* a worker or the round's commit owes this client a reply */
     bool blocked;    /* its next command waits for a match being loaded */
     double last_active;
+    uint64_t watching[WATCH_MAX];
+    size_t watch_count;
 };
 
 enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT };
@@ -139,7 +167,7 @@ struct job {
     char why[256]; /* JOB_LOAD: why the stored match does not replay */
 };
 
-enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN };
+enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG };
 
 /* A change made in this round's transaction; applied to memory and answered once committed. */
 struct change {
@@ -149,7 +177,8 @@ struct change {
     tg_state *state; /* the match's state after the change */
     struct move_list made;
     size_t keep_plies; /* CH_UNDO */
-    int seat;          /* CH_RESIGN */
+    int seat;          /* CH_RESIGN, CH_FLAG */
+    struct match_clock clock; /* the match's clocks after the change */
     struct buf reply;
     bool failed;
 };
@@ -177,6 +206,8 @@ struct server {
     size_t change_count, change_cap;
     struct set_aside_entry *set_aside;
     size_t set_aside_count, set_aside_cap;
+    struct match **clocked; /* loaded matches whose clocks may still run */
+    size_t clocked_count, clocked_cap;
     double now;
 };
 
@@ -301,6 +332,11 @@ static void match_free(struct server *sv, struct match *m)
 {
     if (!m)
         return;
+    for (size_t i = 0; i < sv->clocked_count; i++)
+        if (sv->clocked[i] == m) {
+            sv->clocked[i] = sv->clocked[--sv->clocked_count];
+            break;
+        }
     tg_state_free(m->state);
     free(m->names.data);
     free(m->plies);
@@ -310,7 +346,65 @@ static void match_free(struct server *sv, struct match *m)
 
 static bool match_over(const struct match *m)
 {
-    return m->resigned >= 0 || tg_state_is_terminal(m->state);
+    return m->resigned >= 0 || m->clock.kept.flagged >= 0 || tg_state_is_terminal(m->state);
+}
+
+/* The seat whose clock runs now, or -1. */
+static int clock_running(const struct match *m)
+{
+    if (!m->clock.kept.on || !m->clock.kept.started || !m->state || match_over(m))
+        return -1;
+    int p = tg_state_player(m->state);
+    return p == 0 || p == 1 ? p : -1;
+}
+
+/* A seat's time left at `now`, in milliseconds (negative once its flag has fallen). */
+static int64_t clock_left(const struct match *m, int seat, double now)
+{
+    int64_t left = m->clock.kept.left_ms[seat];
+    if (clock_running(m) == seat)
+        left -= (int64_t)((now - m->clock.turn_began) * 1000.0);
+    return left;
+}
+
+/* The clocks after a change at `now`: the running seat is charged its turn; a decision by
+ * `decider` adds its increment and starts the clocks if they were not yet running. */
+static struct match_clock clock_after(const struct match *m, double now, int decider)
+{
+    struct match_clock c = m->clock;
+    int running = clock_running(m);
+    if (running >= 0) {
+        c.kept.left_ms[running] = clock_left(m, running, now);
+        /* A move that reached the server before its flag was seen to fall counts. */
+        if (c.kept.left_ms[running] < 0)
+            c.kept.left_ms[running] = 0;
+    }
+    if (decider >= 0 && c.kept.on) {
+        if (c.kept.started)
+            c.kept.left_ms[decider] += c.kept.increment_ms;
+        c.kept.started = true;
+    }
+    c.turn_began = now;
+    return c;
+}
+
+static bool track_clock(struct server *sv, struct match *m)
+{
+    if (!m->clock.kept.on || match_over(m))
+        return true;
+    for (size_t i = 0; i < sv->clocked_count; i++)
+        if (sv->clocked[i] == m)
+            return true;
+    if (sv->clocked_count == sv->clocked_cap) {
+        size_t cap = sv->clocked_cap ? sv->clocked_cap * 2 : 64;
+        struct match **grown = realloc(sv->clocked, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        sv->clocked = grown;
+        sv->clocked_cap = cap;
+    }
+    sv->clocked[sv->clocked_count++] = m;
+    return true;
 }
 
 /* Appends plies to the match's names; false (and nothing appended) when memory runs out. */
@@ -364,7 +458,9 @@ static int seat_of(const struct match *m, const char *token)
 
 static bool evictable(const struct match *m)
 {
-    return !m->loading && !m->busy && m->undo_requested_by < 0;
+    /* A running clock is watched by the loop, and a watched match pushes its events. */
+    return !m->loading && !m->busy && m->undo_requested_by < 0 && !m->watchers &&
+           !(m->clock.kept.on && !match_over(m));
 }
 
 /* Makes room for one more loaded match by unloading the least recently used idle one: a
@@ -498,6 +594,94 @@ static void reply_set_aside(struct client *c, uint64_t id, const char *reason)
                 "match %" PRIu64 " was set aside (its stored record is damaged): %s", id, reason);
 }
 
+/* ---- events pushed to watchers ------------------------------------------------------- */
+
+static bool watches(const struct client *c, uint64_t id)
+{
+    for (size_t i = 0; i < c->watch_count; i++)
+        if (c->watching[i] == id)
+            return true;
+    return false;
+}
+
+/* Sends one line to every connection watching the match. */
+static void push_event(struct server *sv, const struct match *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void push_event(struct server *sv, const struct match *m, const char *fmt, ...)
+{
+    if (!m->watchers)
+        return;
+    struct buf line = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !buf_reserve(&line, (size_t)n + 1))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line.data, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    line.len = (size_t)n;
+    for (size_t i = 0; i < sv->client_count; i++) {
+        struct client *c = sv->clients[i];
+        if (c->dead || !watches(c, m->id))
+            continue;
+        /* A watcher that stopped reading is let go rather than buffered for without end. */
+        if (c->out.len > WATCHER_OUT_MAX || !buf_printf(&c->out, "event %" PRIu64 " %s\n", m->id,
+                                                        line.data))
+            c->dead = true;
+    }
+    free(line.data);
+}
+
+static const char *result_word(const struct match *m);
+
+static const char *end_reason(const struct match *m)
+{
+    return m->resigned >= 0 ? "resignation" : m->clock.kept.flagged >= 0 ? "time" : "rules";
+}
+
+/* The event lines that bring a watcher from having seen `from` plies to the match as it is. */
+static void catch_up(struct server *sv, struct client *c, const struct match *m, size_t from)
+{
+    (void)sv;
+    if (from > m->ply_count) {
+        buf_printf(&c->out, "event %" PRIu64 " undone %zu\n", m->id, m->ply_count);
+        from = m->ply_count;
+    }
+    if (from < m->ply_count) {
+        size_t start = from ? m->plies[from - 1].end : 0;
+        buf_printf(&c->out, "event %" PRIu64 " moves %zu ", m->id, from);
+        buf_append(&c->out, m->names.data + start, m->names.len - start - 1);
+        buf_append(&c->out, "\n", 1);
+    }
+    if (m->clock.kept.on) {
+        int running = clock_running(m);
+        buf_printf(&c->out, "event %" PRIu64 " clock %" PRId64 " %" PRId64 " %s\n", m->id,
+                   clock_left(m, 0, sv->now), clock_left(m, 1, sv->now),
+                   running < 0 ? "-" : running ? "1" : "0");
+    }
+    if (m->undo_requested_by >= 0)
+        buf_printf(&c->out, "event %" PRIu64 " undo-requested %d\n", m->id,
+                   m->undo_requested_by);
+    if (match_over(m))
+        buf_printf(&c->out, "event %" PRIu64 " result %s by=%s\n", m->id, result_word(m),
+                   end_reason(m));
+}
+
+static void push_clock(struct server *sv, const struct match *m)
+{
+    if (!m->clock.kept.on)
+        return;
+    int running = clock_running(m);
+    push_event(sv, m, "clock %" PRId64 " %" PRId64 " %s", clock_left(m, 0, sv->now),
+               clock_left(m, 1, sv->now), running < 0 ? "-" : running ? "1" : "0");
+}
+
 /* ---- worker jobs ---------------------------------------------------------------------- */
 
 static void job_free(struct job *j)
@@ -601,6 +785,8 @@ static void change_discard(struct server *sv, struct change *ch)
         match_free(sv, ch->match);
     else
         ch->match->busy = false;
+    if (ch->kind == CH_FLAG)
+        ch->match->flag_staged = false;
 }
 
 /* The result row a state calls for, if it ended by the rules. */
@@ -634,7 +820,8 @@ static void stage(struct server *sv, struct change *ch)
                                       (const char(*)[TOKEN_HEX_LEN + 1])m->tokens, &m->id) &&
              write_moves(sv, m->id, 0, &ch->made) &&
              store_set_plies(sv->store, m->id, ch->made.count) &&
-             write_result_if_over(sv, m->id, ch->state);
+             write_result_if_over(sv, m->id, ch->state) &&
+             (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept));
         break;
     case CH_MOVES:
         ok = ok && write_moves(sv, m->id, tg_state_ply(m->state), &ch->made) &&
@@ -650,6 +837,16 @@ static void stage(struct server *sv, struct change *ch)
         ok = ok && store_set_result(sv->store, m->id, 1 - ch->seat, true, tg_state_ply(m->state),
                                     tg_state_score(m->state, 0), tg_state_score(m->state, 1));
         break;
+    case CH_FLAG:
+        break;
+    }
+    if (ch->kind != CH_NEW) {
+        ch->clock = clock_after(m, sv->now, ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
+        if (ch->kind == CH_FLAG) {
+            ch->clock.kept.flagged = ch->seat;
+            ch->clock.kept.left_ms[ch->seat] = 0;
+        }
+        ok = ok && (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept));
     }
     bool damage = !ok && store_last_was_damage(sv->store);
     char why[300];
@@ -696,12 +893,15 @@ static void finish_round(struct server *sv)
             continue;
         }
         bool kept = true;
+        size_t plies_before = m->ply_count;
         if (ch->kind == CH_NEW || ch->kind == CH_MOVES)
             kept = note_plies(m, ch->made.items, ch->made.count);
         else if (ch->kind == CH_UNDO)
             forget_plies(m, ch->keep_plies);
-        else
+        else if (ch->kind == CH_RESIGN)
             m->resigned = ch->seat;
+        m->clock = ch->clock;
+        m->flag_staged = false;
         if (ch->state) {
             tg_state_free(m->state);
             m->state = ch->state;
@@ -715,6 +915,23 @@ static void finish_round(struct server *sv)
             kept = kept && table_insert(sv, m);
         } else if (!kept) {
             table_remove(sv, m);
+        }
+        if (kept) {
+            kept = track_clock(sv, m);
+            if (!kept)
+                table_remove(sv, m);
+        }
+        if (kept && ch->kind == CH_MOVES) {
+            size_t start = plies_before ? m->plies[plies_before - 1].end : 0;
+            push_event(sv, m, "moves %zu %.*s", plies_before,
+                       (int)(m->names.len - start - 1), m->names.data + start);
+        } else if (kept && ch->kind == CH_UNDO) {
+            push_event(sv, m, "undone %zu", ch->keep_plies);
+        }
+        if (kept && ch->kind != CH_NEW) {
+            push_clock(sv, m);
+            if (match_over(m))
+                push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
         }
         if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
             match_free(sv, m);
@@ -872,14 +1089,23 @@ static void load_done(struct server *sv, struct job *j)
     char why[256];
     snprintf(why, sizeof why, "%s", j->why);
     bool ok = j->status == TG_OK && result_consistent(j, why, sizeof why);
+    if (ok && j->stored.clock.flagged >= 0 && (j->stored.has_result || tg_state_is_terminal(j->state))) {
+        snprintf(why, sizeof why, "a flag fall is recorded for a match that ended otherwise");
+        ok = false;
+    }
     if (ok && note_plies(m, j->stored.moves, j->stored.move_count)) {
         m->state = j->state;
         j->state = NULL;
         m->loading = false;
         if (j->stored.by_resignation)
             m->resigned = 1 - j->stored.winner;
+        m->clock.kept = j->stored.clock;
+        m->clock.turn_began = sv->now;
         m->last_used = sv->now;
-        return;
+        if (track_clock(sv, m))
+            return;
+        m->loading = true; /* out of memory: dropped below, and the waiting clients retry */
+        ok = true;
     }
     table_remove(sv, m);
     if (ok || j->status == TG_ERR_NO_MEMORY) {
@@ -966,6 +1192,8 @@ static const char *result_word(const struct match *m)
 {
     if (m->resigned >= 0)
         return m->resigned == 0 ? "1" : "0";
+    if (m->clock.kept.flagged >= 0)
+        return m->clock.kept.flagged == 0 ? "1" : "0";
     switch (tg_state_winner(m->state)) {
     case 0: return "0";
     case 1: return "1";
@@ -974,7 +1202,7 @@ static const char *result_word(const struct match *m)
     }
 }
 
-static void cmd_show(struct client *c, struct match *m)
+static void cmd_show(struct server *sv, struct client *c, struct match *m)
 {
     size_t needed = 0;
     struct buf text = {0};
@@ -986,12 +1214,16 @@ static void cmd_show(struct client *c, struct match *m)
     }
     int player = tg_state_player(m->state);
     const char *to_move = match_over(m) ? "-" : player == TG_CHANCE ? "chance" : player ? "1" : "0";
-    char undo[32] = "";
+    char undo[32] = "", clock[80] = "", by[24] = "";
     if (m->undo_requested_by >= 0)
         snprintf(undo, sizeof undo, " undo-requested-by=%d", m->undo_requested_by);
-    buf_printf(&c->out, "ok ply=%zu turn=%s result=%s%s%s position=%s\n", tg_state_ply(m->state),
-               to_move, result_word(m), m->resigned >= 0 ? " by=resignation" : "", undo,
-               text.data);
+    if (m->clock.kept.on)
+        snprintf(clock, sizeof clock, " clock=%" PRId64 ",%" PRId64, clock_left(m, 0, sv->now),
+                 clock_left(m, 1, sv->now));
+    if (m->resigned >= 0 || m->clock.kept.flagged >= 0)
+        snprintf(by, sizeof by, " by=%s", end_reason(m));
+    buf_printf(&c->out, "ok ply=%zu turn=%s result=%s%s%s%s position=%s\n",
+               tg_state_ply(m->state), to_move, result_word(m), by, undo, clock, text.data);
     free(text.data);
 }
 
@@ -1055,8 +1287,37 @@ static bool laps_within(const tg_rules *r, unsigned long max_laps)
     return true; /* a game whose moves always end */
 }
 
-static void cmd_new(struct server *sv, struct client *c, const char *spec)
+/* clock=M+S: M minutes (a fraction allowed: 0.5 is 30 s) for each seat, plus S seconds after
+ * each of its decisions. */
+static bool parse_clock(const char *text, struct stored_clock *out)
 {
+    if (strncmp(text, "clock=", 6) != 0 || !isdigit((unsigned char)text[6]))
+        return false;
+    char *end;
+    errno = 0;
+    double minutes = strtod(text + 6, &end);
+    if (errno || *end != '+' || !isdigit((unsigned char)end[1]) || !(minutes > 0) ||
+        minutes > 1440)
+        return false;
+    double seconds = strtod(end + 1, &end);
+    if (errno || *end || !(seconds >= 0) || seconds > 3600)
+        return false;
+    *out = (struct stored_clock){.on = true,
+                                 .base_ms = (int64_t)(minutes * 60000.0 + 0.5),
+                                 .increment_ms = (int64_t)(seconds * 1000.0 + 0.5),
+                                 .flagged = -1};
+    out->left_ms[0] = out->left_ms[1] = out->base_ms;
+    return out->base_ms > 0;
+}
+
+static void cmd_new(struct server *sv, struct client *c, const char *spec, const char *clock_text)
+{
+    struct stored_clock clock = {.flagged = -1};
+    if (clock_text && !parse_clock(clock_text, &clock)) {
+        reply_error(c, "bad-option", "a time control is clock=M+S: minutes (up to 1440) and an "
+                    "increment in seconds (up to 3600), e.g. clock=5+3");
+        return;
+    }
     size_t staged = 0;
     for (size_t i = 0; i < sv->change_count; i++)
         staged += sv->changes[i].kind == CH_NEW;
@@ -1093,6 +1354,9 @@ static void cmd_new(struct server *sv, struct client *c, const char *spec)
     m->resigned = -1;
     m->undo_requested_by = -1;
     m->busy = true;
+    m->clock.kept = clock;
+    m->clock.turn_began = sv->now;
+    ch->clock = m->clock;
     st = tg_state_new(rules->rules, &ch->state);
     /* A game that opens with a throw gets it now, from the server, like every later one. */
     if (st == TG_OK)
@@ -1118,6 +1382,10 @@ static int acting_seat(struct client *c, struct match *m, const char *ply_text, 
     int seat = seat_of(m, token);
     if (seat < 0) {
         reply_error(c, "bad-token", "that token is not a seat of match %" PRIu64, m->id);
+        return -1;
+    }
+    if (m->clock.kept.flagged >= 0 || m->flag_staged) {
+        reply_error(c, "game-over", "the match ended on time");
         return -1;
     }
     if (m->busy) {
@@ -1248,7 +1516,6 @@ static bool undo_target(const struct match *m, size_t *keep)
 
 static void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w)
 {
-    (void)sv;
     int seat = acting_seat(c, m, w[2], w[3]);
     size_t keep;
     if (seat < 0)
@@ -1264,6 +1531,8 @@ static void cmd_undo(struct server *sv, struct client *c, struct match *m, char 
     }
     m->undo_requested_by = seat;
     m->undo_request_ply = tg_state_ply(m->state);
+    /* Events go out before the reply, as they do for every change. */
+    push_event(sv, m, "undo-requested %d", seat);
     buf_printf(&c->out, "ok requested\n");
 }
 
@@ -1283,6 +1552,7 @@ static void cmd_answer_undo(struct server *sv, struct client *c, struct match *m
     }
     if (!accept) {
         m->undo_requested_by = -1;
+        push_event(sv, m, "undo-declined %d", seat);
         buf_printf(&c->out, "ok declined\n");
         return;
     }
@@ -1322,6 +1592,43 @@ static void cmd_resign(struct server *sv, struct client *c, struct match *m, cha
     stage(sv, ch);
 }
 
+/* Subscribes the connection to the match's events, after the lines that bring it from ply
+ * `ply_text` (0 if absent) to the present. */
+static void cmd_watch(struct server *sv, struct client *c, struct match *m, const char *ply_text)
+{
+    uint64_t from = 0;
+    if (ply_text && !parse_u64(ply_text, &from)) {
+        reply_error(c, "usage", "watch ID [PLY]: PLY is the ply the client last saw");
+        return;
+    }
+    if (!watches(c, m->id)) {
+        if (c->watch_count == WATCH_MAX) {
+            reply_error(c, "usage", "a connection watches at most %d matches", WATCH_MAX);
+            return;
+        }
+        c->watching[c->watch_count++] = m->id;
+        m->watchers++;
+    }
+    buf_printf(&c->out, "ok watching ply=%zu spec=%s", m->ply_count, tg_rules_spec(m->rules->rules));
+    if (m->clock.kept.on)
+        buf_printf(&c->out, " clock=%" PRId64 "+%" PRId64 "ms", m->clock.kept.base_ms,
+                   m->clock.kept.increment_ms);
+    buf_append(&c->out, "\n", 1);
+    catch_up(sv, c, m, from > m->ply_count + 1 ? m->ply_count + 1 : (size_t)from);
+}
+
+static void cmd_unwatch(struct client *c, struct match *m)
+{
+    for (size_t i = 0; i < c->watch_count; i++)
+        if (c->watching[i] == m->id) {
+            c->watching[i] = c->watching[--c->watch_count];
+            if (m->watchers)
+                m->watchers--;
+            break;
+        }
+    buf_append(&c->out, "ok\n", 3);
+}
+
 /* Splits `line` into at most `max` space-separated words; returns how many, or max + 1 if
  * there are more. */
 static size_t split_words(char *line, char **words, size_t max)
@@ -1344,7 +1651,8 @@ static size_t split_words(char *line, char **words, size_t max)
 }
 
 static const char help_text[] =
-    "ok commands: new SPEC; show ID; moves ID; history ID; list [AFTER]; status; "
+    "ok commands: new SPEC [clock=M+S]; show ID; moves ID; history ID; watch ID [PLY]; "
+    "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
     "decline ID PLY TOKEN; resign ID TOKEN; help; quit\n";
 
@@ -1360,7 +1668,8 @@ static enum run_result handle_line(struct server *sv, struct client *c, char *li
         bool acts; /* needs a seat token, its last word */
     } commands[] = {
         {"quit", 1, 1, false},   {"help", 1, 1, false},    {"status", 1, 1, false},
-        {"list", 1, 2, false},   {"new", 2, 2, false},     {"show", 2, 2, false},
+        {"list", 1, 2, false},   {"new", 2, 3, false},     {"show", 2, 2, false},
+        {"watch", 2, 3, false},  {"unwatch", 2, 2, false},
         {"moves", 2, 2, false},  {"history", 2, 2, false}, {"play", 5, 5, true},
         {"bot", 5, 5, true},     {"undo", 4, 4, true},     {"accept", 4, 4, true},
         {"decline", 4, 4, true}, {"resign", 3, 3, true},
@@ -1400,7 +1709,7 @@ static enum run_result handle_line(struct server *sv, struct client *c, char *li
         return RUN_DONE;
     }
     if (strcmp(cmd, "new") == 0) {
-        cmd_new(sv, c, w[1]);
+        cmd_new(sv, c, w[1], n == 3 ? w[2] : NULL);
         return RUN_DONE;
     }
     struct match *m;
@@ -1411,9 +1720,13 @@ static enum run_result handle_line(struct server *sv, struct client *c, char *li
     if (strcmp(cmd, "moves") == 0)
         cmd_moves(c, m);
     else if (strcmp(cmd, "show") == 0)
-        cmd_show(c, m);
+        cmd_show(sv, c, m);
     else if (strcmp(cmd, "history") == 0)
         cmd_history(c, m);
+    else if (strcmp(cmd, "watch") == 0)
+        cmd_watch(sv, c, m, n == 3 ? w[2] : NULL);
+    else if (strcmp(cmd, "unwatch") == 0)
+        cmd_unwatch(c, m);
     else if (strcmp(cmd, "play") == 0)
         cmd_play(sv, c, m, w);
     else if (strcmp(cmd, "bot") == 0)
@@ -1620,11 +1933,39 @@ static void unload_idle_matches(struct server *sv)
         }
 }
 
+/* A clock that has run out ends its match: staged like any change, so that the flag fall is
+ * stored before anyone hears of it. */
+static void check_flags(struct server *sv)
+{
+    for (size_t i = 0; i < sv->clocked_count;) {
+        struct match *m = sv->clocked[i];
+        if (m->loading || m->busy) {
+            i++;
+            continue;
+        }
+        if (match_over(m)) {
+            sv->clocked[i] = sv->clocked[--sv->clocked_count];
+            continue;
+        }
+        i++;
+        int running = clock_running(m);
+        if (running < 0 || clock_left(m, running, sv->now) > 0)
+            continue;
+        struct change *ch = change_new(sv, CH_FLAG, m, 0);
+        if (!ch)
+            return; /* out of memory: looked at again next time */
+        ch->seat = running;
+        m->busy = true;
+        m->flag_staged = true;
+        stage(sv, ch);
+    }
+}
+
 static void serve(struct server *sv, int listen_fd)
 {
     struct pollfd *pfd = NULL;
     bool pending = false;
-    double next_housekeeping = 0, accept_paused_until = 0;
+    double next_housekeeping = 0, accept_paused_until = 0, next_flag_check = 0;
     while (!stop_requested) {
         struct pollfd *grown = realloc(pfd, (sv->client_count + 2) * sizeof *pfd);
         if (!grown)
@@ -1641,13 +1982,18 @@ static void serve(struct server *sv, int listen_fd)
                 ev |= POLLOUT;
             pfd[i + 2] = (struct pollfd){c->fd, ev, 0};
         }
-        if (poll(pfd, sv->client_count + 2, pending ? 0 : TICK_MS) < 0 && errno != EINTR)
+        int wait_ms = pending ? 0 : sv->clocked_count ? (int)(FLAG_CHECK_SECONDS * 1000) : TICK_MS;
+        if (poll(pfd, sv->client_count + 2, wait_ms) < 0 && errno != EINTR)
             fatal("poll: %s", strerror(errno));
         sv->now = monotonic_seconds();
         size_t polled = sv->client_count;
         if (pfd[0].revents & POLLIN)
             accept_clients(sv, listen_fd, &accept_paused_until);
         take_finished_jobs(sv);
+        if (sv->now >= next_flag_check) {
+            check_flags(sv);
+            next_flag_check = sv->now + FLAG_CHECK_SECONDS;
+        }
         /* Read, run commands (changes go into this round's transaction), commit, and only
          * then answer the changes. */
         pending = false;
@@ -1680,6 +2026,11 @@ static void serve(struct server *sv, int listen_fd)
                 c->dead = c->dead || c->out.len > 0; /* a peer that does not read: just go */
             }
             if (c->dead || (!waiting && c->out.len == 0 && (c->closing || (c->eof && !has_line)))) {
+                for (size_t k = 0; k < c->watch_count; k++) {
+                    struct match *watched = loaded_match(sv, c->watching[k]);
+                    if (watched && watched->watchers)
+                        watched->watchers--;
+                }
                 client_free(c);
                 sv->clients[i] = sv->clients[--sv->client_count];
                 continue;
@@ -1700,7 +2051,8 @@ static const char usage_text[] =
     "usage: tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N]\n"
     "                 [--max-matches N] [--max-loaded N] [--idle-timeout S] [--bot-threads N]\n"
     "                 [--move-threads N] [--max-bot-iterations N] [--max-laps N]\n"
-    "                 [--unload-after S] [--check]\n"
+    "                 [--unload-after S] [--check] [--web-port N] [--web DIR]\n"
+    "                 [--web-port-file PATH]\n"
     "       tg-server --db PATH --migrate-logs DIR\n";
 
 static void usage(FILE *f)
@@ -1726,6 +2078,11 @@ static void usage(FILE *f)
           "  --unload-after S         unload a match unused for S seconds (default 60)\n"
           "  --check                  before serving, run PRAGMA integrity_check and replay\n"
           "                           every stored match, setting aside any that fails\n"
+          "  --web-port N             WebSocket (the same protocol) and HTTP on 127.0.0.1:N\n"
+          "                           (0 picks a free one); off unless given\n"
+          "  --web DIR                serve the web app's files from DIR over HTTP on the\n"
+          "                           web port (implies --web-port 8080 unless given)\n"
+          "  --web-port-file PATH     write the web port there once it accepts clients\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
           "                           tg-server into the database, print each match's seat\n"
           "                           tokens, and exit\n"
@@ -1768,7 +2125,8 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .bot_threads = 2,
                           .move_threads = 2,
                           .max_bot_iterations = 100000,
-                          .max_laps = 10000};
+                          .max_laps = 10000,
+                          .web_port = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long n;
@@ -1793,6 +2151,18 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!v || !*v)
                 return bad_args("--port-file needs a path", NULL);
             o->port_file = v;
+        } else if (strcmp(a, "--web-port") == 0) {
+            if (!parse_number(v, 65535, &n))
+                return bad_args("--web-port needs a number from 0 to 65535", v);
+            o->web_port = (long)n;
+        } else if (strcmp(a, "--web") == 0) {
+            if (!v || !*v)
+                return bad_args("--web needs a directory", NULL);
+            o->web_dir = v;
+        } else if (strcmp(a, "--web-port-file") == 0) {
+            if (!v || !*v)
+                return bad_args("--web-port-file needs a path", NULL);
+            o->web_port_file = v;
         } else if (strcmp(a, "--migrate-logs") == 0) {
             if (!v || !*v)
                 return bad_args("--migrate-logs needs a directory", NULL);
@@ -1838,6 +2208,16 @@ static int parse_args(int argc, char **argv, struct options *o)
         }
     }
     return -1;
+}
+
+/* Written whole under a temporary name, then renamed: a reader never sees half. */
+static void write_port_file(const char *path, unsigned port)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 || rename(tmp, path) != 0)
+        fatal("cannot write %s", path);
 }
 
 /* --check: the whole file through SQLite's own check, then every match replayed here. */
@@ -1922,6 +2302,10 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
+    struct stat web_dir_info;
+    if (sv.opt.web_dir && (stat(sv.opt.web_dir, &web_dir_info) != 0 || !S_ISDIR(web_dir_info.st_mode)))
+        fatal("--web %s is not a directory", sv.opt.web_dir);
+
     double t0 = monotonic_seconds();
     char err[512];
     sv.store = store_open(sv.opt.db_path, err, sizeof err);
@@ -1960,16 +2344,25 @@ int main(int argc, char **argv)
         printf("%s%" PRIu64, i ? "," : " (", sv.set_aside[i].id);
     printf("%s; opened in %.1f ms\n", sv.set_aside_count ? ")" : "", open_s * 1000.0);
     fflush(stdout);
-    if (sv.opt.port_file) {
-        /* Written whole under a temporary name, then renamed: a reader never sees half. */
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.tmp", sv.opt.port_file);
-        FILE *f = fopen(tmp, "w");
-        if (!f || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 || rename(tmp, sv.opt.port_file) != 0)
-            fatal("cannot write %s", sv.opt.port_file);
+    struct web *web = NULL;
+    if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
+        unsigned web_port = 0;
+        web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, sv.opt.web_dir,
+                        port, &web_port, err, sizeof err);
+        if (!web)
+            fatal("%s", err);
+        printf("tg-server: WebSocket%s on 127.0.0.1:%u\n", sv.opt.web_dir ? " and web app" : "",
+               web_port);
+        fflush(stdout);
+        if (sv.opt.web_port_file)
+            write_port_file(sv.opt.web_port_file, web_port);
     }
+    if (sv.opt.port_file)
+        write_port_file(sv.opt.port_file, port);
 
     serve(&sv, listen_fd);
+
+    web_stop(web);
 
     close(listen_fd);
     for (size_t i = 0; i < sv.client_count; i++)
@@ -2000,6 +2393,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sv.set_aside_count; i++)
         free(sv.set_aside[i].reason);
     free(sv.set_aside);
+    free(sv.clocked);
     for (size_t i = 0; i < sv.rules_count; i++) {
         tg_rules_free(sv.rules[i]->rules);
         free(sv.rules[i]);

@@ -2,12 +2,14 @@
 # The web board's tests in a real browser (examples/web/test/web.test.js): Debian's chromium
 # driven by puppeteer-core, checked against the same npm package run in Node.
 #
-#   scripts/test-web.sh [--wasm-build DIR] [--screenshots DIR]
+#   scripts/test-web.sh [--wasm-build DIR] [--screenshots DIR] [--server PATH]
 #
 # --wasm-build is the WebAssembly build directory that scripts/build-wasm.sh reuses (default
 # build-wasm/; scripts/test.sh passes the one its JavaScript step built). --screenshots writes
 # a screenshot of each game there (scripts/test-web.sh --screenshots docs/images regenerates
-# the documentation's). puppeteer-core comes from the npm registry, pinned by
+# the documentation's). --server names a built tg-server: the online tests
+# (examples/web/test/online.test.js) then also run, pages playing each other through it over
+# WebSocket. puppeteer-core comes from the npm registry, pinned by
 # examples/web/test/package-lock.json (`npm ci`); it never downloads a browser. Needs Node 20
 # or later and the Debian package chromium (/usr/bin/chromium, or TG_CHROMIUM).
 set -euo pipefail
@@ -16,14 +18,17 @@ top=$(pwd)
 
 wasm_build=build-wasm
 screenshots=
+server=
 while [ $# -gt 0 ]; do
   case "$1" in
     --wasm-build) wasm_build=$2; shift 2 ;;
     --screenshots) screenshots=$2; shift 2 ;;
-    *) echo "usage: $0 [--wasm-build DIR] [--screenshots DIR]" >&2; exit 2 ;;
+    --server) server=$2; shift 2 ;;
+    *) echo "usage: $0 [--wasm-build DIR] [--screenshots DIR] [--server PATH]" >&2; exit 2 ;;
   esac
 done
 case "$screenshots" in /*|'') ;; *) screenshots="$top/$screenshots" ;; esac
+case "$server" in /*|'') ;; *) server="$top/$server" ;; esac
 
 chromium=${TG_CHROMIUM:-/usr/bin/chromium}
 [ -x "$chromium" ] || { echo "test-web.sh: no $chromium (apt-get install chromium)" >&2; exit 1; }
@@ -34,3 +39,8 @@ cd examples/web/test
 npm ci --no-audit --no-fund --loglevel=error
 TG_CHROMIUM="$chromium" TG_WEB_SCREENSHOTS="$screenshots" TG_PACKAGE_DIR="$top/bindings/js" \
   node --test --test-reporter=spec web.test.js
+if [ -n "$server" ]; then
+  [ -x "$server" ] || { echo "test-web.sh: no tg-server at $server" >&2; exit 1; }
+  TG_CHROMIUM="$chromium" TG_SERVER="$server" TG_PACKAGE_DIR="$top/bindings/js" \
+    node --test --test-reporter=spec online.test.js
+fi

@@ -48,6 +48,16 @@ static const char *const schema_sql =
     "  score0   INTEGER NOT NULL,"
     "  score1   INTEGER NOT NULL,"
     "  ended_at INTEGER NOT NULL);"
+    /* Added in place to databases made before clocks existed: matches without a time control
+     * have no row. A flag fall is recorded here (flagged), since results' reasons predate it. */
+    "CREATE TABLE IF NOT EXISTS clocks ("
+    "  match_id     INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  base_ms      INTEGER NOT NULL CHECK (base_ms > 0),"
+    "  increment_ms INTEGER NOT NULL CHECK (increment_ms >= 0),"
+    "  left0_ms     INTEGER NOT NULL,"
+    "  left1_ms     INTEGER NOT NULL,"
+    "  started      INTEGER NOT NULL CHECK (started IN (0, 1)),"
+    "  flagged      INTEGER CHECK (flagged IN (0, 1)));"
     /* No reference to matches: a match whose own row is damaged is set aside too. */
     "CREATE TABLE IF NOT EXISTS set_aside ("
     "  match_id INTEGER PRIMARY KEY,"
@@ -74,6 +84,8 @@ enum stmt_id {
     S_LOAD_MATCH,
     S_LOAD_SEATS,
     S_LOAD_RESULT,
+    S_PUT_CLOCK,
+    S_LOAD_CLOCK,
     S_LOAD_MOVES,
     S_COUNT,
     S_EXISTS,
@@ -105,6 +117,10 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_LOAD_MATCH] = "SELECT spec, plies FROM matches WHERE id = ?1",
     [S_LOAD_SEATS] = "SELECT seat, token FROM seats WHERE match_id = ?1 ORDER BY seat",
     [S_LOAD_RESULT] = "SELECT winner, reason, ply FROM results WHERE match_id = ?1",
+    [S_PUT_CLOCK] = "INSERT OR REPLACE INTO clocks (match_id, base_ms, increment_ms, left0_ms, "
+                    "left1_ms, started, flagged) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [S_LOAD_CLOCK] = "SELECT base_ms, increment_ms, left0_ms, left1_ms, started, flagged "
+                     "FROM clocks WHERE match_id = ?1",
     [S_LOAD_MOVES] = "SELECT ply, move, notation, hash_after, seat FROM moves "
                      "WHERE match_id = ?1 ORDER BY ply",
     [S_COUNT] = "SELECT count(*) FROM matches",
@@ -363,6 +379,22 @@ bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
     return run(st, s);
 }
 
+bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c)
+{
+    sqlite3_stmt *s = prepared(st, S_PUT_CLOCK);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, c->base_ms);
+    sqlite3_bind_int64(s, 3, c->increment_ms);
+    sqlite3_bind_int64(s, 4, c->left_ms[0]);
+    sqlite3_bind_int64(s, 5, c->left_ms[1]);
+    sqlite3_bind_int(s, 6, c->started);
+    if (c->flagged >= 0)
+        sqlite3_bind_int(s, 7, c->flagged);
+    return run(st, s);
+}
+
 bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation,
                       uint64_t ply, int score0, int score1)
 {
@@ -508,6 +540,28 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
     }
     if (rc != SQLITE_DONE)
         return damaged(st, s, out, why, why_cap, "results row", rc);
+    sqlite3_reset(s);
+
+    out->clock.flagged = -1;
+    if (!(s = prepared(st, S_LOAD_CLOCK)))
+        return damaged(st, NULL, out, why, why_cap, "clocks row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        struct stored_clock *c = &out->clock;
+        c->on = true;
+        c->base_ms = sqlite3_column_int64(s, 0);
+        c->increment_ms = sqlite3_column_int64(s, 1);
+        c->left_ms[0] = sqlite3_column_int64(s, 2);
+        c->left_ms[1] = sqlite3_column_int64(s, 3);
+        c->started = sqlite3_column_int(s, 4) != 0;
+        c->flagged = sqlite3_column_type(s, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 5);
+        if (c->base_ms <= 0 || c->increment_ms < 0 || c->flagged < -1 || c->flagged > 1)
+            return damaged(st, s, out, why, why_cap, "clocks row is malformed", rc);
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "clocks row", rc);
     sqlite3_reset(s);
 
     if (!(s = prepared(st, S_LOAD_MOVES)))

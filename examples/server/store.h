@@ -21,6 +21,15 @@ struct stored_move {
     int seat;
 };
 
+/* A match's time control and where its clocks stood after its last change. */
+struct stored_clock {
+    bool on;
+    int64_t base_ms, increment_ms;
+    int64_t left_ms[2]; /* each seat's time at the start of its turn */
+    bool started;       /* clocks run from the first decision on */
+    int flagged;        /* -1, or the seat whose time ran out (the match is over) */
+};
+
 /* One match as the database holds it; made by store_load_match, freed by stored_match_free. */
 struct stored_match {
     uint64_t id;
@@ -30,6 +39,7 @@ struct stored_match {
     int winner;        /* 0, 1, or -1 for a draw */
     bool by_resignation;
     uint64_t result_ply;
+    struct stored_clock clock;
     struct stored_move *moves;
     size_t move_count;
 };
@@ -65,6 +75,8 @@ bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply);
 bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation,
                       uint64_t ply, int score0, int score1);
 bool store_clear_result(struct store *st, uint64_t id);
+/* Writes the match's clocks row (a match without a time control has none). */
+bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c);
 
 /* Marks a match as set aside, in its own small transaction outside any round. */
 bool store_set_aside(struct store *st, uint64_t id, const char *reason);

@@ -141,6 +141,10 @@ function snapshot() {
 // -- Drawing -------------------------------------------------------------------------------
 
 function seatLabel(player) {
+  if (online) {
+    const who = online.seat === player ? 'you' : online.seat === null ? 'player' : 'opponent';
+    return seats[player] !== 'person' && seats[player] !== 'remote' ? `${who} (${seats[player]})` : who;
+  }
   return SEATS.find((s) => s.value === seats[player])?.label ?? seats[player];
 }
 
@@ -162,6 +166,13 @@ function renderSeatBar(bar, player) {
   }
   score.setAttribute('data-score', state.score(player));
   bar.append(who, score);
+  if (online?.clock) {
+    const clock = document.createElement('span');
+    clock.className = 'clock';
+    clock.id = `clock-${player}`;
+    bar.append(clock);
+    renderClock(player);
+  }
 }
 
 function gameName(id) {
@@ -171,7 +182,13 @@ function gameName(id) {
 function statusText() {
   const decision = lastDecision();
   const last = decision ? `${SEAT_NAMES[decision.player]} played ${decision.text}. ` : '';
-  if (state.isTerminal) return `${last}Game over.`;
+  if (state.isTerminal || online?.result) return `${last}Game over.`;
+  if (online) {
+    const who = SEAT_NAMES[state.turn];
+    if (state.isChance) return `${last}The server throws the sticks for ${who}.`;
+    if (online.seat === state.player) return `${last}${who} to move: your turn.`;
+    return `${last}${who} to move${online.seat === null ? '' : ': waiting for your opponent'}.`;
+  }
   const who = SEAT_NAMES[state.turn];
   const pause = phase === 'paused' ? ' Paused.' : '';
   if (state.isChance) return `${last}${who} throws the sticks.${pause}`;
@@ -286,7 +303,18 @@ function renderMoveList() {
 
 function renderBanner() {
   const banner = $('banner');
-  banner.hidden = !state.isTerminal;
+  const ended = online?.result && !state.isTerminal ? online.result : null;
+  banner.hidden = !state.isTerminal && !ended;
+  if (ended) {
+    const winner = Number(ended.winner);
+    $('banner-title').textContent = `${SEAT_NAMES[winner]} wins.`;
+    $('banner-reason').textContent = ended.by === 'time'
+      ? `${SEAT_NAMES[1 - winner]} ran out of time.`
+      : `${SEAT_NAMES[1 - winner]} resigned.`;
+    banner.setAttribute('data-by', ended.by);
+    return;
+  }
+  banner.removeAttribute('data-by');
   if (!state.isTerminal) return;
   const [s0, s1] = state.scores;
   $('banner-title').textContent = state.winner === DRAW
@@ -345,7 +373,10 @@ function render() {
   $('tagline').textContent = `${gameName(state.gameId)} · ${state.spec}`;
   const names = personToDecide() ? state.legalMoveNames() : [];
   $('legal-moves').replaceChildren(...names.map((name) => Object.assign(document.createElement('option'), { value: name })));
-  $('undo').disabled = log.length === 0;
+  $('undo').disabled = log.length === 0 || Boolean(online && (online.seat === null || online.result));
+  $('resign').hidden = !online || online.seat === null;
+  $('resign').disabled = Boolean(online && (online.result || state.isTerminal));
+  renderUndoOffer();
   $('pause').textContent = paused ? 'Resume' : 'Pause';
   $('pause').setAttribute('aria-pressed', String(paused));
   document.body.setAttribute('data-ply', String(log.length));
@@ -372,8 +403,10 @@ function record(move) {
 function advance() {
   selectedCell = null;
   $('hint').textContent = '';
-  if (state.isTerminal) {
+  if (state.isTerminal || online?.result) {
     setPhase('over');
+  } else if (online && (state.isChance || seats[state.player] === 'remote')) {
+    setPhase('remote');
   } else if (state.isChance) {
     setPhase('throw');
   } else if (seats[state.player] === 'person') {
@@ -449,12 +482,30 @@ function onBotAnswer(event) {
     return;
   }
   rng.state = BigInt(rngState);
+  if (online) {
+    sendMove(move);
+    return;
+  }
   record(move);
   advance();
 }
 
 function playPerson(move) {
   if (!personToDecide()) return false;
+  if (online) {
+    // The library says the move is legal here; the server, holding the same library, decides.
+    if (!state.legalMoves().includes(move)) {
+      try {
+        state.clone().apply(move);
+      } catch (error) {
+        showMoveError(error);
+      }
+      return false;
+    }
+    $('move-error').textContent = '';
+    sendMove(move);
+    return true;
+  }
   try {
     record(move);
   } catch (error) {
@@ -551,6 +602,14 @@ function newGame(event) {
 }
 
 function undo() {
+  if (online) {
+    if (online.seat !== null) {
+      request(`undo ${online.id} ${log.length} ${online.token}`).then((reply) => {
+        $('move-error').textContent = reply.startsWith('ok') ? 'Undo asked: your opponent answers.' : errorText(reply);
+      });
+    }
+    return;
+  }
   if (log.length === 0) return;
   generation++;
   pendingBot = null;
@@ -676,6 +735,12 @@ function setUp() {
     advance();
   });
   $('paste-form').addEventListener('submit', loadPosition);
+  $('online-form').addEventListener('submit', createOnlineMatch);
+  $('resign').addEventListener('click', () => {
+    if (online?.seat !== null && confirmResign()) request(`resign ${online.id} ${online.token}`);
+  });
+  $('undo-accept').addEventListener('click', () => answerUndo('accept'));
+  $('undo-decline').addEventListener('click', () => answerUndo('decline'));
   $('copy-position').addEventListener('click', copyPosition);
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && selectedCell !== null) {
@@ -695,8 +760,293 @@ async function main() {
   tg = await load();
   rng = new Rng(params.has('seed') ? BigInt(params.get('seed')) : randomSeed());
   setUp();
+  if (params.has('match')) {
+    joinMatch(params.get('match'), params.get('seat'), params.get('token'));
+    return;
+  }
   const first = tg.games()[0].id;
   replaceState(new tg.State(first));
+}
+
+// -- Online: a match on tg-server, over WebSocket ---------------------------------------------
+//
+// The server keeps the match: its moves, its throws, its clocks. This page holds a copy of the
+// game in its own tg.State, kept in step by the events the server pushes (docs/server.md):
+// `moves FROM M...` is applied move by move with the library, `undone N` takes back to ply N.
+// A seat's decisions are sent as `play`, and shown only once the server's event comes back.
+
+// ?bot=SPEC: the page's own seat is played by a bot of the page (for unattended matches).
+const onlineBot = params.get('bot');
+let online = null;
+let socket = null;
+let replyQueue = [];
+let reconnectDelay = 250;
+let clockTimer = null;
+let keepAliveTimer = null;
+const KEEP_ALIVE_MS = 60000;
+
+function serverUrl() {
+  if (params.has('server')) return params.get('server');
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+}
+
+function request(line) {
+  return new Promise((resolve) => {
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      resolve('err disconnected the connection to the server is down');
+      return;
+    }
+    replyQueue.push(resolve);
+    socket.send(line);
+  });
+}
+
+function errorText(reply) {
+  return reply.split(' ').slice(2).join(' ') || reply;
+}
+
+function setConnection(text, stateName) {
+  const box = $('connection');
+  box.hidden = false;
+  box.textContent = text;
+  box.setAttribute('data-state', stateName);
+  document.body.setAttribute('data-connection', stateName);
+}
+
+function connect(onOpen) {
+  const ws = new WebSocket(serverUrl());
+  socket = ws;
+  ws.addEventListener('open', () => {
+    reconnectDelay = 250;
+    onOpen();
+  });
+  ws.addEventListener('message', (event) => {
+    const line = String(event.data);
+    if (line.startsWith('event ')) onEvent(line.split(' '));
+    else replyQueue.shift()?.(line);
+  });
+  ws.addEventListener('close', () => {
+    if (socket !== ws) return;
+    socket = null;
+    for (const resolve of replyQueue) resolve('err disconnected the connection to the server was lost');
+    replyQueue = [];
+    if (!online) return;
+    // Nothing is lost: the server stored every acknowledged move; the page asks again for
+    // what it missed once it is back.
+    setConnection(`Connection lost; reconnecting in ${(reconnectDelay / 1000).toFixed(1)} s…`, 'reconnecting');
+    setTimeout(() => connect(() => subscribe(true)), reconnectDelay);
+    reconnectDelay = Math.min(reconnectDelay * 2, 5000);
+  });
+}
+
+function joinMatch(id, seat, token) {
+  online = {
+    id, seat: seat === null || seat === undefined || token === null ? null : Number(seat),
+    token, clock: null, result: null, undoBy: null, sending: false,
+  };
+  $('new-game').open = false;
+  setConnection('Connecting to the server…', 'connecting');
+  if (socket && socket.readyState === WebSocket.OPEN) subscribe(false);
+  else connect(() => subscribe(false));
+}
+
+// `watch ID PLY` answers with the match's spec, then the events since the ply this page last saw.
+async function subscribe(again) {
+  const reply = await request(`watch ${online.id} ${state && online.spec ? log.length : 0}`);
+  if (!reply.startsWith('ok')) {
+    setConnection(`The server refused the match: ${errorText(reply)}`, 'refused');
+    return;
+  }
+  const fields = Object.fromEntries(reply.split(' ').slice(2).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
+  if (!online.spec) {
+    online.spec = fields.spec;
+    const mine = online.seat;
+    seats = [0, 1].map((p) => (p === mine ? onlineBot ?? 'person' : 'remote'));
+    replaceState(new tg.State(fields.spec));
+  }
+  if (again) {
+    // The server knows how many plies this page had, not which: if a ply it saw was taken back
+    // and replaced while it was away, the positions differ now (the reply to `show` comes
+    // after the catch-up events), and the page starts its copy again from the first ply.
+    const shown = await request(`show ${online.id}`);
+    const position = shown.slice(shown.indexOf(' position=') + 10);
+    if (shown.startsWith('ok') && position !== state.toString()) {
+      replaceState(new tg.State(online.spec));
+      await request(`watch ${online.id} 0`);
+    }
+  }
+  setConnection(again ? 'Reconnected.' : 'Connected.', 'connected');
+  // A person may think for longer than the server's --idle-timeout: a cheap read now and then
+  // keeps the connection (it is a command like any other).
+  clearInterval(keepAliveTimer);
+  const ws = socket;
+  keepAliveTimer = setInterval(() => {
+    if (socket === ws) request(`show ${online.id}`);
+    else clearInterval(keepAliveTimer);
+  }, KEEP_ALIVE_MS);
+}
+
+function onEvent(words) {
+  // event ID KIND ...
+  if (!online || words[1] !== online.id) return;
+  const kind = words[2];
+  if (kind === 'moves') {
+    const from = Number(words[3]);
+    if (from > log.length) {
+      // Plies were missed: ask for them again.
+      subscribe(true);
+      return;
+    }
+    takeBackTo(from);
+    try {
+      for (const name of words.slice(4)) record(state.moveFromString(name));
+    } catch (error) {
+      // The moves do not follow from this page's copy: a move it saw was taken back while it
+      // was away. Start the copy again from the first ply.
+      if (!(error instanceof TGError)) throw error;
+      replaceState(new tg.State(online.spec));
+      subscribe(true);
+      return;
+    }
+    online.sending = false;
+    online.undoBy = null;
+    generation++;
+    pendingBot = null;
+    advance();
+  } else if (kind === 'undone') {
+    takeBackTo(Number(words[3]));
+    online.undoBy = null;
+    online.sending = false;
+    generation++;
+    pendingBot = null;
+    advance();
+  } else if (kind === 'clock') {
+    online.clock = { left: [Number(words[3]), Number(words[4])], running: words[5] === '-' ? null : Number(words[5]), at: performance.now() };
+    tickClocks();
+  } else if (kind === 'undo-requested') {
+    online.undoBy = Number(words[3]);
+    render();
+  } else if (kind === 'undo-declined') {
+    online.undoBy = null;
+    if (online.seat !== null && Number(words[3]) !== online.seat) $('move-error').textContent = 'Your opponent declined the undo.';
+    render();
+  } else if (kind === 'result') {
+    online.result = { winner: words[3], by: (words[4] ?? 'by=rules').slice(3) };
+    if (online.clock) online.clock.running = null;
+    generation++;
+    pendingBot = null;
+    advance();
+  }
+}
+
+function takeBackTo(ply) {
+  while (log.length > ply) {
+    state.undo();
+    log.pop();
+  }
+  const throws = log.filter((entry) => entry.chance);
+  lastThrow = throws.length ? Number(throws.at(-1).text.split(':')[1]) : null;
+}
+
+async function sendMove(move) {
+  const name = state.moveToString(move);
+  online.sending = true;
+  setPhase('sending');
+  const reply = await request(`play ${online.id} ${log.length} ${name} ${online.token}`);
+  if (reply.startsWith('ok')) return; // the event has brought the move, or is on its way
+  online.sending = false;
+  // stale-ply and busy mean the page is behind or early: the events will bring it up to date.
+  const word = reply.split(' ')[1];
+  if (word !== 'stale-ply' && word !== 'busy' && word !== 'disconnected') $('move-error').textContent = errorText(reply);
+  if (word === 'busy') setTimeout(() => { if (phase === 'sending') advance(); }, 100);
+  else if (word !== 'disconnected') advance();
+}
+
+function clockText(ms) {
+  const total = Math.max(0, Math.ceil(ms / 100)) / 10;
+  const minutes = Math.floor(total / 60);
+  const seconds = total - minutes * 60;
+  return total < 10 ? `${seconds.toFixed(1)}` : `${minutes}:${String(Math.floor(seconds)).padStart(2, '0')}`;
+}
+
+function clockLeft(player) {
+  const c = online.clock;
+  return c.left[player] - (c.running === player ? performance.now() - c.at : 0);
+}
+
+function renderClock(player) {
+  const node = document.getElementById(`clock-${player}`);
+  if (!node || !online?.clock) return;
+  const left = clockLeft(player);
+  node.textContent = clockText(left);
+  node.setAttribute('data-ms', String(Math.max(0, Math.round(left))));
+  node.classList.toggle('running', online.clock.running === player);
+  node.classList.toggle('low', online.clock.running === player && left < 10000);
+}
+
+// The server decides when a flag falls; the page only counts down between its events.
+function tickClocks() {
+  if (!document.getElementById('clock-0')) render();
+  renderClock(0);
+  renderClock(1);
+  clearTimeout(clockTimer);
+  if (online.clock.running !== null) clockTimer = setTimeout(tickClocks, 100);
+}
+
+function renderUndoOffer() {
+  const offer = $('undo-offer');
+  const show = Boolean(online && online.undoBy !== null && !online.result);
+  offer.hidden = !show;
+  if (!show) return;
+  const mine = online.seat !== null && online.undoBy !== online.seat;
+  $('undo-offer-text').textContent = `${SEAT_NAMES[online.undoBy]} asks to take back the last move.`;
+  $('undo-accept').hidden = !mine;
+  $('undo-decline').hidden = !mine;
+}
+
+async function answerUndo(word) {
+  const reply = await request(`${word} ${online.id} ${log.length} ${online.token}`);
+  if (!reply.startsWith('ok')) $('move-error').textContent = errorText(reply);
+}
+
+function confirmResign() {
+  return params.get('speed') === 'fast' || window.confirm('Resign this match?');
+}
+
+function shareLink(query) {
+  const url = new URL(location.href);
+  url.search = new URLSearchParams(query).toString();
+  return url.toString();
+}
+
+async function createOnlineMatch(event) {
+  event.preventDefault();
+  const spec = $('spec-input').value.trim();
+  const clock = $('clock-input').value.trim();
+  $('online-error').textContent = '';
+  const open = socket && socket.readyState === WebSocket.OPEN;
+  if (!open) {
+    await new Promise((resolve, reject) => {
+      connect(resolve);
+      socket.addEventListener('error', () => reject(new Error('no server')), { once: true });
+    }).catch(() => null);
+  }
+  const reply = await request(`new ${spec}${clock ? ` clock=${clock}` : ''}`);
+  if (!reply.startsWith('ok')) {
+    $('online-error').textContent = reply.startsWith('err disconnected')
+      ? 'No match server: this page must be served by tg-server --web.' : errorText(reply);
+    return;
+  }
+  const [, id, token0, token1] = reply.split(' ');
+  const keep = {};
+  if (params.has('speed')) keep.speed = params.get('speed');
+  if (onlineBot) keep.bot = onlineBot;
+  history.replaceState(null, '', shareLink({ ...keep, match: id, seat: 0, token: token0 }));
+  $('link-opponent').value = shareLink({ match: id, seat: 1, token: token1 });
+  $('link-watch').value = shareLink({ match: id });
+  $('online-links').hidden = false;
+  online = null;
+  joinMatch(id, '0', token0);
 }
 
 main().catch((error) => {

@@ -1,0 +1,368 @@
+/* The match server's WebSocket and HTTP side (web.h), on libwebsockets.
+ *
+ * libwebsockets runs its own event loop on its own thread. A WebSocket connection opens a
+ * loopback TCP connection to the line server and relays: one text message from the browser is
+ * one command line, one line from the server is one text message to the browser. The poll
+ * loop never learns which of its clients are browsers, so nothing about the protocol, its
+ * limits or its storage differs between the two. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "web.h"
+
+#include <libwebsockets.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MESSAGE_MAX 1024           /* a command line, as the line protocol allows */
+#define BACKLOG_HIGH (64u * 1024u) /* stop reading one side while this much waits for the other */
+
+struct bytes {
+    unsigned char *data;
+    size_t len, cap;
+};
+
+static bool bytes_append(struct bytes *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n)
+            cap *= 2;
+        unsigned char *grown = realloc(b->data, cap);
+        if (!grown)
+            return false;
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return true;
+}
+
+static void bytes_consume(struct bytes *b, size_t n)
+{
+    memmove(b->data, b->data + n, b->len - n);
+    b->len -= n;
+}
+
+/* One browser connection: the WebSocket, and its loopback connection to the line server. */
+struct session {
+    struct lws *ws;
+    struct lws *line;
+    struct bytes to_browser; /* the server's bytes; sent a whole line per message */
+    struct bytes to_server;  /* complete command lines */
+    struct bytes message;    /* the message being received, in fragments */
+    bool line_gone;          /* the server closed its side: close once to_browser is sent */
+    bool refused;            /* a message was refused: close once its error is sent */
+    enum lws_close_status close_status;
+    bool browser_paused, server_paused;
+};
+
+struct web {
+    struct lws_context *context;
+    unsigned line_port;
+    pthread_t thread;
+    atomic_bool stop;
+    char dir[4096];
+    struct lws_http_mount mount;
+    struct lws_protocol_vhost_options wasm_type;
+};
+
+static int connect_line_server(unsigned port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)port);
+    /* Loopback: the connection is made (or refused) at once, so a blocking connect costs the
+     * libwebsockets thread nothing. */
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Queues an error line for the browser, then the connection closes with status. */
+static void refuse(struct session *s, const char *line, enum lws_close_status status)
+{
+    s->refused = true;
+    s->close_status = status;
+    s->to_browser.len = 0;
+    bytes_append(&s->to_browser, line, strlen(line));
+    if (s->line) {
+        lws_set_opaque_user_data(s->line, NULL);
+        lws_set_timeout(s->line, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
+        s->line = NULL;
+    }
+    lws_callback_on_writable(s->ws);
+}
+
+static void receive(struct session *s, const void *in, size_t len)
+{
+    if (s->refused)
+        return;
+    if (lws_frame_is_binary(s->ws)) {
+        refuse(s, "err usage a message is one command line of text\n",
+               LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE);
+        return;
+    }
+    /* The frame's announced length counts too: a huge one is refused before it arrives. */
+    if (s->message.len + len + lws_remaining_packet_payload(s->ws) > MESSAGE_MAX) {
+        refuse(s, "err line-too-long a command line is at most 1024 bytes\n",
+               LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE);
+        return;
+    }
+    if (!bytes_append(&s->message, in, len)) {
+        refuse(s, "err no-memory the server ran out of memory\n",
+               LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
+        return;
+    }
+    if (!lws_is_final_fragment(s->ws) || lws_remaining_packet_payload(s->ws))
+        return;
+    if (!bytes_append(&s->to_server, s->message.data, s->message.len) ||
+        !bytes_append(&s->to_server, "\n", 1)) {
+        refuse(s, "err no-memory the server ran out of memory\n",
+               LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
+        return;
+    }
+    s->message.len = 0;
+    if (s->to_server.len > BACKLOG_HIGH && !s->browser_paused) {
+        s->browser_paused = true;
+        lws_rx_flow_control(s->ws, 0);
+    }
+    if (s->line)
+        lws_callback_on_writable(s->line);
+}
+
+/* Sends the first whole line waiting for the browser as one text message. */
+static int send_to_browser(struct session *s)
+{
+    unsigned char *nl = s->to_browser.len ? memchr(s->to_browser.data, '\n', s->to_browser.len)
+                                          : NULL;
+    if (nl) {
+        size_t len = (size_t)(nl - s->to_browser.data);
+        unsigned char *frame = malloc(LWS_PRE + len + 1);
+        if (!frame)
+            return -1;
+        memcpy(frame + LWS_PRE, s->to_browser.data, len);
+        int written = lws_write(s->ws, frame + LWS_PRE, len, LWS_WRITE_TEXT);
+        free(frame);
+        if (written < (int)len)
+            return -1;
+        bytes_consume(&s->to_browser, len + 1);
+        if (s->server_paused && s->to_browser.len < BACKLOG_HIGH / 2 && s->line) {
+            s->server_paused = false;
+            lws_rx_flow_control(s->line, 1);
+        }
+    }
+    if (s->to_browser.len && memchr(s->to_browser.data, '\n', s->to_browser.len)) {
+        lws_callback_on_writable(s->ws);
+        return 0;
+    }
+    if (s->refused || s->line_gone) {
+        static const char why[] = "closed";
+        lws_close_reason(s->ws, s->refused ? s->close_status : LWS_CLOSE_STATUS_NORMAL,
+                         (unsigned char *)(uintptr_t)why, sizeof why - 1);
+        return -1;
+    }
+    return 0;
+}
+
+static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                      size_t len)
+{
+    struct session *s = user;
+    struct web *w = lws_context_user(lws_get_context(wsi));
+    switch (reason) {
+    case LWS_CALLBACK_ESTABLISHED: {
+        memset(s, 0, sizeof *s);
+        s->ws = wsi;
+        int fd = connect_line_server(w->line_port);
+        lws_sock_file_fd_type desc;
+        desc.sockfd = fd;
+        s->line = fd < 0 ? NULL
+                         : lws_adopt_descriptor_vhost(lws_get_vhost(wsi), LWS_ADOPT_SOCKET, desc,
+                                                      "tg-line", wsi);
+        if (!s->line) {
+            if (fd >= 0)
+                close(fd);
+            refuse(s, "err io the server cannot take this connection now\n",
+                   LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
+            return 0;
+        }
+        lws_set_opaque_user_data(s->line, s);
+        return 0;
+    }
+    case LWS_CALLBACK_RECEIVE:
+        receive(s, in, len);
+        return 0;
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return send_to_browser(s);
+    case LWS_CALLBACK_CLOSED:
+        if (s->line) {
+            lws_set_opaque_user_data(s->line, NULL);
+            lws_set_timeout(s->line, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
+            s->line = NULL;
+        }
+        free(s->to_browser.data);
+        free(s->to_server.data);
+        free(s->message.data);
+        memset(s, 0, sizeof *s);
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
+
+static int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                   size_t len)
+{
+    struct session *s = lws_get_opaque_user_data(wsi);
+    (void)user;
+    switch (reason) {
+    case LWS_CALLBACK_RAW_RX:
+        if (!s || s->refused)
+            return 0;
+        if (!bytes_append(&s->to_browser, in, len))
+            return -1;
+        if (s->to_browser.len > BACKLOG_HIGH && !s->server_paused) {
+            s->server_paused = true;
+            lws_rx_flow_control(wsi, 0);
+        }
+        lws_callback_on_writable(s->ws);
+        return 0;
+    case LWS_CALLBACK_RAW_WRITEABLE:
+        if (!s || !s->to_server.len)
+            return 0;
+        {
+            size_t len_out = s->to_server.len;
+            unsigned char *frame = malloc(LWS_PRE + len_out);
+            if (!frame)
+                return -1;
+            memcpy(frame + LWS_PRE, s->to_server.data, len_out);
+            int written = lws_write(wsi, frame + LWS_PRE, len_out, LWS_WRITE_RAW);
+            free(frame);
+            if (written < 0)
+                return -1;
+            s->to_server.len = 0; /* lws keeps any part the socket did not take */
+            if (s->browser_paused) {
+                s->browser_paused = false;
+                lws_rx_flow_control(s->ws, 1);
+            }
+        }
+        return 0;
+    case LWS_CALLBACK_RAW_CLOSE:
+        if (s) {
+            s->line = NULL;
+            s->line_gone = true;
+            lws_callback_on_writable(s->ws);
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static const struct lws_protocols protocols[] = {
+    /* First: a WebSocket that names no subprotocol, and every HTTP request, come here. */
+    {"tg-lines", on_browser, sizeof(struct session), 4096, 0, NULL, 0},
+    {"tg-line", on_line, 0, 4096, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
+
+static void *serve_web(void *arg)
+{
+    struct web *w = arg;
+    while (!atomic_load(&w->stop))
+        if (lws_service(w->context, 0) < 0)
+            break;
+    return NULL;
+}
+
+struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsigned *bound,
+                      char *err, size_t err_cap)
+{
+    struct web *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, err_cap, "out of memory");
+        return NULL;
+    }
+    w->line_port = line_port;
+    atomic_init(&w->stop, false);
+    lws_set_log_level(LLL_ERR, NULL);
+
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = (int)port;
+    info.iface = "127.0.0.1";
+    info.protocols = protocols;
+    info.user = w;
+    info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    if (dir) {
+        snprintf(w->dir, sizeof w->dir, "%s", dir);
+        /* Browsers compile WebAssembly as it streams in only under its own type. */
+        w->wasm_type = (struct lws_protocol_vhost_options){NULL, NULL, ".wasm", "application/wasm"};
+        w->mount = (struct lws_http_mount){
+            .mountpoint = "/",
+            .origin = w->dir,
+            .def = "index.html",
+            .extra_mimetypes = &w->wasm_type,
+            .origin_protocol = LWSMPRO_FILE,
+            .mountpoint_len = 1,
+        };
+        info.mounts = &w->mount;
+    }
+    w->context = lws_create_context(&info);
+    struct lws_vhost *vh = w->context ? lws_get_vhost_by_name(w->context, "default") : NULL;
+    int listening = vh ? lws_get_vhost_listen_port(vh) : -1;
+    if (listening <= 0) {
+        snprintf(err, err_cap, "cannot listen on 127.0.0.1:%u for WebSocket and HTTP", port);
+        if (w->context)
+            lws_context_destroy(w->context);
+        free(w);
+        return NULL;
+    }
+    *bound = (unsigned)listening;
+    /* Stop signals go to the loop thread, which owns the shut-down. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&w->thread, NULL, serve_web, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        snprintf(err, err_cap, "cannot start the WebSocket thread: %s", strerror(rc));
+        lws_context_destroy(w->context);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void web_stop(struct web *w)
+{
+    if (!w)
+        return;
+    atomic_store(&w->stop, true);
+    lws_cancel_service(w->context);
+    pthread_join(w->thread, NULL);
+    lws_context_destroy(w->context);
+    free(w);
+}

@@ -1,0 +1,274 @@
+// Online play in real browsers: pages of the web board play through tg-server over WebSocket.
+//
+//   node --test online.test.js      (scripts/test-web.sh --server PATH runs it)
+//
+// Environment: TG_SERVER, the tg-server binary (required); TG_CHROMIUM (default
+// /usr/bin/chromium); TG_PACKAGE_DIR, the package folder with the built module (default
+// bindings/js). The server serves the app itself (--web), from a folder of links to the app's
+// files and the package's two run-time files, as a deployment would lay them out.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+
+const serverBinary = process.env.TG_SERVER;
+if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
+const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../../bindings/js/', import.meta.url));
+const appDir = fileURLToPath(new URL('..', import.meta.url));
+
+let work;
+let browser;
+let server = null;
+let webPort = 0;
+let linePort = 0;
+const consoleProblems = [];
+
+async function startTgServer() {
+  const portFile = join(work, `line-port-${Date.now()}`);
+  const webPortFile = join(work, `web-port-${Date.now()}`);
+  const child = spawn(serverBinary, ['--port', '0', '--db', join(work, 'matches.db'),
+    '--port-file', portFile, '--web-port', String(webPort), '--web-port-file', webPortFile,
+    '--web', join(work, 'site')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  for (let i = 0; i < 200; i++) {
+    try {
+      linePort = Number(await readFile(portFile, 'utf8'));
+      webPort = Number(await readFile(webPortFile, 'utf8'));
+      server = { child, exited };
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error('tg-server did not start');
+}
+
+// One command on the line protocol, from Node: the server's own view of a match.
+function ask(line) {
+  return new Promise((resolve, reject) => {
+    const socket = connect(linePort, '127.0.0.1');
+    let data = '';
+    socket.on('data', (chunk) => {
+      data += chunk;
+      if (data.includes('\n')) {
+        socket.end();
+        resolve(data.split('\n')[0]);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(`${line}\n`);
+  });
+}
+
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'tg-online-'));
+  const site = join(work, 'site');
+  await mkdir(join(site, 'traditional-games'), { recursive: true });
+  for (const name of ['index.html', 'app.js', 'board.js', 'bot-worker.js', 'style.css']) {
+    await symlink(join(appDir, name), join(site, name));
+  }
+  for (const name of ['traditional-games.js', 'traditional-games.wasm']) {
+    await symlink(join(packageDir, name), join(site, 'traditional-games', name));
+  }
+  await startTgServer();
+  browser = await puppeteer.launch({
+    executablePath: process.env.TG_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    userDataDir: join(work, 'chromium'),
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (server) {
+    server.child.kill('SIGTERM');
+    const { code } = await server.exited;
+    assert.equal(code, 0, 'tg-server stops cleanly');
+  }
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+// A lost connection is expected while the server is down; anything else on the console is not.
+let serverDown = false;
+
+async function openPage(query) {
+  const page = await browser.newPage();
+  page.on('console', (message) => {
+    if ((message.type() === 'error' || message.type() === 'warning') && !serverDown) {
+      consoleProblems.push(`${message.type()}: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
+  await page.setViewport({ width: 1000, height: 900 });
+  await page.goto(`http://127.0.0.1:${webPort}/${query}`);
+  await waitFor(page, () => document.body.dataset.phase !== 'loading');
+  return page;
+}
+
+// Interval polling: requestAnimationFrame, puppeteer's default, never fires in a background tab.
+function waitFor(page, predicate, options = {}, ...args) {
+  return page.waitForFunction(predicate, { polling: 50, timeout: 60000, ...options }, ...args);
+}
+
+const phaseOf = (page) => page.$eval('body', (body) => body.dataset.phase);
+const plyOf = (page) => page.$eval('body', (body) => Number(body.dataset.ply));
+const positionOf = (page) => page.$eval('#position', (node) => node.textContent);
+const movesOf = (page) => page.$$eval('#move-list li', (items) => items.map((li) => li.dataset.move));
+
+// The creator's page: the Play online form, with the rule spec and the clock typed in.
+async function createMatch(page, spec, clock = '') {
+  await page.$eval('#online', (node) => { node.open = true; });
+  await page.$eval('#spec-input', (node, value) => { node.value = value; }, spec);
+  await page.$eval('#clock-input', (node, value) => { node.value = value; }, clock);
+  await page.click('#online-create');
+  await waitFor(page, () => !document.getElementById('online-links').hidden
+    || document.getElementById('online-error').textContent !== '');
+  assert.equal(await page.$eval('#online-error', (n) => n.textContent), '');
+  await waitFor(page, () => document.body.dataset.connection === 'connected');
+  const opponent = await page.$eval('#link-opponent', (n) => n.value);
+  const watch = await page.$eval('#link-watch', (n) => n.value);
+  return {
+    id: new URL(watch).searchParams.get('match'),
+    opponent: new URL(opponent).search,
+    watch: new URL(watch).search,
+  };
+}
+
+async function waitOver(page, timeout = 120000) {
+  await waitFor(page, () => document.body.dataset.phase === 'over', { timeout });
+}
+
+function picker(seed) {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (Math.imul(a, 1103515245) + 12345) >>> 0;
+    return (a >>> 8) % n;
+  };
+}
+
+// A person's move on an online page: a click on a legal hole or piece (and a throw to spend
+// when asked), then the move comes back from the server as an event.
+async function clickOnline(page, pick) {
+  const before = await plyOf(page);
+  const cells = await page.$$eval('#board .cell.legal', (nodes) => nodes.map((n) => n.dataset.cell));
+  assert.ok(cells.length > 0, 'a person to move has a legal hole or piece');
+  await page.click(`#board .cell.legal[data-cell="${cells[pick(cells.length)]}"]`);
+  const choices = await page.$$eval('#choices button', (nodes) => nodes.map((n) => n.dataset.move));
+  if (choices.length > 0 && (await phaseOf(page)) === 'person') {
+    await page.click(`#choices button[data-move="${choices[pick(choices.length)]}"]`);
+  }
+  await waitFor(page, (ply) => Number(document.body.dataset.ply) > ply
+    || document.body.dataset.phase === 'over', {}, before);
+}
+
+async function waitForTurn(page) {
+  await waitFor(page, () => ['person', 'over'].includes(document.body.dataset.phase), {});
+  return phaseOf(page);
+}
+
+async function expectSameEnd(pages, id) {
+  const positions = await Promise.all(pages.map(positionOf));
+  const shown = await ask(`show ${id}`);
+  const serverPosition = shown.slice(shown.indexOf(' position=') + 10);
+  for (const position of positions) assert.equal(position, serverPosition);
+  const history = await ask(`history ${id}`);
+  for (const page of pages) assert.deepEqual(await movesOf(page), history.split(' ').slice(1));
+  return shown;
+}
+
+for (const spec of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
+  test(`a whole match of ${spec}: two pages play through the server, a third watches`, async () => {
+    const started = performance.now();
+    const south = await openPage('?speed=fast&bot=random');
+    const { id, opponent, watch } = await createMatch(south, spec);
+    const north = await openPage(`${opponent}&speed=fast&bot=random`);
+    const watcher = await openPage(`${watch}&speed=fast`);
+    await Promise.all([south, north, watcher].map((page) => waitOver(page)));
+    const shown = await expectSameEnd([south, north, watcher], id);
+    assert.match(shown, / turn=- result=(0|1|draw) /);
+    assert.ok((await plyOf(watcher)) > 4, 'the match had moves');
+    assert.equal(await watcher.$eval('#banner', (n) => n.hidden), false);
+    console.log(`# ${spec}: ${await plyOf(watcher)} plies in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    await Promise.all([south, north, watcher].map((page) => page.close()));
+  });
+}
+
+test('a flag falls: a short clock runs out for the seat that does not move', async () => {
+  const south = await openPage('?speed=fast&bot=random');
+  const { id, opponent, watch } = await createMatch(south, 'halusa', '0.05+0');
+  const north = await openPage(`${opponent}&speed=fast`);
+  const watcher = await openPage(`${watch}&speed=fast`);
+  // South's bot opens, which starts the clocks; North never moves.
+  await waitFor(north, () => document.body.dataset.phase === 'person');
+  const before = await north.$eval('#clock-1', (n) => Number(n.dataset.ms));
+  assert.ok(before > 0 && before <= 3000, `North's clock shows its time (${before} ms)`);
+  for (const page of [south, north, watcher]) {
+    await waitFor(page, () => document.getElementById('banner').dataset.by === 'time', { timeout: 10000 });
+    assert.match(await page.$eval('#banner-reason', (n) => n.textContent), /North \(player 1\) ran out of time/);
+    assert.equal(await page.$eval('#clock-1', (n) => n.textContent), '0.0');
+  }
+  const shown = await ask(`show ${id}`);
+  assert.match(shown, / turn=- result=0 by=time clock=\d+,0 /);
+  await Promise.all([south, north, watcher].map((page) => page.close()));
+});
+
+test('a page reloaded in the middle of a match picks it up where it was', async () => {
+  const south = await openPage('?speed=fast&bot=random');
+  const { id, opponent } = await createMatch(south, 'hus');
+  let north = await openPage(`${opponent}&speed=fast`);
+  const pick = picker(7);
+  for (let i = 0; i < 4 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
+  const seen = await movesOf(north);
+  await north.reload();
+  await waitFor(north, () => document.body.dataset.connection === 'connected');
+  await waitFor(north, (n) => Number(document.body.dataset.ply) >= n, {}, seen.length);
+  assert.deepEqual((await movesOf(north)).slice(0, seen.length), seen, 'the reloaded page has every move');
+  while ((await waitForTurn(north)) === 'person') await clickOnline(north, pick);
+  await waitOver(south);
+  await expectSameEnd([south, north], id);
+  await Promise.all([south, north].map((page) => page.close()));
+});
+
+test('the server is killed and restarted mid-match: both pages reconnect and finish', async () => {
+  const south = await openPage('?speed=fast&bot=random');
+  const { id, opponent } = await createMatch(south, 'tab');
+  const north = await openPage(`${opponent}&speed=fast`);
+  const pick = picker(11);
+  for (let i = 0; i < 3 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
+  const seen = await movesOf(north);
+  serverDown = true;
+  server.child.kill('SIGKILL');
+  await server.exited;
+  server = null;
+  for (const page of [south, north]) {
+    await waitFor(page, () => document.body.dataset.connection === 'reconnecting', { timeout: 10000 });
+    assert.match(await page.$eval('#connection', (n) => n.textContent), /Connection lost; reconnecting/);
+  }
+  await startTgServer(); // the same web port and database
+  for (const page of [south, north]) {
+    await waitFor(page, () => document.body.dataset.connection === 'connected', { timeout: 20000 });
+    assert.equal(await page.$eval('#connection', (n) => n.textContent), 'Reconnected.');
+  }
+  serverDown = false;
+  const history = (await ask(`history ${id}`)).split(' ').slice(1);
+  assert.deepEqual(history.slice(0, seen.length), seen, 'every move acknowledged before the kill is kept');
+  // North is a person clicking; Tab is long, so North hands its seat to its bot once it has
+  // shown that clicking still works after the restart.
+  if ((await waitForTurn(north)) === 'person') await clickOnline(north, pick);
+  await north.goto(`http://127.0.0.1:${webPort}/${opponent}&speed=fast&bot=random`);
+  await Promise.all([south, north].map((page) => waitOver(page)));
+  await expectSameEnd([south, north], id);
+  await Promise.all([south, north].map((page) => page.close()));
+});
+
+test('no console error or warning on any page', () => {
+  assert.deepEqual(consoleProblems, []);
+});
