@@ -8,7 +8,18 @@ import os
 import sys
 from ctypes import (POINTER, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint32,
                     c_uint64, c_void_p)
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+
+if TYPE_CHECKING:
+    from ctypes import Array, _CArgObject, c_char
+
+    # What the C functions take, for Api's annotations (checked by mypy, never evaluated).
+    CHandle = Union[c_void_p, int, None]
+    OutPtr = _CArgObject
+    MoveBuf = Array[c_uint32]
+    DoubleBuf = Array[c_double]
+    TextBuf = Array[c_char]
+    TextFunction = Callable[[CHandle, Optional[TextBuf], int, Optional[OutPtr]], int]
 
 # The SONAME's number: a library of another major version has another ABI.
 SUPPORTED_MAJOR = 0
@@ -131,8 +142,9 @@ OPTIONAL = frozenset({"bot_choose", "bot_check"})
 
 
 class Api:
-    """The C functions with the Python types ctypes returns, so that mypy checks their callers.
-    Pointer and buffer arguments stay Any: ctypes' own stubs type byref() results privately."""
+    """The C functions with the Python types they take and return, so that mypy checks every
+    call. A handle is a c_void_p, or the int (None for NULL) that ctypes returns for one; an
+    out-parameter is a byref() of a ctypes scalar; buffers are ctypes arrays."""
 
     status_string: Callable[[int], bytes]
     version: Callable[[], int]
@@ -144,46 +156,46 @@ class Api:
     game_option_key: Callable[[int, int], bytes]
     game_option_values: Callable[[int, int], bytes]
     game_option_default: Callable[[int, int], bytes]
-    rules_new: Callable[..., int]
-    rules_free: Callable[[c_void_p], None]
-    rules_spec: Callable[..., bytes]
-    rules_game_id: Callable[..., bytes]
-    rules_rows: Callable[..., int]
-    rules_cols: Callable[..., int]
-    rules_max_moves: Callable[..., int]
-    state_new: Callable[..., int]
-    state_clone: Callable[..., int]
-    state_copy: Callable[..., int]
-    state_free: Callable[[c_void_p], None]
-    state_rules: Callable[..., Optional[int]]
-    state_player: Callable[..., int]
-    state_turn: Callable[..., int]
-    state_is_terminal: Callable[..., bool]
-    state_winner: Callable[..., int]
-    state_score: Callable[..., int]
-    state_returns: Callable[..., int]
-    state_ply: Callable[..., int]
-    state_history: Callable[..., int]
-    state_moves: Callable[..., int]
-    state_chance: Callable[..., int]
-    state_is_legal: Callable[..., bool]
-    state_apply: Callable[..., int]
-    state_undo: Callable[..., int]
-    state_apply_random: Callable[..., int]
-    state_count: Callable[..., int]
-    state_owner: Callable[..., int]
-    state_flags: Callable[..., int]
-    move_to_string: Callable[..., int]
-    move_from_string: Callable[..., int]
-    state_to_string: Callable[..., int]
-    state_from_string: Callable[..., int]
-    state_render: Callable[..., int]
-    state_hash: Callable[..., int]
-    state_equal: Callable[..., bool]
-    state_playout: Callable[..., int]
-    perft: Callable[..., int]
-    bot_choose: Optional[Callable[..., int]]
-    bot_check: Optional[Callable[..., int]]
+    rules_new: Callable[[bytes, OutPtr], int]
+    rules_free: Callable[[CHandle], None]
+    rules_spec: Callable[[CHandle], bytes]
+    rules_game_id: Callable[[CHandle], bytes]
+    rules_rows: Callable[[CHandle], int]
+    rules_cols: Callable[[CHandle], int]
+    rules_max_moves: Callable[[CHandle], int]
+    state_new: Callable[[CHandle, OutPtr], int]
+    state_clone: Callable[[CHandle, OutPtr], int]
+    state_copy: Callable[[CHandle, CHandle], int]
+    state_free: Callable[[CHandle], None]
+    state_rules: Callable[[CHandle], Optional[int]]
+    state_player: Callable[[CHandle], int]
+    state_turn: Callable[[CHandle], int]
+    state_is_terminal: Callable[[CHandle], bool]
+    state_winner: Callable[[CHandle], int]
+    state_score: Callable[[CHandle, int], int]
+    state_returns: Callable[[CHandle, DoubleBuf], int]
+    state_ply: Callable[[CHandle], int]
+    state_history: Callable[[CHandle, Optional[MoveBuf], int, OutPtr], int]
+    state_moves: Callable[[CHandle, Optional[MoveBuf], int, OutPtr], int]
+    state_chance: Callable[[CHandle, Optional[MoveBuf], Optional[DoubleBuf], int, OutPtr], int]
+    state_is_legal: Callable[[CHandle, int], bool]
+    state_apply: Callable[[CHandle, int], int]
+    state_undo: Callable[[CHandle], int]
+    state_apply_random: Callable[[CHandle, OutPtr], int]
+    state_count: Callable[[CHandle, int, int], int]
+    state_owner: Callable[[CHandle, int, int], int]
+    state_flags: Callable[[CHandle, int, int], int]
+    move_to_string: Callable[[CHandle, int, Optional[TextBuf], int, Optional[OutPtr]], int]
+    move_from_string: Callable[[CHandle, bytes, OutPtr], int]
+    state_to_string: TextFunction
+    state_from_string: Callable[[CHandle, bytes, OutPtr], int]
+    state_render: TextFunction
+    state_hash: Callable[[CHandle], int]
+    state_equal: Callable[[CHandle, CHandle], bool]
+    state_playout: Callable[[CHandle, OutPtr, int, Optional[OutPtr]], int]
+    perft: Callable[[CHandle, int], int]
+    bot_choose: Optional[Callable[[CHandle, bytes, OutPtr, OutPtr], int]]
+    bot_check: Optional[Callable[[bytes], int]]
 
 
 def _bind(lib: ctypes.CDLL, path: str) -> Api:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 from ctypes import byref, c_double, c_size_t, c_uint32, c_void_p
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ._catalogue import bot_function
 from ._errors import ParseError, Status, check, decode, encode, error
@@ -12,6 +12,9 @@ from ._handle import Handle, locked_pair
 from ._library import tg
 from ._rng import Rng, rng_arg
 from ._rules import Rules
+
+if TYPE_CHECKING:
+    from ._library import TextFunction
 
 CHANCE = -1
 _MOVE_MAX = 0xFFFFFFFF
@@ -36,7 +39,7 @@ def _rules_arg(rules: object) -> Tuple[Rules, bool]:
     raise TypeError("rules must be a Rules or a spec string, not %s" % type(rules).__name__)
 
 
-def _read_text(fn: Callable[..., int], handle: c_void_p, context: str) -> str:
+def _read_text(fn: TextFunction, handle: c_void_p, context: str) -> str:
     """The buffer contract: measure with NULL/0, then write into a buffer of that size."""
     needed = c_size_t()
     check(fn(handle, None, 0, byref(needed)), context)
