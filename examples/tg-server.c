@@ -395,14 +395,11 @@ static bool track_clock(struct server *sv, struct match *m)
     for (size_t i = 0; i < sv->clocked_count; i++)
         if (sv->clocked[i] == m)
             return true;
-    if (sv->clocked_count == sv->clocked_cap) {
-        size_t cap = sv->clocked_cap ? sv->clocked_cap * 2 : 64;
-        struct match **grown = realloc(sv->clocked, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        sv->clocked = grown;
-        sv->clocked_cap = cap;
-    }
+    struct match **grown =
+        array_reserve(sv->clocked, &sv->clocked_cap, sv->clocked_count + 1, sizeof *grown, 64);
+    if (!grown)
+        return false;
+    sv->clocked = grown;
     sv->clocked[sv->clocked_count++] = m;
     return true;
 }
@@ -410,16 +407,11 @@ static bool track_clock(struct server *sv, struct match *m)
 /* Appends plies to the match's names; false (and nothing appended) when memory runs out. */
 static bool note_plies(struct match *m, const struct stored_move *moves, size_t n)
 {
-    if (m->ply_count + n > m->ply_cap) {
-        size_t cap = m->ply_cap ? m->ply_cap : 32;
-        while (cap < m->ply_count + n)
-            cap *= 2;
-        struct ply_note *grown = realloc(m->plies, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        m->plies = grown;
-        m->ply_cap = cap;
-    }
+    struct ply_note *grown =
+        array_reserve(m->plies, &m->ply_cap, m->ply_count + n, sizeof *grown, 32);
+    if (!grown)
+        return false;
+    m->plies = grown;
     size_t len = m->names.len;
     for (size_t i = 0; i < n; i++) {
         if (!buf_printf(&m->names, "%s ", moves[i].notation)) {
@@ -495,14 +487,11 @@ static void remember_set_aside(struct server *sv, uint64_t id, const char *reaso
 {
     if (find_set_aside(sv, id))
         return;
-    if (sv->set_aside_count == sv->set_aside_cap) {
-        size_t cap = sv->set_aside_cap ? sv->set_aside_cap * 2 : 16;
-        struct set_aside_entry *grown = realloc(sv->set_aside, cap * sizeof *grown);
-        if (!grown)
-            return; /* the database row (if written) still keeps it from being served */
-        sv->set_aside = grown;
-        sv->set_aside_cap = cap;
-    }
+    struct set_aside_entry *grown = array_reserve(sv->set_aside, &sv->set_aside_cap,
+                                                  sv->set_aside_count + 1, sizeof *grown, 16);
+    if (!grown)
+        return; /* the database row (if written) still keeps it from being served */
+    sv->set_aside = grown;
     char *copy = strdup(reason);
     if (!copy)
         return;
@@ -763,14 +752,11 @@ static void work_bot(struct pool_job *pj)
 static struct change *change_new(struct server *sv, enum change_kind kind, struct match *m,
                                  uint64_t serial)
 {
-    if (sv->change_count == sv->change_cap) {
-        size_t cap = sv->change_cap ? sv->change_cap * 2 : 32;
-        struct change *grown = realloc(sv->changes, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        sv->changes = grown;
-        sv->change_cap = cap;
-    }
+    struct change *grown =
+        array_reserve(sv->changes, &sv->change_cap, sv->change_count + 1, sizeof *grown, 32);
+    if (!grown)
+        return NULL;
+    sv->changes = grown;
     struct change *ch = &sv->changes[sv->change_count];
     *ch = (struct change){.kind = kind, .match = m, .client_serial = serial};
     return ch;

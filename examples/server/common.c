@@ -5,10 +5,31 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+
+void *array_reserve(void *items, size_t *cap, size_t need, size_t size, size_t first)
+{
+    /* An empty array is allocated even when nothing is needed yet, so that NULL always means
+     * out of memory. */
+    if (need <= *cap && items)
+        return items;
+    size_t grown_cap = *cap ? *cap : first;
+    while (grown_cap < need) {
+        if (grown_cap > SIZE_MAX / 2)
+            return NULL;
+        grown_cap *= 2;
+    }
+    if (grown_cap > SIZE_MAX / size)
+        return NULL;
+    void *grown = realloc(items, grown_cap * size);
+    if (grown)
+        *cap = grown_cap;
+    return grown;
+}
 
 bool buf_reserve(struct buf *b, size_t extra)
 {
@@ -85,14 +106,10 @@ bool new_token(char out[TOKEN_HEX_LEN + 1])
 
 static bool move_list_push(struct move_list *l, const struct stored_move *m)
 {
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        struct stored_move *grown = realloc(l->items, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        l->items = grown;
-        l->cap = cap;
-    }
+    struct stored_move *grown = array_reserve(l->items, &l->cap, l->count + 1, sizeof *grown, 8);
+    if (!grown)
+        return false;
+    l->items = grown;
     l->items[l->count++] = *m;
     return true;
 }

@@ -29,6 +29,12 @@ bool os_random(void *out, size_t n);
 /* A fresh seat token: 128 bits from the OS's random source, as lower-case hex. */
 bool new_token(char out[TOKEN_HEX_LEN + 1]);
 
+/* Room for `need` elements of `size` bytes in the array `items` of capacity *cap, which grows
+ * by doubling from `first`. Returns the array (moved, perhaps; never NULL on success, even
+ * for need 0), or NULL with the array and *cap untouched when memory runs out: every growable
+ * list of the server grows this way. */
+void *array_reserve(void *items, size_t *cap, size_t need, size_t size, size_t first);
+
 /* A growable list of moves made (stored_move rows to write). */
 struct move_list {
     struct stored_move *items;

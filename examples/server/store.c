@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "store.h"
+#include "common.h"
 
 #include <sqlite3.h>
 
@@ -569,13 +570,11 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
     sqlite3_bind_int64(s, 1, key);
     size_t cap = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (out->move_count == cap) {
-            cap = cap ? cap * 2 : 64;
-            struct stored_move *grown = realloc(out->moves, cap * sizeof *grown);
-            if (!grown)
-                return damaged(st, s, out, why, why_cap, "out of memory", SQLITE_NOMEM);
-            out->moves = grown;
-        }
+        struct stored_move *grown =
+            array_reserve(out->moves, &cap, out->move_count + 1, sizeof *grown, 64);
+        if (!grown)
+            return damaged(st, s, out, why, why_cap, "out of memory", SQLITE_NOMEM);
+        out->moves = grown;
         struct stored_move *m = &out->moves[out->move_count];
         sqlite3_int64 ply = sqlite3_column_int64(s, 0), move = sqlite3_column_int64(s, 1);
         const unsigned char *name = sqlite3_column_text(s, 2);
