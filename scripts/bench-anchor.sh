@@ -6,7 +6,7 @@
 # Builds the lean Oware random-playout engine ../shared/anchors/lean_oware.cc (override with
 # LEAN_OWARE_SRC) with g++ -O3 -DNDEBUG into a temporary directory (never into the project),
 # builds the project in release mode in build-bench/ (override with TG_BENCH_BUILD), then runs
-# lean_oware and examples/tg-bench --json one after the other: half of lean_oware's runs
+# lean_oware and tools/tg-bench --json one after the other: half of lean_oware's runs
 # before tg-bench and half after, so that the anchor straddles the measurement on a noisy
 # shared machine. It prints tg-bench's tables, the lean numbers (medians of its runs), and the
 # issue 10 targets as ratios with PASS or MISS:
@@ -66,7 +66,7 @@ else
 fi
 meson compile -C "$build" >"$tmp/compile.log" 2>&1 ||
   { cat "$tmp/compile.log" >&2; die "build failed"; }
-bench="$build/examples/tg-bench"
+bench="$build/tools/tg-bench"
 [ -x "$bench" ] || die "no $bench after the build"
 
 # One lean_oware run: its whole output line, appended to $tmp/lean.txt.

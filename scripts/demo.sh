@@ -20,5 +20,5 @@ meson compile -C build
 if [ "$#" -eq 0 ]; then
   set -- --seed 1 --spec halusa --human none --bot0 mcts:iterations=1000 --bot1 greedy
 fi
-echo "+ build/examples/tg-play $*"
-exec build/examples/tg-play "$@"
+echo "+ build/tools/tg-play $*"
+exec build/tools/tg-play "$@"

@@ -203,7 +203,7 @@ static void usage(FILE *f)
           "                          halusa, hus at every width, both hawalis variants,\n"
           "                          walak-pussa single and match, tab at every width)\n"
           "\n"
-          "The header comment of examples/tg-bench.c defines every metric exactly.\n",
+          "The header comment of tools/tg-bench.c defines every metric exactly.\n",
           f);
 }
 
