@@ -77,7 +77,7 @@ extern "C" {
 /** Major version: changes only with an incompatible ABI (it is the SONAME). */
 #define TG_VERSION_MAJOR 0
 /** Minor version: new functions or games, compatible with earlier minors. */
-#define TG_VERSION_MINOR 3
+#define TG_VERSION_MINOR 4
 /** Patch version: fixes only. */
 #define TG_VERSION_PATCH 0
 /** The version as one number: MAJOR * 10000 + MINOR * 100 + PATCH. */

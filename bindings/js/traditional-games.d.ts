@@ -206,7 +206,7 @@ export interface TraditionalGames {
   games(): GameInfo[];
   checkBot(spec: string): void;
   statusString(status: number): string;
-  /** The library's version, e.g. "0.3.0". */
+  /** The library's version, e.g. "0.4.0". */
   readonly version: string;
   readonly versionNumber: number;
   /** The instance's linear memory (to watch its size; the bindings own its contents). */
