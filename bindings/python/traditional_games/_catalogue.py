@@ -56,4 +56,4 @@ def bot_function(name: str) -> Callable[..., int]:
 def check_bot(spec: Union[str, bytes]) -> None:
     """Validate a bot spec ("random", "greedy", "mcts:iterations=500,c=0.7"); BadOption if not."""
     data = encode(spec, "bot spec", Status.TG_ERR_BAD_OPTION)
-    check(bot_function("bot_check")(data), "bot spec %r" % (spec,))
+    check(bot_function("bot_check")(data), "bot spec %s", spec)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from typing import Dict, Optional, Tuple, Type, Union
+import operator
+from typing import Callable, Dict, Optional, Tuple, Type, Union
 
 from ._library import tg
 
@@ -117,24 +118,87 @@ def error(status: int, context: Optional[str] = None) -> TGError:
     return _ERRORS.get(status, TGError)(status, context)
 
 
-def check(status: int, context: Optional[str] = None) -> None:
+# How much of a caller's text an error message quotes: a 50 MB move string must not become a
+# 50 MB message.
+QUOTE_LIMIT = 200
+
+
+def exact(text: Union[str, bytes]) -> Union[str, bytes]:
+    """A plain str or bytes with the same contents: no method of a subclass runs later."""
+    if isinstance(text, str):
+        return text if type(text) is str else str.__str__(text)
+    return text if type(text) is bytes else bytes.__getitem__(text, slice(None))
+
+
+def quote(value: object) -> str:
+    """repr() of a value for an error message, cut to QUOTE_LIMIT characters of its text.
+    Subclasses are shown by their base type's repr: their own methods are the caller's code."""
+    if isinstance(value, (str, bytes)):
+        text = exact(value)
+        if len(text) > QUOTE_LIMIT:
+            return "%r... (%d %s)" % (text[:QUOTE_LIMIT], len(text),
+                                      "characters" if isinstance(text, str) else "bytes")
+        return repr(text)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    return "<%s>" % type(value).__name__
+
+
+def describe(fmt: str, args: Tuple[object, ...]) -> str:
+    """The context of an error: fmt with each argument quoted. Only a failure calls it."""
+    return fmt % tuple(quote(a) for a in args)
+
+
+def check(status: int, fmt: Optional[str] = None, *args: object) -> None:
+    """Raise the exception for a status other than TG_OK; the message is built only then."""
     if status != 0:
-        raise error(status, context)
+        raise error(status, None if fmt is None else describe(fmt, args))
 
 
-def encode(text: Union[str, bytes], what: str, nul_status: int) -> bytes:
+def fail(status: int, fmt: str, *args: object) -> TGError:
+    """The exception for a status the package decides itself, with a quoted context."""
+    return error(status, describe(fmt, args))
+
+
+def encode(text: object, what: str, bad_status: Union[int, Callable[[], int]]) -> bytes:
     """str -> bytes for a C string. A NUL inside would silently cut the text short in C, so it
-    is reported with the status the library gives malformed text of that kind: callers need
-    catch only TGError."""
+    is reported with the status the library gives malformed text of that kind, as is a lone
+    surrogate (text no C string can hold): callers need catch only TGError."""
     if isinstance(text, bytes):
-        data = text
+        data = exact(text)
+        assert isinstance(data, bytes)
     elif isinstance(text, str):
-        data = text.encode("utf-8", "surrogateescape")
+        try:
+            # surrogateescape: a str that came from bytes (os.fsdecode) goes back unchanged.
+            data = str.encode(text, "utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raise fail(_status_of(bad_status), what + " %s is not encodable text (a lone "
+                       "surrogate)", text) from None
     else:
         raise TypeError("%s must be str, not %s" % (what, type(text).__name__))
     if b"\0" in data:
-        raise error(nul_status, "%s %r contains a NUL character" % (what, text))
+        raise fail(_status_of(bad_status), what + " %s contains a NUL character", text)
     return data
+
+
+def _status_of(status: Union[int, Callable[[], int]]) -> int:
+    return status if isinstance(status, int) else status()
+
+
+def as_int(value: object, what: str) -> int:
+    """An exact int from any integer-like value (int, numpy.int64, anything with __index__),
+    but not a bool or a float. Called before a lock is taken: __index__ is the caller's code."""
+    if isinstance(value, bool):
+        raise TypeError("%s must be an int, not bool" % what)
+    if type(value) is int:
+        return value
+    try:
+        index = operator.index(value)  # type: ignore[arg-type]  # checked by the call itself
+    except TypeError:
+        raise TypeError("%s must be an int, not %s" % (what, type(value).__name__)) from None
+    # An int subclass (or an __index__ that returns one) becomes a plain int: no code of the
+    # caller's runs later, inside a call.
+    return int.__index__(index)
 
 
 def decode(data: Optional[bytes]) -> str:

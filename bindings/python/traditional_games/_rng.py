@@ -6,6 +6,8 @@ import threading
 from ctypes import c_uint64
 from typing import Any, Dict, Tuple, Type, Union
 
+from ._errors import as_int
+
 _U64_MASK = 0xFFFFFFFFFFFFFFFF
 
 
@@ -25,9 +27,7 @@ class Rng:
     __slots__ = ("_c", "_lock")
 
     def __init__(self, seed: int = 0) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError("seed must be an int, not %s" % type(seed).__name__)
-        self._c = c_uint64(seed & _U64_MASK)
+        self._c = c_uint64(as_int(seed, "seed") & _U64_MASK)
         # The library writes the state through a pointer without the GIL: two threads drawing
         # at once would race on it in C.
         self._lock = threading.Lock()
@@ -40,10 +40,9 @@ class Rng:
 
     @state.setter
     def state(self, value: int) -> None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError("state must be an int")
+        v = as_int(value, "state") & _U64_MASK
         with self._lock:
-            self._c.value = value & _U64_MASK
+            self._c.value = v
 
     def copy(self) -> Rng:
         """An independent generator at the same state."""
@@ -70,6 +69,9 @@ class Rng:
 def rng_arg(rng: Union[Rng, int]) -> Rng:
     if isinstance(rng, Rng):
         return rng
-    if isinstance(rng, int) and not isinstance(rng, bool):
-        return Rng(rng)  # a one-off generator: the caller sees no advance
-    raise TypeError("rng must be an Rng or an int seed, not %s" % type(rng).__name__)
+    try:
+        seed = as_int(rng, "rng")
+    except TypeError:
+        raise TypeError("rng must be an Rng or an int seed, not %s"
+                        % type(rng).__name__) from None
+    return Rng(seed)  # a one-off generator: the caller sees no advance

@@ -14,11 +14,16 @@ if TYPE_CHECKING:
     from ._state import State
 
 
-def _spec_nul_status(spec: Union[str, bytes]) -> int:
-    """The status the library would give a spec cut short at a NUL: an unknown game if the
-    game id is cut, a bad option if an option is."""
-    data = spec.encode("utf-8", "surrogateescape") if isinstance(spec, str) else spec
-    if isinstance(data, bytes) and b":" in data.split(b"\0", 1)[0]:
+def _spec_bad_status(spec: object) -> int:
+    """The status the library would give a spec spoilt by a NUL or a lone surrogate: a bad
+    option if the game id before it is whole (a ':' came first), else an unknown game. Used
+    only when encode() fails."""
+    if isinstance(spec, str):
+        cut = next((i for i, ch in enumerate(spec) if ch == "\0" or "\ud800" <= ch <= "\udfff"),
+                   len(spec))
+        if ":" in spec[:cut]:
+            return Status.TG_ERR_BAD_OPTION
+    elif isinstance(spec, bytes) and b":" in spec.split(b"\0", 1)[0]:
         return Status.TG_ERR_BAD_OPTION
     return Status.TG_ERR_UNKNOWN_GAME
 
@@ -36,17 +41,16 @@ class Rules(Handle):
 
     def __init__(self, spec: Union[str, bytes] = "halusa") -> None:
         super().__init__()
-        data = encode(spec, "rule spec", _spec_nul_status(spec))
+        data = encode(spec, "rule spec", lambda: _spec_bad_status(spec))
         ptr = c_void_p()
-        check(tg.rules_new(data, byref(ptr)), "rule spec %r" % (spec,))
+        check(tg.rules_new(data, byref(ptr)), "rule spec %s", spec)
         self._own(ptr, tg.rules_free)
 
     games = staticmethod(games)
 
     def __enter__(self) -> Rules:
-        with self._lock:
-            self._handle()
-        return self
+        with self._use:
+            return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -54,29 +58,29 @@ class Rules(Handle):
     @property
     def spec(self) -> str:
         """The canonical spec: the game id and every option, in the game's order."""
-        with self._lock:
-            return decode(tg.rules_spec(self._handle()))
+        with self._use as h:
+            return decode(tg.rules_spec(h))
 
     @property
     def game_id(self) -> str:
-        with self._lock:
-            return decode(tg.rules_game_id(self._handle()))
+        with self._use as h:
+            return decode(tg.rules_game_id(h))
 
     @property
     def rows(self) -> int:
-        with self._lock:
-            return tg.rules_rows(self._handle())
+        with self._use as h:
+            return tg.rules_rows(h)
 
     @property
     def cols(self) -> int:
-        with self._lock:
-            return tg.rules_cols(self._handle())
+        with self._use as h:
+            return tg.rules_cols(h)
 
     @property
     def max_moves(self) -> int:
         """An upper bound on the legal moves or chance outcomes of any state."""
-        with self._lock:
-            return tg.rules_max_moves(self._handle())
+        with self._use as h:
+            return tg.rules_max_moves(h)
 
     def new_state(self) -> State:
         """The initial position of this rule set."""
@@ -106,7 +110,9 @@ class Rules(Handle):
         return hash(self.spec)
 
     def __repr__(self) -> str:
-        with self._lock:
-            if self._ptr is None:
-                return "<Rules (closed)>"
+        if self._ptr is None:
+            return "<Rules (closed)>"
+        try:
             return "Rules(%r)" % self.spec
+        except ValueError:  # closed meanwhile
+            return "<Rules (closed)>"

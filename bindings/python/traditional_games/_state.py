@@ -1,4 +1,9 @@
-"""Game states (tg_state)."""
+"""Game states (tg_state).
+
+Every method converts and checks its arguments first, then takes the state's lock and pointer
+(`with self._use as h`), and inside calls only the library and the package's own code: no
+code of the caller's (an __index__, an __eq__, a __repr__) runs while the pointer is in use.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,9 @@ import ctypes
 from ctypes import byref, c_double, c_size_t, c_uint32, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
+from . import _chunked
 from ._catalogue import bot_function
-from ._errors import ParseError, Status, check, decode, encode, error
+from ._errors import ParseError, Status, as_int, check, decode, encode, fail
 from ._handle import Handle, locked_pair
 from ._library import tg
 from ._rng import Rng, rng_arg
@@ -18,16 +24,10 @@ if TYPE_CHECKING:
 
 CHANCE = -1
 _MOVE_MAX = 0xFFFFFFFF
-_SIZE_MAX = ctypes.c_size_t(-1).value
+_SIZE_MAX = _chunked.SIZE_MAX
 
 Move = Union[int, str, bytes]
 RulesArg = Union[Rules, str, bytes]
-
-
-def _move_int(move: object) -> int:
-    if isinstance(move, bool) or not isinstance(move, int):
-        raise TypeError("a move must be an int or a str, not %s" % type(move).__name__)
-    return move
 
 
 def _rules_arg(rules: object) -> Tuple[Rules, bool]:
@@ -39,13 +39,73 @@ def _rules_arg(rules: object) -> Tuple[Rules, bool]:
     raise TypeError("rules must be a Rules or a spec string, not %s" % type(rules).__name__)
 
 
-def _read_text(fn: TextFunction, handle: c_void_p, context: str) -> str:
+def _move_arg(move: object) -> Union[int, bytes]:
+    """A move as an exact int, or as notation bytes to be read under the lock."""
+    if isinstance(move, (str, bytes)):
+        return encode(move, "move", Status.TG_ERR_PARSE)
+    if isinstance(move, bool) or isinstance(move, float):
+        raise TypeError("a move must be an int or a str, not %s" % type(move).__name__)
+    try:
+        return as_int(move, "move")
+    except TypeError:
+        raise TypeError("a move must be an int or a str, not %s"
+                        % type(move).__name__) from None
+
+
+def _parse_move(h: c_void_p, data: bytes) -> int:
+    out = c_uint32()
+    check(tg.move_from_string(h, data, byref(out)), "move %s", _text(data))
+    return out.value
+
+
+def _text(data: bytes) -> str:
+    """Notation bytes back as the str the caller gave, for a message."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _read_text(fn: TextFunction, h: c_void_p, context: str) -> str:
     """The buffer contract: measure with NULL/0, then write into a buffer of that size."""
     needed = c_size_t()
-    check(fn(handle, None, 0, byref(needed)), context)
+    check(fn(h, None, 0, byref(needed)), context)
     buf = ctypes.create_string_buffer(needed.value + 1)
-    check(fn(handle, buf, len(buf), None), context)
+    check(fn(h, buf, len(buf), None), context)
     return decode(buf.value)
+
+
+def _moves(h: c_void_p) -> List[int]:
+    cap = tg.rules_max_moves(tg.state_rules(h))
+    count = c_size_t()
+    buf = (c_uint32 * max(cap, 1))()
+    st = tg.state_moves(h, buf, cap, byref(count))
+    if st == Status.TG_ERR_BUFFER_TOO_SMALL:  # not expected: max_moves always suffices
+        cap = count.value
+        buf = (c_uint32 * max(cap, 1))()
+        st = tg.state_moves(h, buf, cap, byref(count))
+    check(st, "legal_moves")
+    return list(buf[:count.value])
+
+
+def _move_name(h: c_void_p, m: int) -> str:
+    needed = c_size_t()
+    check(tg.move_to_string(h, m, None, 0, byref(needed)), "move %s", m)
+    buf = ctypes.create_string_buffer(needed.value + 1)
+    check(tg.move_to_string(h, m, buf, len(buf), None), "move %s", m)
+    return decode(buf.value)
+
+
+def _apply(h: c_void_p, m: int, shown: object) -> None:
+    if not 0 <= m <= _MOVE_MAX:  # not a tg_move: the status the library gives a bad move
+        raise fail(Status.TG_ERR_GAME_OVER if tg.state_is_terminal(h)
+                   else Status.TG_ERR_ILLEGAL_MOVE, "apply %s", shown)
+    check(tg.state_apply(h, m), "apply %s", shown)
+
+
+def _choose(h: c_void_p, data: bytes, gen: Rng) -> int:
+    fn = bot_function("bot_choose")
+    out = c_uint32()
+    with gen._lock:
+        check(fn(h, data, byref(gen._c), byref(out)), "bot %s", _text(data))
+    return out.value
 
 
 class State(Handle):
@@ -68,8 +128,8 @@ class State(Handle):
         made, owned = _rules_arg(rules)
         try:
             ptr = c_void_p()
-            with made._lock:
-                check(tg.state_new(made._handle(), byref(ptr)), "new state")
+            with made._use as rp:
+                check(tg.state_new(rp, byref(ptr)), "new state")
             self._own(ptr, tg.state_free)
         finally:
             if owned:
@@ -90,13 +150,15 @@ class State(Handle):
         """A state from a position string (see docs/notation.md), with ply 0 and no history.
         rules is a Rules or a spec string; the string's own spec must name the same rule set
         (else RulesMismatch). Malformed or impossible positions raise ParseError."""
+        if not isinstance(text, (str, bytes)):
+            raise TypeError("position string must be str, not %s" % type(text).__name__)
         made, owned = _rules_arg(rules)
         try:
             data = encode(text, "position string", Status.TG_ERR_PARSE)
             ptr = c_void_p()
-            with made._lock:
-                check(tg.state_from_string(made._handle(), data, byref(ptr)),
-                      "position string %r" % (text,))
+            with made._use as rp:
+                check(tg.state_from_string(rp, data, byref(ptr)), "position string %s",
+                      _text(data))
         finally:
             if owned:
                 made.close()
@@ -105,19 +167,18 @@ class State(Handle):
     # -- lifetime and copies ---------------------------------------------------------------
 
     def __enter__(self) -> State:
-        with self._lock:
-            self._handle()
-        return self
+        with self._use:
+            return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def clone(self) -> State:
         """An independent copy: position, ply and undo history."""
-        with self._lock:
-            ptr = c_void_p()
-            check(tg.state_clone(self._handle(), byref(ptr)), "clone")
-            return State._wrap(ptr, self._rules)
+        ptr = c_void_p()
+        with self._use as h:
+            check(tg.state_clone(h, byref(ptr)), "clone")
+        return State._wrap(ptr, self._rules)
 
     def __copy__(self) -> State:
         return self.clone()
@@ -128,7 +189,7 @@ class State(Handle):
     def __reduce__(self) -> Tuple[Callable[[str, List[int]], State], Tuple[str, List[int]]]:
         # The C state has no byte form: the position the history starts from (a string) and
         # the history's moves rebuild the same position with the same undo history.
-        with self._lock:
+        with self._use:
             moves = self.history
             start = self.clone()
         with start:
@@ -141,8 +202,8 @@ class State(Handle):
         RulesMismatch); the history of this state is cleared."""
         if not isinstance(other, State):
             raise TypeError("copy_from needs a State, not %s" % type(other).__name__)
-        with locked_pair(self, other):
-            check(tg.state_copy(self._handle(), other._handle()), "copy_from")
+        with locked_pair(self, other) as (h, o):
+            check(tg.state_copy(h, o), "copy_from")
 
     # -- rules -----------------------------------------------------------------------------
 
@@ -154,48 +215,45 @@ class State(Handle):
             rules = self._rules = Rules(self.spec)
         return rules
 
-    def _rules_ptr(self) -> Optional[int]:
-        return tg.state_rules(self._handle())
-
     @property
     def spec(self) -> str:
         """The canonical spec of the state's own rule set."""
-        with self._lock:
-            return decode(tg.rules_spec(self._rules_ptr()))
+        with self._use as h:
+            return decode(tg.rules_spec(tg.state_rules(h)))
 
     @property
     def game_id(self) -> str:
-        with self._lock:
-            return decode(tg.rules_game_id(self._rules_ptr()))
+        with self._use as h:
+            return decode(tg.rules_game_id(tg.state_rules(h)))
 
     @property
     def rows(self) -> int:
-        with self._lock:
-            return tg.rules_rows(self._rules_ptr())
+        with self._use as h:
+            return tg.rules_rows(tg.state_rules(h))
 
     @property
     def cols(self) -> int:
-        with self._lock:
-            return tg.rules_cols(self._rules_ptr())
+        with self._use as h:
+            return tg.rules_cols(tg.state_rules(h))
 
     # -- queries ---------------------------------------------------------------------------
 
     @property
     def player(self) -> int:
         """Who decides now: 0, 1, CHANCE (-1) or TERMINAL (-2)."""
-        with self._lock:
-            return tg.state_player(self._handle())
+        with self._use as h:
+            return tg.state_player(h)
 
     @property
     def turn(self) -> int:
         """Whose turn it is, also at chance states: 0, 1, or TERMINAL when the game is over."""
-        with self._lock:
-            return tg.state_turn(self._handle())
+        with self._use as h:
+            return tg.state_turn(h)
 
     @property
     def is_terminal(self) -> bool:
-        with self._lock:
-            return bool(tg.state_is_terminal(self._handle()))
+        with self._use as h:
+            return bool(tg.state_is_terminal(h))
 
     @property
     def is_chance(self) -> bool:
@@ -204,41 +262,41 @@ class State(Handle):
     @property
     def winner(self) -> int:
         """0 or 1, DRAW (-3), or NO_WINNER_YET (-4) while the game runs."""
-        with self._lock:
-            return tg.state_winner(self._handle())
+        with self._use as h:
+            return tg.state_winner(h)
 
     def score(self, player: int) -> int:
-        if isinstance(player, bool) or player not in (0, 1):
+        """The score of player 0 or 1 (any int-like value: numpy integers too)."""
+        p = as_int(player, "player")
+        if p not in (0, 1):
             raise ValueError("player must be 0 or 1")
-        with self._lock:
-            return tg.state_score(self._handle(), player)
+        with self._use as h:
+            return tg.state_score(h, p)
 
     @property
     def scores(self) -> Tuple[int, int]:
         """(score of player 0, score of player 1)."""
-        with self._lock:
-            h = self._handle()
+        with self._use as h:
             return (tg.state_score(h, 0), tg.state_score(h, 1))
 
     @property
     def returns(self) -> Tuple[float, float]:
         """(return of player 0, of player 1): +1 win, -1 loss, 0 draw or running game."""
         out = (c_double * 2)()
-        with self._lock:
-            check(tg.state_returns(self._handle(), out), "returns")
+        with self._use as h:
+            check(tg.state_returns(h, out), "returns")
         return (out[0], out[1])
 
     @property
     def ply(self) -> int:
         """Moves applied since the initial position (chance outcomes and playouts included)."""
-        with self._lock:
-            return tg.state_ply(self._handle())
+        with self._use as h:
+            return tg.state_ply(h)
 
     @property
     def history(self) -> List[int]:
         """The moves undo() can take back, oldest first (list of int)."""
-        with self._lock:
-            h = self._handle()
+        with self._use as h:
             count = c_size_t()
             check(tg.state_history(h, None, 0, byref(count)), "history")
             n = count.value
@@ -249,50 +307,43 @@ class State(Handle):
     @property
     def hash(self) -> int:
         """The 64-bit Zobrist hash of the position (not the history)."""
-        with self._lock:
-            return tg.state_hash(self._handle())
+        with self._use as h:
+            return tg.state_hash(h)
 
     def __eq__(self, other: object) -> bool:
         """Same position of the same rule set (ply and history are not compared)."""
         if not isinstance(other, State):
             return NotImplemented
-        with locked_pair(self, other):
-            return bool(tg.state_equal(self._handle(), other._handle()))
+        with locked_pair(self, other) as (h, o):
+            return bool(tg.state_equal(h, o))
 
     __hash__ = None  # type: ignore[assignment]  # mutable: use .hash for the position's hash
 
-    def _cell(self, row: int, col: int) -> c_void_p:
-        """The handle, for a caller that holds the lock, once (row, col) is on the board."""
-        for v in (row, col):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError("row and col must be ints")
-        h = self._handle()
-        rules = tg.state_rules(h)
-        if not (0 <= row < tg.rules_rows(rules) and 0 <= col < tg.rules_cols(rules)):
-            raise IndexError("cell (%d, %d) is off the board" % (row, col))
-        return h
+    def _cell(self, fn: Callable[[c_void_p, int, int], int], row: int, col: int) -> int:
+        r, c = as_int(row, "row"), as_int(col, "col")
+        with self._use as h:
+            rules = tg.state_rules(h)
+            if not (0 <= r < tg.rules_rows(rules) and 0 <= c < tg.rules_cols(rules)):
+                raise IndexError("cell (%d, %d) is off the board" % (r, c))
+            return fn(h, r, c)
 
     def count(self, row: int, col: int) -> int:
         """Counters in a hole (mancala) or pieces on a cell (Tab)."""
-        with self._lock:
-            return tg.state_count(self._cell(row, col), row, col)
+        return self._cell(tg.state_count, row, col)
 
     def owner(self, row: int, col: int) -> int:
         """The player whose territory a hole is in (mancala), or the owner of a Tab cell's
         pieces (-1 if empty)."""
-        with self._lock:
-            return tg.state_owner(self._cell(row, col), row, col)
+        return self._cell(tg.state_owner, row, col)
 
     def flags(self, row: int, col: int) -> int:
         """CELL_LOCKED / CELL_DEAD bits of a cell."""
-        with self._lock:
-            return tg.state_flags(self._cell(row, col), row, col)
+        return self._cell(tg.state_flags, row, col)
 
     @property
     def board(self) -> List[List[int]]:
         """The counts as a list of rows, row 0 (player 0's side) first."""
-        with self._lock:
-            h = self._handle()
+        with self._use as h:
             rules = tg.state_rules(h)
             return [[tg.state_count(h, r, c) for c in range(tg.rules_cols(rules))]
                     for r in range(tg.rules_rows(rules))]
@@ -302,28 +353,17 @@ class State(Handle):
     def legal_moves(self) -> List[int]:
         """The legal decisions of the player to move, ascending (empty at a chance state or
         a finished game)."""
-        with self._lock:
-            h = self._handle()
-            cap = tg.rules_max_moves(tg.state_rules(h))
-            count = c_size_t()
-            buf = (c_uint32 * max(cap, 1))()
-            st = tg.state_moves(h, buf, cap, byref(count))
-            if st == Status.TG_ERR_BUFFER_TOO_SMALL:  # not expected: max_moves always suffices
-                cap = count.value
-                buf = (c_uint32 * max(cap, 1))()
-                st = tg.state_moves(h, buf, cap, byref(count))
-            check(st, "legal_moves")
-            return list(buf[:count.value])
+        with self._use as h:
+            return _moves(h)
 
     def legal_move_names(self) -> List[str]:
         """legal_moves() in notation."""
-        with self._lock:
-            return [self.move_to_string(m) for m in self.legal_moves()]
+        with self._use as h:
+            return [_move_name(h, m) for m in _moves(h)]
 
     def chance_outcomes(self) -> List[Tuple[int, float]]:
         """At a chance state, [(outcome, probability), ...] ascending; else []."""
-        with self._lock:
-            h = self._handle()
+        with self._use as h:
             count = c_size_t()
             check(tg.state_chance(h, None, None, 0, byref(count)), "chance_outcomes")
             n = count.value
@@ -336,128 +376,128 @@ class State(Handle):
 
     def move_to_string(self, move: int) -> str:
         """A move (int) in this game's notation; InvalidArgument if it cannot be written."""
-        m = _move_int(move)
+        if isinstance(move, float):
+            raise TypeError("a move must be an int, not float")
+        m = as_int(move, "move")
         if not 0 <= m <= _MOVE_MAX:
-            raise error(Status.TG_ERR_INVALID_ARGUMENT, "move %d is not a tg_move" % m)
-        with self._lock:
-            h = self._handle()
-            needed = c_size_t()
-            check(tg.move_to_string(h, m, None, 0, byref(needed)), "move %d" % m)
-            buf = ctypes.create_string_buffer(needed.value + 1)
-            check(tg.move_to_string(h, m, buf, len(buf), None), "move %d" % m)
-            return decode(buf.value)
+            raise fail(Status.TG_ERR_INVALID_ARGUMENT, "move %s is not a tg_move", m)
+        with self._use as h:
+            return _move_name(h, m)
 
     def move_from_string(self, text: Union[str, bytes]) -> int:
         """A move read from notation (not checked for legality); ParseError if malformed."""
         data = encode(text, "move", Status.TG_ERR_PARSE)
-        out = c_uint32()
-        with self._lock:
-            check(tg.move_from_string(self._handle(), data, byref(out)), "move %r" % (text,))
-        return out.value
-
-    def _move(self, move: Move) -> int:
-        if isinstance(move, (str, bytes)):
-            return self.move_from_string(move)
-        return _move_int(move)
+        with self._use as h:
+            return _parse_move(h, data)
 
     def is_legal(self, move: Move) -> bool:
         """Whether apply(move) would be accepted now (False for unreadable move text)."""
-        with self._lock:
-            h = self._handle()
-            try:
-                m = self._move(move)
-            except ParseError:
-                return False
-            return 0 <= m <= _MOVE_MAX and bool(tg.state_is_legal(h, m))
+        try:
+            arg = _move_arg(move)
+        except ParseError:  # a NUL or a lone surrogate: no move of any game
+            return False
+        with self._use as h:
+            if isinstance(arg, bytes):
+                out = c_uint32()
+                if tg.move_from_string(h, arg, byref(out)) != Status.TG_OK:
+                    return False
+                arg = out.value
+            return 0 <= arg <= _MOVE_MAX and bool(tg.state_is_legal(h, arg))
 
     def apply(self, move: Move) -> int:
         """Apply a decision, or an outcome at a chance state; move is an int or notation.
         Returns the move as an int. GameOver, IllegalMove or ParseError on failure."""
-        with self._lock:
-            h = self._handle()
-            m = self._move(move)
-            if not 0 <= m <= _MOVE_MAX:  # not a tg_move: the status the library gives a bad move
-                raise error(Status.TG_ERR_GAME_OVER if tg.state_is_terminal(h)
-                            else Status.TG_ERR_ILLEGAL_MOVE, "apply %r" % (move,))
-            check(tg.state_apply(h, m), "apply %r" % (move,))
-            return m
+        arg = _move_arg(move)
+        with self._use as h:
+            if isinstance(arg, bytes):
+                m = _parse_move(h, arg)
+                _apply(h, m, _text(arg))
+                return m
+            _apply(h, arg, arg)
+            return arg
 
     def undo(self) -> None:
         """Take back the last applied move exactly; NoHistory if there is none."""
-        with self._lock:
-            check(tg.state_undo(self._handle()), "undo")
+        with self._use as h:
+            check(tg.state_undo(h), "undo")
 
     def apply_random(self, rng: Union[Rng, int]) -> None:
         """Apply one random move (a uniform decision, or an outcome by its probability),
         recorded for undo. rng: an Rng (advanced) or an int seed (a one-off generator)."""
         gen = rng_arg(rng)
-        with self._lock, gen._lock:
-            check(tg.state_apply_random(self._handle(), byref(gen._c)), "apply_random")
+        with self._use as h, gen._lock:
+            check(tg.state_apply_random(h, byref(gen._c)), "apply_random")
 
     def playout(self, rng: Union[Rng, int], max_plies: Optional[int] = None) -> int:
         """Play random moves until the game ends or max_plies were made; returns the number
-        made. The history is cleared (clone() first to keep it)."""
+        made. The history is cleared (clone() first to keep it). Runs in pieces of a few
+        milliseconds, so that Ctrl-C stops it promptly (the moves made stay made)."""
         gen = rng_arg(rng)
         if max_plies is None:
-            max_plies = _SIZE_MAX
-        elif isinstance(max_plies, bool) or not isinstance(max_plies, int):
-            raise TypeError("max_plies must be an int")
-        elif not 0 <= max_plies <= _SIZE_MAX:
-            raise ValueError("max_plies out of range")
-        plies = c_size_t()
-        with self._lock, gen._lock:
-            check(tg.state_playout(self._handle(), byref(gen._c), max_plies, byref(plies)),
-                  "playout")
-        return plies.value
+            limit = _SIZE_MAX
+        else:
+            if isinstance(max_plies, float):
+                raise TypeError("max_plies must be an int")
+            limit = as_int(max_plies, "max_plies")
+            if not 0 <= limit <= _SIZE_MAX:
+                raise ValueError("max_plies out of range")
+        with self._use as h, gen._lock:
+            return _chunked.playout(h, gen._c, limit)
 
     def perft(self, depth: int) -> int:
-        """Leaves of the game tree depth moves below this state."""
-        if isinstance(depth, bool) or not isinstance(depth, int):
+        """Leaves of the game tree depth moves below this state (chance nodes expand every
+        outcome). Deep counts run as many short library calls, so that Ctrl-C stops them."""
+        if isinstance(depth, float):
             raise TypeError("depth must be an int")
-        if not 0 <= depth <= 0xFFFFFFFF:
+        d = as_int(depth, "depth")
+        if not 0 <= d <= 0xFFFFFFFF:
             raise ValueError("depth out of range")
-        with self._lock:
-            return tg.perft(self._handle(), depth)
+        with self._use as h:
+            return _chunked.perft(h, d)
 
     def bot_choose(self, spec: Union[str, bytes], rng: Union[Rng, int]) -> int:
         """The move a built-in bot ("random", "greedy", "mcts:iterations=N,c=X") chooses for
         the side to move (at a chance state: an outcome drawn by its probability). The state
         is not changed; rng advances. BadOption for a bad spec, GameOver if the game ended."""
-        fn = bot_function("bot_choose")
         data = encode(spec, "bot spec", Status.TG_ERR_BAD_OPTION)
         gen = rng_arg(rng)
-        out = c_uint32()
-        with self._lock, gen._lock:
-            check(fn(self._handle(), data, byref(gen._c), byref(out)), "bot %r" % (spec,))
-        return out.value
+        with self._use as h:
+            return _choose(h, data, gen)
 
     def play_bot(self, spec: Union[str, bytes], rng: Union[Rng, int]) -> int:
         """bot_choose() then apply(), with no other thread's call between; returns the move
         played."""
-        with self._lock:
-            return self.apply(self.bot_choose(spec, rng))
+        data = encode(spec, "bot spec", Status.TG_ERR_BAD_OPTION)
+        gen = rng_arg(rng)
+        with self._use as h:
+            m = _choose(h, data, gen)
+            _apply(h, m, m)
+            return m
 
     # -- text ------------------------------------------------------------------------------
 
     def to_string(self) -> str:
         """The position string: `SPEC BOARD TO_MOVE SCORE0,SCORE1[ FIELD=VALUE...]`."""
-        with self._lock:
-            return _read_text(tg.state_to_string, self._handle(), "to_string")
+        with self._use as h:
+            return _read_text(tg.state_to_string, h, "to_string")
 
     def render(self) -> str:
         """The board drawn for people (several lines; not for parsing)."""
-        with self._lock:
-            return _read_text(tg.state_render, self._handle(), "render")
+        with self._use as h:
+            return _read_text(tg.state_render, h, "render")
 
     def __str__(self) -> str:
         """The rendered board (render() without its final newline)."""
         return self.render().rstrip("\n")
 
     def __repr__(self) -> str:
-        with self._lock:
-            if self._ptr is None:
-                return "<State (closed)>"
-            return "<State %s ply=%d player=%d>" % (self.to_string(), self.ply, self.player)
+        try:
+            with self._use as h:
+                return "<State %s ply=%d player=%d>" % (
+                    _read_text(tg.state_to_string, h, "repr"), tg.state_ply(h),
+                    tg.state_player(h))
+        except ValueError:
+            return "<State (closed)>"
 
 
 def _unpickle_state(start: str, moves: List[int]) -> State:
@@ -466,3 +506,4 @@ def _unpickle_state(start: str, moves: List[int]) -> State:
     for m in moves:
         state.apply(m)
     return state
+
