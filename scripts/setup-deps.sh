@@ -14,6 +14,7 @@ set -euo pipefail
 # python3-mesonpy, python3-build, python3-venv, patchelf: the Python wheel built offline
 # (pyproject.toml; meson-python 0.12 needs patchelf for the library it bundles) and the fresh
 # venv it is tested in.  python3-mypy: the package's type hints, checked --strict.
+# python3-numpy: the Python package's tests of numpy integers as moves and counts.
 # lld, wasi-libc, libclang-rt-14-dev-wasm32, llvm-14: the WebAssembly build (scripts/build-wasm.sh;
 # llvm-14 holds llvm-ar-14, which indexes wasm objects and which clang only recommends).
 # chromium: the web board's tests in a real browser (scripts/test-web.sh, headless).
@@ -24,7 +25,7 @@ packages=(
   libcmocka-dev
   doxygen
   python3
-  python3-mesonpy python3-build python3-venv patchelf python3-mypy
+  python3-mesonpy python3-build python3-venv patchelf python3-mypy python3-numpy
   valgrind
   abigail-tools
   libsqlite3-dev libwebsockets-dev

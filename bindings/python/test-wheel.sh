@@ -39,7 +39,10 @@ wheels=("$work"/dist/traditional_games-*.whl)
 wheel=${wheels[0]}
 echo "built $(basename "$wheel") in $(($(date +%s) - started)) s"
 
-"$py" -m venv "$work/venv"
+# --system-site-packages: Debian's numpy (python3-numpy) is visible, so that the tests of numpy
+# integers run; the package itself comes only from the wheel (nothing of it is installed
+# system-wide, and -I below keeps the source tree off the path).
+"$py" -m venv --system-site-packages "$work/venv"
 vpy="$work/venv/bin/python"
 "$vpy" -m pip install --quiet --no-index --no-deps "$wheel"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from ctypes import c_uint64
-from typing import Any, Dict, Tuple, Type, Union
+from typing import Any, Dict, SupportsIndex, Tuple, Type, Union
 
 from ._errors import as_int
 
@@ -26,7 +26,7 @@ class Rng:
 
     __slots__ = ("_c", "_lock")
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: SupportsIndex = 0) -> None:
         self._c = c_uint64(as_int(seed, "seed") & _U64_MASK)
         # The library writes the state through a pointer without the GIL: two threads drawing
         # at once would race on it in C.
@@ -39,7 +39,7 @@ class Rng:
             return self._c.value
 
     @state.setter
-    def state(self, value: int) -> None:
+    def state(self, value: SupportsIndex) -> None:
         v = as_int(value, "state") & _U64_MASK
         with self._lock:
             self._c.value = v
@@ -66,7 +66,11 @@ class Rng:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-def rng_arg(rng: Union[Rng, int]) -> Rng:
+# An Rng, or an int-like seed for a one-off generator.
+RngArg = Union["Rng", SupportsIndex]
+
+
+def rng_arg(rng: RngArg) -> Rng:
     if isinstance(rng, Rng):
         return rng
     try:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import ctypes
 from ctypes import byref, c_double, c_size_t, c_uint32, c_void_p
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, SupportsIndex, Tuple, Union
 
 from . import _chunked
 from ._catalogue import bot_function
 from ._errors import ParseError, Status, as_int, check, decode, encode, fail
 from ._handle import Handle, locked_pair
 from ._library import tg
-from ._rng import Rng, rng_arg
+from ._rng import Rng, RngArg, rng_arg
 from ._rules import Rules
 
 if TYPE_CHECKING:
@@ -26,7 +26,8 @@ CHANCE = -1
 _MOVE_MAX = 0xFFFFFFFF
 _SIZE_MAX = _chunked.SIZE_MAX
 
-Move = Union[int, str, bytes]
+# Moves are ints or notation; an int is anything with __index__ (numpy integers too).
+Move = Union[SupportsIndex, str, bytes]
 RulesArg = Union[Rules, str, bytes]
 
 
@@ -265,7 +266,7 @@ class State(Handle):
         with self._use as h:
             return tg.state_winner(h)
 
-    def score(self, player: int) -> int:
+    def score(self, player: SupportsIndex) -> int:
         """The score of player 0 or 1 (any int-like value: numpy integers too)."""
         p = as_int(player, "player")
         if p not in (0, 1):
@@ -319,7 +320,8 @@ class State(Handle):
 
     __hash__ = None  # type: ignore[assignment]  # mutable: use .hash for the position's hash
 
-    def _cell(self, fn: Callable[[c_void_p, int, int], int], row: int, col: int) -> int:
+    def _cell(self, fn: Callable[[c_void_p, int, int], int], row: SupportsIndex,
+              col: SupportsIndex) -> int:
         r, c = as_int(row, "row"), as_int(col, "col")
         with self._use as h:
             rules = tg.state_rules(h)
@@ -327,16 +329,16 @@ class State(Handle):
                 raise IndexError("cell (%d, %d) is off the board" % (r, c))
             return fn(h, r, c)
 
-    def count(self, row: int, col: int) -> int:
+    def count(self, row: SupportsIndex, col: SupportsIndex) -> int:
         """Counters in a hole (mancala) or pieces on a cell (Tab)."""
         return self._cell(tg.state_count, row, col)
 
-    def owner(self, row: int, col: int) -> int:
+    def owner(self, row: SupportsIndex, col: SupportsIndex) -> int:
         """The player whose territory a hole is in (mancala), or the owner of a Tab cell's
         pieces (-1 if empty)."""
         return self._cell(tg.state_owner, row, col)
 
-    def flags(self, row: int, col: int) -> int:
+    def flags(self, row: SupportsIndex, col: SupportsIndex) -> int:
         """CELL_LOCKED / CELL_DEAD bits of a cell."""
         return self._cell(tg.state_flags, row, col)
 
@@ -374,7 +376,7 @@ class State(Handle):
             check(tg.state_chance(h, moves, probs, n, byref(count)), "chance_outcomes")
             return [(moves[i], probs[i]) for i in range(count.value)]
 
-    def move_to_string(self, move: int) -> str:
+    def move_to_string(self, move: SupportsIndex) -> str:
         """A move (int) in this game's notation; InvalidArgument if it cannot be written."""
         if isinstance(move, float):
             raise TypeError("a move must be an int, not float")
@@ -421,14 +423,14 @@ class State(Handle):
         with self._use as h:
             check(tg.state_undo(h), "undo")
 
-    def apply_random(self, rng: Union[Rng, int]) -> None:
+    def apply_random(self, rng: RngArg) -> None:
         """Apply one random move (a uniform decision, or an outcome by its probability),
         recorded for undo. rng: an Rng (advanced) or an int seed (a one-off generator)."""
         gen = rng_arg(rng)
         with self._use as h, gen._lock:
             check(tg.state_apply_random(h, byref(gen._c)), "apply_random")
 
-    def playout(self, rng: Union[Rng, int], max_plies: Optional[int] = None) -> int:
+    def playout(self, rng: RngArg, max_plies: Optional[SupportsIndex] = None) -> int:
         """Play random moves until the game ends or max_plies were made; returns the number
         made. The history is cleared (clone() first to keep it). Runs in pieces of a few
         milliseconds, so that Ctrl-C stops it promptly (the moves made stay made)."""
@@ -444,7 +446,7 @@ class State(Handle):
         with self._use as h, gen._lock:
             return _chunked.playout(h, gen._c, limit)
 
-    def perft(self, depth: int) -> int:
+    def perft(self, depth: SupportsIndex) -> int:
         """Leaves of the game tree depth moves below this state (chance nodes expand every
         outcome). Deep counts run as many short library calls, so that Ctrl-C stops them."""
         if isinstance(depth, float):
@@ -455,7 +457,7 @@ class State(Handle):
         with self._use as h:
             return _chunked.perft(h, d)
 
-    def bot_choose(self, spec: Union[str, bytes], rng: Union[Rng, int]) -> int:
+    def bot_choose(self, spec: Union[str, bytes], rng: RngArg) -> int:
         """The move a built-in bot ("random", "greedy", "mcts:iterations=N,c=X") chooses for
         the side to move (at a chance state: an outcome drawn by its probability). The state
         is not changed; rng advances. BadOption for a bad spec, GameOver if the game ended."""
@@ -464,7 +466,7 @@ class State(Handle):
         with self._use as h:
             return _choose(h, data, gen)
 
-    def play_bot(self, spec: Union[str, bytes], rng: Union[Rng, int]) -> int:
+    def play_bot(self, spec: Union[str, bytes], rng: RngArg) -> int:
         """bot_choose() then apply(), with no other thread's call between; returns the move
         played."""
         data = encode(spec, "bot spec", Status.TG_ERR_BAD_OPTION)

@@ -140,7 +140,7 @@ class TestArgumentCode(unittest.TestCase):
                 return 2
 
         with self.assertRaisesRegex(ValueError, "closed"):
-            s.apply(Index())  # type: ignore[arg-type]  # an int-like object
+            s.apply(Index())
         assert_freed(self, s)
 
     def test_rules_closed_by_an_argument_of_state(self) -> None:
