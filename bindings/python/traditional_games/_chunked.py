@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import time
-from ctypes import byref, c_size_t, c_uint32, c_uint64, c_void_p
+from ctypes import byref, c_double, c_size_t, c_uint32, c_uint64, c_void_p
 from typing import List
 
 from ._errors import check
@@ -32,7 +32,8 @@ def options(ptr: c_void_p) -> List[int]:
     check(tg.state_moves(ptr, buf, cap, byref(count)), "perft")
     if count.value:
         return list(buf[:count.value])
-    check(tg.state_chance(ptr, buf, None, cap, byref(count)), "perft")
+    probs = (c_double * max(cap, 1))()
+    check(tg.state_chance(ptr, buf, probs, cap, byref(count)), "perft")
     return list(buf[:count.value])
 
 
