@@ -37,6 +37,7 @@ from ._library import (LibraryNotFoundError, library_path, library_version,
 from ._rng import Rng
 from ._rules import Rules
 from ._state import State
+from ._story import EndReason, Event, EventKind
 from ._state import _unpickle_state
 from ._version import __version__
 
@@ -52,14 +53,15 @@ __all__ = [
     "LibraryNotFoundError", "Rng", "Rules", "State", "GameInfo", "OptionInfo", "games",
     "library_version", "library_version_number", "library_path", "check_bot", "__version__",
     "MOVE_PASS", "PLAYER_0", "PLAYER_1", "CHANCE", "TERMINAL", "DRAW", "NO_WINNER_YET",
-    "CELL_LOCKED", "CELL_DEAD",
+    "CELL_LOCKED", "CELL_DEAD", "Event", "EventKind", "EndReason",
 ]
 
 # Pickles and tracebacks name the public module, not the private one a class lives in, so
 # that moving code between the private modules breaks no pickle.
 for _public in (Status, TGError, InvalidArgument, NoMemory, UnknownGame, BadOption, IllegalMove,
                 ParseError, BufferTooSmall, NoHistory, GameOver, RulesMismatch,
-                LibraryNotFoundError, Rng, Rules, State, GameInfo, OptionInfo, games, check_bot,
+                LibraryNotFoundError, Rng, Rules, State, Event, EventKind, EndReason, GameInfo,
+                OptionInfo, games, check_bot,
                 library_path, library_version, library_version_number, _unpickle_state):
     _public.__module__ = __name__
 del _public

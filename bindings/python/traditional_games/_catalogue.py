@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Callable, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple, Union
 
 from ._errors import Status, check, decode, encode
-from ._library import library_version, tg
+from ._library import ADDED_IN, library_version, tg
 
 
 class OptionInfo(NamedTuple):
@@ -45,12 +45,17 @@ def games() -> List[GameInfo]:
     return result
 
 
-def bot_function(name: str) -> Callable[..., int]:
-    fn: Optional[Callable[..., int]] = getattr(tg, name)
+def optional(name: str) -> Callable[..., Any]:
+    """A C function newer than the oldest library the package loads; NotImplementedError if
+    the loaded library lacks it."""
+    fn: Optional[Callable[..., Any]] = getattr(tg, name)
     if fn is None:
-        raise NotImplementedError("the loaded libtraditional-games %s has no tg_%s (added in 0.2.0)"
-                                  % (library_version(), name))
+        raise NotImplementedError("the loaded libtraditional-games %s has no tg_%s (added in %s)"
+                                  % (library_version(), name, ADDED_IN.get(name, "0.4.0")))
     return fn
+
+
+bot_function = optional
 
 
 def check_bot(spec: Union[str, bytes]) -> None:

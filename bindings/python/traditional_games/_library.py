@@ -137,8 +137,19 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # Added in 0.2.0 (symbol version TG_0.2): optional, so that a 0.1 library still loads.
     "bot_choose": (c_int, [_p, c_char_p, _u64p, _movep]),
     "bot_check": (c_int, [c_char_p]),
+    # Added in 0.4.0 (symbol version TG_0.3): stories, end reasons, records.
+    "state_story": (c_int, [_p, c_size_t, _movep, c_size_t, _sizep]),
+    "state_end_reason": (c_int, [_p]),
+    "end_reason_name": (c_char_p, [c_int]),
+    "state_record": (c_int, [_p, c_char_p, c_char_p, c_size_t, _sizep]),
+    "state_from_record": (c_int, [c_char_p, _pp]),
 }
-OPTIONAL = frozenset({"bot_choose", "bot_check"})
+# The release that added each function the package can do without (a library of an older
+# release still loads; the methods that need one raise NotImplementedError).
+ADDED_IN = {"bot_choose": "0.2.0", "bot_check": "0.2.0", "state_story": "0.4.0",
+            "state_end_reason": "0.4.0", "end_reason_name": "0.4.0", "state_record": "0.4.0",
+            "state_from_record": "0.4.0"}
+OPTIONAL = frozenset(ADDED_IN)
 
 
 class Api:
@@ -196,6 +207,12 @@ class Api:
     perft: Callable[[CHandle, int], int]
     bot_choose: Optional[Callable[[CHandle, bytes, OutPtr, OutPtr], int]]
     bot_check: Optional[Callable[[bytes], int]]
+    state_story: Optional[Callable[[CHandle, int, Optional[MoveBuf], int, OutPtr], int]]
+    state_end_reason: Optional[Callable[[CHandle], int]]
+    end_reason_name: Optional[Callable[[int], bytes]]
+    state_record: Optional[Callable[[CHandle, Optional[bytes], Optional[TextBuf], int,
+                                     Optional[OutPtr]], int]]
+    state_from_record: Optional[Callable[[bytes, OutPtr], int]]
 
 
 def _bind(lib: ctypes.CDLL, path: str) -> Api:

@@ -11,7 +11,7 @@ import ctypes
 from ctypes import byref, c_double, c_size_t, c_uint32, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, SupportsIndex, Tuple, Union
 
-from . import _chunked
+from . import _chunked, _story
 from ._catalogue import bot_function
 from ._errors import ParseError, Status, as_int, check, decode, encode, fail
 from ._handle import Handle, locked_pair
@@ -475,6 +475,46 @@ class State(Handle):
             m = _choose(h, data, gen)
             _apply(h, m, m)
             return m
+
+    # -- what happened: stories, end reasons, records -------------------------------------
+
+    def story(self, index: SupportsIndex) -> List[_story.Event]:
+        """What move `index` of the undo history did (0 is the oldest move `history` lists;
+        negative counts from the newest, -1 being the last move): a list of frozen Event
+        objects in the order they happened (docs/stories.md). IndexError past the history."""
+        i = as_int(index, "index")
+        with self._use as h:
+            count = c_size_t()
+            check(tg.state_history(h, None, 0, byref(count)), "story")
+            n = count.value
+            if not -n <= i < n:
+                raise IndexError("story %d: the history has %d moves" % (i, n))
+            return _story.story(h, i + n if i < 0 else i)
+
+    @property
+    def end_reason(self) -> Union[_story.EndReason, int]:
+        """Why the game ended: an EndReason (EndReason.NONE while it runs); .token is its
+        name ("no-move", "quiet", ...). Derived from the position, never stored."""
+        with self._use as h:
+            return _story.end_reason(h)
+
+    def to_record(self, tags: _story.Tags = None) -> str:
+        """The game as a record (docs/records.md): tag pairs, then the moves of the undo
+        history in notation. tags: the caller's own tag pairs, a dict or a list of (name,
+        value) pairs ({"Players": "Ann - Bo", "Date": "2026.12.01"}); values are escaped,
+        names are letters, digits and '_', and the library's own Rules, Start, Result and
+        Termination may not be given (ValueError)."""
+        data = _story.tag_lines(tags)
+        with self._use as h:
+            return _story.record(h, data)
+
+    @classmethod
+    def from_record(cls, text: Union[str, bytes]) -> State:
+        """A state read from a record, every move replayed and checked: the same position
+        and the same undo history as the state that wrote it. ParseError if unreadable,
+        IllegalMove if a move is not legal where it stands."""
+        data = encode(text, "record", Status.TG_ERR_PARSE)
+        return cls._wrap(_story.from_record(data), None)
 
     # -- text ------------------------------------------------------------------------------
 
