@@ -78,9 +78,13 @@ void tg__story_event(struct tg__story *story, uint32_t kind, uint32_t cell, uint
     bool fills_hand = kind == TG_EVENT_LIFT || kind == TG_EVENT_RESOW;
     if (fills_hand && (story->lap == 0 || story->last_kind == TG_EVENT_DROP))
         story->lap++;
+    /* The laps counted are those that sowed: an endless move judged at the limit has lifted
+     * the hand of a lap it never sowed. */
+    if (kind == TG_EVENT_DROP && story->last_kind != TG_EVENT_DROP)
+        story->sown_laps++;
     story->last_kind = kind;
     if (story->probe) {
-        story->total_laps = story->lap;
+        story->total_laps = story->sown_laps;
         return;
     }
     if (elided(story->lap, story->total_laps)) {

@@ -28,6 +28,7 @@ struct tg__story {
     /* The lap total of the move, learnt by the probe; 0 when unknown (nothing is elided). */
     uint64_t total_laps;
     uint64_t lap;       /* the lap the events now come from, 0 before the first */
+    uint64_t sown_laps; /* laps that dropped a counter so far */
     uint32_t last_kind; /* kind of the last event reported, written or not */
     uint64_t elided_sown;
     bool elision_done;
