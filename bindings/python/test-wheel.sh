@@ -8,7 +8,7 @@
 #   bindings/python/test-wheel.sh WORK_DIR      (scripts/test.sh uses build-ci/python)
 #
 # WORK_DIR is emptied first. Needs Debian's python3-mesonpy, python3-build, python3-venv,
-# patchelf and python3-mypy (scripts/setup-deps.sh).
+# patchelf, python3-mypy, python3-numpy and binutils (objdump) (scripts/setup-deps.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -36,7 +36,13 @@ fi
 wheels=("$work"/dist/traditional_games-*.whl)
 [ "${#wheels[@]}" -eq 1 ] && [ -f "${wheels[0]}" ] ||
   { echo "test-wheel.sh: expected one wheel in $work/dist" >&2; exit 1; }
-wheel=${wheels[0]}
+# meson-python 0.12 tags the wheel cp311-cp311-linux_x86_64; the package needs no particular
+# Python, only the glibc its library was linked against (wheel-tags.py says why and how).
+wheel=$("$py" "$top/bindings/python/wheel-tags.py" "${wheels[0]}")
+case "$(basename "$wheel")" in
+  traditional_games-*-py3-none-manylinux_*.whl) ;;
+  *) echo "test-wheel.sh: unexpected wheel name $(basename "$wheel")" >&2; exit 1 ;;
+esac
 echo "built $(basename "$wheel") in $(($(date +%s) - started)) s"
 
 # --system-site-packages: Debian's numpy (python3-numpy) is visible, so that the tests of numpy

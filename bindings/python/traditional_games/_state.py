@@ -492,9 +492,10 @@ class State(Handle):
             return _story.story(h, i + n if i < 0 else i)
 
     @property
-    def end_reason(self) -> Union[_story.EndReason, int]:
-        """Why the game ended: an EndReason (EndReason.NONE while it runs); .token is its
-        name ("no-move", "quiet", ...). Derived from the position, never stored."""
+    def end_reason(self) -> _story.EndReason:
+        """Why the game ended: an EndReason (EndReason.NONE while it runs; UNKNOWN also for a
+        reason newer than this package); .token is the library's name for it ("no-move",
+        "quiet", ...). Derived from the position, never stored."""
         with self._use as h:
             return _story.end_reason(h)
 

@@ -116,12 +116,12 @@ def story(h: c_void_p, index: int) -> List[Event]:
     return events
 
 
-def end_reason(h: c_void_p) -> Union[EndReason, int]:
+def end_reason(h: c_void_p) -> EndReason:
     value: int = optional("state_end_reason")(h)
     try:
         return EndReason(value)
-    except ValueError:
-        return value
+    except ValueError:  # a reason of a newer library than this package knows
+        return EndReason.UNKNOWN
 
 
 Tags = Union[Mapping[str, object], Iterable[Tuple[str, object]], None]

@@ -114,6 +114,45 @@ class TestWhichLibrary(unittest.TestCase):
         self.assertIn("caught LibraryNotFoundError", proc.stdout)
 
 
+class TestWheel(unittest.TestCase):
+    """The bundled library as a wheel carries it: stripped, and tagged for the glibc it needs
+    (bindings/python/wheel-tags.py writes the tag from objdump -T; this reads readelf -V)."""
+
+    def bundled_and_readelf(self) -> str:
+        bundled = _library.bundled_library_path()
+        if not os.path.exists(bundled):
+            if EXPECT_BUNDLED:
+                self.fail("no library bundled at %s" % bundled)
+            self.skipTest("a source checkout: no bundled library")
+        if sys.platform != "linux" or shutil.which("readelf") is None:
+            self.skipTest("needs Linux and readelf")
+        return bundled
+
+    def readelf(self, *args: str) -> str:
+        return subprocess.run(["readelf", *args, self.bundled_and_readelf()], check=True,
+                              capture_output=True, text=True).stdout
+
+    def test_bundled_library_is_stripped(self) -> None:
+        sections = self.readelf("-S", "-W")
+        self.assertIn(".dynsym", sections)     # what ctypes finds functions by
+        self.assertNotIn(".symtab", sections)  # gone with strip
+        self.assertNotIn(".debug_info", sections)
+
+    def test_platform_tag_is_the_glibc_the_library_needs(self) -> None:
+        needs = self.readelf("-V", "-W")
+        versions = [(int(a), int(b)) for a, b in re.findall(r"GLIBC_(\d+)\.(\d+)", needs)]
+        self.assertTrue(versions, needs)
+        major, minor = max(versions)
+        if not EXPECT_BUNDLED:
+            self.skipTest("not installed from a wheel: no WHEEL file to compare (newest "
+                          "glibc symbol: GLIBC_%d.%d)" % (major, minor))
+        import importlib.metadata
+        wheel = importlib.metadata.distribution("traditional-games").read_text("WHEEL") or ""
+        tags = re.findall(r"^Tag: (\S+)$", wheel, re.M)
+        machine = os.uname().machine
+        self.assertEqual(tags, ["py3-none-manylinux_%d_%d_%s" % (major, minor, machine)])
+
+
 class TestTyping(unittest.TestCase):
     def test_py_typed_marker(self) -> None:
         # PEP 561: without it, type checkers ignore the package's inline hints.

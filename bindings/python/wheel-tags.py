@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Give a built wheel the tags its contents need, and rename it to match:
+
+    python3 bindings/python/wheel-tags.py dist/traditional_games-*.whl
+
+The package is ctypes over a shared library: no extension module, so it runs on any Python 3
+(`py3-none`), but only on a platform the bundled library loads on. meson-python 0.12 (Debian
+12's) tags every wheel that installs into platlib as one CPython version's
+(`cp311-cp311-linux_x86_64`), and has no setting for this case, so the tags are rewritten
+here, the way `wheel tags` would: the WHEEL file's Tag line, its line in RECORD, the file name.
+
+The platform tag is computed from the library itself: `manylinux_X_Y_ARCH`, where GLIBC_X.Y is
+the newest glibc symbol version the library needs (objdump -T), e.g. log@GLIBC_2.29 gives
+manylinux_2_29_x86_64. Prints the new wheel's path.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from typing import List, Optional, Tuple
+
+LIBRARY = re.compile(r"^traditional_games/libtraditional-games\.so\.\d+$")
+MACHINES = {"elf64-x86-64": "x86_64", "elf64-littleaarch64": "aarch64",
+            "elf32-i386": "i686", "elf64-powerpc64le": "ppc64le", "elf64-s390": "s390x"}
+
+
+def glibc_needed(library: str) -> Tuple[Tuple[int, int], str]:
+    """The newest GLIBC_X.Y version among the library's dynamic symbols, and its arch."""
+    out = subprocess.run(["objdump", "-T", library], check=True, capture_output=True,
+                         text=True).stdout
+    versions = [(int(a), int(b)) for a, b in re.findall(r"\bGLIBC_(\d+)\.(\d+)\b", out)]
+    fmt = re.search(r"file format (\S+)", out)
+    if not versions or not fmt or fmt.group(1) not in MACHINES:
+        raise SystemExit("wheel-tags.py: %s: no glibc versions or unknown format" % library)
+    return max(versions), MACHINES[fmt.group(1)]
+
+
+def platform_tag(library: str) -> str:
+    (major, minor), arch = glibc_needed(library)
+    return "manylinux_%d_%d_%s" % (major, minor, arch)
+
+
+def record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "%s,sha256=%s,%d" % (name, digest, len(data))
+
+
+def retag(wheel: str) -> str:
+    with zipfile.ZipFile(wheel) as zin:
+        names = zin.namelist()
+        libs = [n for n in names if LIBRARY.match(n)]
+        if len(libs) != 1:
+            raise SystemExit("wheel-tags.py: expected one bundled library in %s, found %s"
+                             % (wheel, libs))
+        with tempfile.TemporaryDirectory() as tmp:
+            lib_path = os.path.join(tmp, "lib.so")
+            with open(lib_path, "wb") as f:
+                f.write(zin.read(libs[0]))
+            tag = "py3-none-" + platform_tag(lib_path)
+        base = os.path.basename(wheel)
+        m = re.match(r"^([^-]+)-([^-]+)-.+\.whl$", base)
+        if not m:
+            raise SystemExit("wheel-tags.py: not a wheel file name: %s" % base)
+        target = os.path.join(os.path.dirname(wheel), "%s-%s-%s.whl" % (m.group(1), m.group(2),
+                                                                         tag))
+        dist_info = "%s-%s.dist-info/" % (m.group(1), m.group(2))
+        wheel_name, record_name = dist_info + "WHEEL", dist_info + "RECORD"
+        new_wheel: Optional[bytes] = None
+        new_record: List[str] = []
+        tmp_target = target + ".part"
+        with zipfile.ZipFile(tmp_target, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                data = zin.read(info)
+                if info.filename == wheel_name:
+                    lines = [ln for ln in data.decode().splitlines() if not ln.startswith("Tag:")]
+                    lines.append("Tag: " + tag)
+                    data = new_wheel = ("\n".join(lines) + "\n").encode()
+                elif info.filename == record_name:
+                    for ln in data.decode().splitlines():
+                        if ln.startswith(wheel_name + ","):
+                            continue
+                        new_record.append(ln)
+                    continue  # written last, with the new WHEEL's hash
+                zout.writestr(info, data)
+            if new_wheel is None:
+                raise SystemExit("wheel-tags.py: %s has no %s" % (wheel, wheel_name))
+            rec = [ln for ln in new_record if not ln.startswith(record_name + ",")]
+            rec += [record_line(wheel_name, new_wheel), record_name + ",,"]
+            zout.writestr(zin.getinfo(record_name), "\n".join(rec) + "\n")
+    os.replace(tmp_target, target)
+    if os.path.abspath(target) != os.path.abspath(wheel):
+        os.remove(wheel)
+    return target
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: wheel-tags.py WHEEL")
+    print(retag(sys.argv[1]))
