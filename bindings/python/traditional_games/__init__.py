@@ -29,7 +29,7 @@ docs/python.md says what each does.
 """
 
 from ._catalogue import GameInfo, OptionInfo, check_bot, games
-from ._errors import (BadOption, BufferTooSmall, GameOver, IllegalMove, InvalidArgument,
+from ._errors import (BadOption, BufferTooSmall, Busy, GameOver, IllegalMove, InvalidArgument,
                       NoHistory, NoMemory, ParseError, RulesMismatch, Status, TGError,
                       UnknownGame)
 from ._library import (LibraryNotFoundError, library_path, library_version,
@@ -37,6 +37,7 @@ from ._library import (LibraryNotFoundError, library_path, library_version,
 from ._rng import Rng
 from ._rules import Rules
 from ._state import State
+from ._search import MoveAnalysis
 from ._story import EndReason, Event, EventKind
 from ._state import _unpickle_state
 from ._version import __version__
@@ -50,18 +51,19 @@ CELL_LOCKED, CELL_DEAD = 1, 2
 __all__ = [
     "Status", "TGError", "InvalidArgument", "NoMemory", "UnknownGame", "BadOption",
     "IllegalMove", "ParseError", "BufferTooSmall", "NoHistory", "GameOver", "RulesMismatch",
+    "Busy",
     "LibraryNotFoundError", "Rng", "Rules", "State", "GameInfo", "OptionInfo", "games",
     "library_version", "library_version_number", "library_path", "check_bot", "__version__",
     "MOVE_PASS", "PLAYER_0", "PLAYER_1", "CHANCE", "TERMINAL", "DRAW", "NO_WINNER_YET",
-    "CELL_LOCKED", "CELL_DEAD", "Event", "EventKind", "EndReason",
+    "CELL_LOCKED", "CELL_DEAD", "Event", "EventKind", "EndReason", "MoveAnalysis",
 ]
 
 # Pickles and tracebacks name the public module, not the private one a class lives in, so
 # that moving code between the private modules breaks no pickle.
 for _public in (Status, TGError, InvalidArgument, NoMemory, UnknownGame, BadOption, IllegalMove,
-                ParseError, BufferTooSmall, NoHistory, GameOver, RulesMismatch,
-                LibraryNotFoundError, Rng, Rules, State, Event, EventKind, EndReason, GameInfo,
-                OptionInfo, games, check_bot,
+                ParseError, BufferTooSmall, NoHistory, GameOver, RulesMismatch, Busy,
+                MoveAnalysis, LibraryNotFoundError, Rng, Rules, State, Event, EventKind, EndReason,
+                GameInfo, OptionInfo, games, check_bot,
                 library_path, library_version, library_version_number, _unpickle_state):
     _public.__module__ = __name__
 del _public

@@ -23,6 +23,7 @@ class Status(enum.IntEnum):
     TG_ERR_NO_HISTORY = 8
     TG_ERR_GAME_OVER = 9
     TG_ERR_RULES_MISMATCH = 10
+    TG_ERR_BUSY = 11
 
 
 class TGError(Exception):
@@ -99,6 +100,11 @@ class RulesMismatch(TGError):
     """TG_ERR_RULES_MISMATCH."""
 
 
+class Busy(TGError):
+    """TG_ERR_BUSY (a search handle already running a search: never expected, as the package
+    makes one handle per call)."""
+
+
 _ERRORS: Dict[int, Type[TGError]] = {
     Status.TG_ERR_INVALID_ARGUMENT: InvalidArgument,
     Status.TG_ERR_NO_MEMORY: NoMemory,
@@ -110,6 +116,7 @@ _ERRORS: Dict[int, Type[TGError]] = {
     Status.TG_ERR_NO_HISTORY: NoHistory,
     Status.TG_ERR_GAME_OVER: GameOver,
     Status.TG_ERR_RULES_MISMATCH: RulesMismatch,
+    Status.TG_ERR_BUSY: Busy,
 }
 
 

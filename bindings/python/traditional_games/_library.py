@@ -143,12 +143,25 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "end_reason_name": (c_char_p, [c_int]),
     "state_record": (c_int, [_p, c_char_p, c_char_p, c_size_t, _sizep]),
     "state_from_record": (c_int, [c_char_p, _pp]),
+    # Added in 0.4.0: stoppable searches and analysis.
+    "search_new": (c_int, [c_char_p, _pp]),
+    "search_free": (None, [_p]),
+    "search_choose": (c_int, [_p, _p, _u64p, _movep]),
+    "search_analyse": (c_int, [_p, _p, _u64p]),
+    "search_result_count": (c_size_t, [_p]),
+    "search_result": (c_int, [_p, c_size_t, _movep, POINTER(c_double), POINTER(c_bool)]),
+    "search_result_line": (c_int, [_p, c_size_t, c_char_p, c_size_t, _sizep]),
+    "search_stats": (c_int, [_p, _u64p, POINTER(c_uint32)]),
+    "search_stop": (c_int, [_p]),
 }
 # The release that added each function the package can do without (a library of an older
 # release still loads; the methods that need one raise NotImplementedError).
 ADDED_IN = {"bot_choose": "0.2.0", "bot_check": "0.2.0", "state_story": "0.4.0",
             "state_end_reason": "0.4.0", "end_reason_name": "0.4.0", "state_record": "0.4.0",
-            "state_from_record": "0.4.0"}
+            "state_from_record": "0.4.0", "search_new": "0.4.0", "search_free": "0.4.0",
+            "search_choose": "0.4.0", "search_analyse": "0.4.0", "search_result_count": "0.4.0",
+            "search_result": "0.4.0", "search_result_line": "0.4.0", "search_stats": "0.4.0",
+            "search_stop": "0.4.0"}
 OPTIONAL = frozenset(ADDED_IN)
 
 
@@ -213,6 +226,16 @@ class Api:
     state_record: Optional[Callable[[CHandle, Optional[bytes], Optional[TextBuf], int,
                                      Optional[OutPtr]], int]]
     state_from_record: Optional[Callable[[bytes, OutPtr], int]]
+    search_new: Optional[Callable[[bytes, OutPtr], int]]
+    search_free: Optional[Callable[[CHandle], None]]
+    search_choose: Optional[Callable[[CHandle, CHandle, OutPtr, OutPtr], int]]
+    search_analyse: Optional[Callable[[CHandle, CHandle, OutPtr], int]]
+    search_result_count: Optional[Callable[[CHandle], int]]
+    search_result: Optional[Callable[[CHandle, int, OutPtr, OutPtr, OutPtr], int]]
+    search_result_line: Optional[Callable[[CHandle, int, Optional[TextBuf], int,
+                                           Optional[OutPtr]], int]]
+    search_stats: Optional[Callable[[CHandle, OutPtr, OutPtr], int]]
+    search_stop: Optional[Callable[[CHandle], int]]
 
 
 def _bind(lib: ctypes.CDLL, path: str) -> Api:

@@ -11,8 +11,7 @@ import ctypes
 from ctypes import byref, c_double, c_size_t, c_uint32, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, SupportsIndex, Tuple, Union
 
-from . import _chunked, _story
-from ._catalogue import bot_function
+from . import _chunked, _search, _story
 from ._errors import ParseError, Status, as_int, check, decode, encode, fail
 from ._handle import Handle, locked_pair
 from ._library import tg
@@ -102,11 +101,8 @@ def _apply(h: c_void_p, m: int, shown: object) -> None:
 
 
 def _choose(h: c_void_p, data: bytes, gen: Rng) -> int:
-    fn = bot_function("bot_choose")
-    out = c_uint32()
     with gen._lock:
-        check(fn(h, data, byref(gen._c), byref(out)), "bot %s", _text(data))
-    return out.value
+        return _search.choose(h, data, gen._c)
 
 
 class State(Handle):
@@ -458,13 +454,26 @@ class State(Handle):
             return _chunked.perft(h, d)
 
     def bot_choose(self, spec: Union[str, bytes], rng: RngArg) -> int:
-        """The move a built-in bot ("random", "greedy", "mcts:iterations=N,c=X") chooses for
-        the side to move (at a chance state: an outcome drawn by its probability). The state
-        is not changed; rng advances. BadOption for a bad spec, GameOver if the game ended."""
+        """The move a built-in bot ("random", "greedy", "mcts:iterations=N,c=X",
+        "search:time=MS") chooses for the side to move (at a chance state: an outcome drawn by
+        its probability). The state is not changed; rng advances. BadOption for a bad spec,
+        GameOver if the game ended. Ctrl-C stops a search within milliseconds (raising
+        KeyboardInterrupt)."""
         data = encode(spec, "bot spec", Status.TG_ERR_BAD_OPTION)
         gen = rng_arg(rng)
         with self._use as h:
             return _choose(h, data, gen)
+
+    def analyse(self, spec: Union[str, bytes], rng: RngArg) -> List[_search.MoveAnalysis]:
+        """Every legal move (at a chance state: every outcome) as the bot spec's engine sees
+        it, best first: a list of frozen MoveAnalysis (move, name, value in [-1, 1] for the
+        player to move, proven, line). "search:nodes=N" or "search:depth=N" is deterministic;
+        "search:time=MS" stops on time. Ctrl-C stops the search within milliseconds and
+        raises KeyboardInterrupt. BadOption for a bad spec, GameOver if the game ended."""
+        data = encode(spec, "bot spec", Status.TG_ERR_BAD_OPTION)
+        gen = rng_arg(rng)
+        with self._use as h, gen._lock, _search.Search(data) as search:
+            return search.analyse(h, gen._c, lambda m: _move_name(h, m))
 
     def play_bot(self, spec: Union[str, bytes], rng: RngArg) -> int:
         """bot_choose() then apply(), with no other thread's call between; returns the move

@@ -146,7 +146,8 @@ class TestErrorTypes(unittest.TestCase):
                     with self.assertRaises(tg.BadOption):
                         tg.check_bot(text)
             self.assertEqual(s.ply, 0)
-        for spec, status in (("\ud800", S.TG_ERR_UNKNOWN_GAME), ("hal\ud800usa", S.TG_ERR_UNKNOWN_GAME),
+        for spec, status in (("\ud800", S.TG_ERR_UNKNOWN_GAME),
+                             ("hal\ud800usa", S.TG_ERR_UNKNOWN_GAME),
                              ("halusa:quiet=\ud800", S.TG_ERR_BAD_OPTION)):
             with self.subTest(spec=ascii(spec)):
                 with self.assertRaises(tg.TGError) as cm:
