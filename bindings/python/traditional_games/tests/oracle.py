@@ -4,7 +4,8 @@ its own states. Tests play the same seeded games here and through the package an
 from __future__ import annotations
 
 import ctypes
-from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint32, c_uint64, c_void_p
+from ctypes import (POINTER, byref, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint32,
+                    c_uint64, c_void_p)
 from typing import List, Optional, Sequence, Tuple
 
 import traditional_games as tg
@@ -24,6 +25,13 @@ _DECL = {
     "tg_end_reason_name": (c_char_p, [c_int]),
     "tg_state_record": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _sizep]),
     "tg_bot_choose": (c_int, [c_void_p, c_char_p, POINTER(c_uint64), POINTER(c_uint32)]),
+    "tg_search_new": (c_int, [c_char_p, _pp]),
+    "tg_search_free": (None, [c_void_p]),
+    "tg_search_analyse": (c_int, [c_void_p, c_void_p, POINTER(c_uint64)]),
+    "tg_search_result_count": (c_size_t, [c_void_p]),
+    "tg_search_result": (c_int, [c_void_p, c_size_t, POINTER(c_uint32), POINTER(c_double),
+                                 POINTER(c_bool)]),
+    "tg_search_result_line": (c_int, [c_void_p, c_size_t, c_char_p, c_size_t, _sizep]),
 }
 for _name, (_res, _args) in _DECL.items():
     if hasattr(_lib, _name):
@@ -87,3 +95,30 @@ class CGame:
         out = c_uint32()
         assert _lib.tg_bot_choose(self.ptr, spec.encode(), byref(rng), byref(out)) == 0
         return out.value
+
+    def bot_with_rng(self, spec: str, seed: int) -> Tuple[int, int]:
+        """tg_bot_choose's move and the generator state after it."""
+        rng = c_uint64(seed)
+        out = c_uint32()
+        assert _lib.tg_bot_choose(self.ptr, spec.encode(), byref(rng), byref(out)) == 0
+        return out.value, rng.value
+
+    def analyse(self, spec: str, seed: int) -> List[Tuple[int, float, bool, str]]:
+        """tg_search_analyse's results: (move, value, proven, line) best first."""
+        h = c_void_p()
+        assert _lib.tg_search_new(spec.encode(), byref(h)) == 0
+        try:
+            rng = c_uint64(seed)
+            assert _lib.tg_search_analyse(h, self.ptr, byref(rng)) == 0
+            results = []
+            for i in range(_lib.tg_search_result_count(h)):
+                m, v, p = c_uint32(), c_double(), c_bool()
+                assert _lib.tg_search_result(h, i, byref(m), byref(v), byref(p)) == 0
+                n = c_size_t()
+                assert _lib.tg_search_result_line(h, i, None, 0, byref(n)) == 0
+                buf = ctypes.create_string_buffer(n.value + 1)
+                assert _lib.tg_search_result_line(h, i, buf, len(buf), None) == 0
+                results.append((m.value, v.value, bool(p.value), buf.value.decode()))
+            return results
+        finally:
+            _lib.tg_search_free(h)
