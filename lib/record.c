@@ -254,8 +254,9 @@ static const char *read_header(const char *p, struct header *h)
 {
     memset(h, 0, sizeof *h);
     for (;;) {
-        while (is_space(*p))
-            p++;
+        p = skip_blank(p);
+        if (!p)
+            return NULL;
         if (*p != '[')
             break;
         struct tag t;
