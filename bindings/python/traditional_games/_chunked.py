@@ -41,7 +41,7 @@ class Perft:
     """tg_perft(ptr, depth), expanded in Python at the top of the tree until the subtrees
     below are small enough for one short C call each."""
 
-    def __init__(self, leaf_depth: int = 2) -> None:
+    def __init__(self, leaf_depth: int = 3) -> None:
         self.leaf_depth = leaf_depth
 
     def count(self, ptr: c_void_p, depth: int) -> int:
