@@ -195,10 +195,11 @@ def _status_of(status: Union[int, Callable[[], int]]) -> int:
 def as_int(value: object, what: str) -> int:
     """An exact int from any integer-like value (int, numpy.int64, anything with __index__),
     but not a bool or a float. Called before a lock is taken: __index__ is the caller's code."""
-    if isinstance(value, bool):
-        raise TypeError("%s must be an int, not bool" % what)
     if type(value) is int:
         return value
+    if isinstance(value, bool) or (type(value).__module__ == "numpy"
+                                   and type(value).__name__ in ("bool_", "bool")):
+        raise TypeError("%s must be an int, not %s" % (what, type(value).__name__))
     try:
         index = operator.index(value)  # type: ignore[arg-type]  # checked by the call itself
     except TypeError:

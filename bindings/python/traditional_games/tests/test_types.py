@@ -90,6 +90,8 @@ class TestIntegerLikes(unittest.TestCase):
             self.assertFalse(replay.is_legal(numpy.int64(-1)))
             with self.assertRaises(TypeError):
                 replay.apply(numpy.float64(2.0))
+            with self.assertRaises(TypeError):  # a bool is no move, numpy's neither
+                replay.apply(numpy.bool_(True))
 
     def test_not_ints(self) -> None:
         with tg.State("halusa") as s:
