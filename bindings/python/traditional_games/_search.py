@@ -70,13 +70,21 @@ class Search:
         if threading.current_thread() is not threading.main_thread():
             return call()
         result: List[int] = []
-        worker = threading.Thread(target=lambda: result.append(call()), daemon=True,
-                                  name="traditional_games search")
-        worker.start()
+        abandoned = [False]
+
+        def work() -> None:
+            # An interrupt may come while start() waits for the thread: then the waiting side
+            # gives up on a thread not yet alive, and the search must not begin at all.
+            if not abandoned[0]:
+                result.append(call())
+
+        worker = threading.Thread(target=work, daemon=True, name="traditional_games search")
         try:
+            worker.start()
             while worker.is_alive():
                 worker.join(WAIT_SLICE)
         except BaseException:
+            abandoned[0] = True
             self._stop_and_join(worker)
             raise
         return result[0]
