@@ -122,14 +122,22 @@ class TestChunksGiveTheSameResults(unittest.TestCase):
             self.assertFalse(s.is_terminal)
 
 
-class TestCtrlC(unittest.TestCase):
-    latencies: List[str] = []
+class ReportsLatency(unittest.TestCase):
+    """Prints the latencies its tests measured (reported, not asserted beyond MARGIN)."""
+
+    latencies: List[str]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.latencies = []
 
     @classmethod
     def tearDownClass(cls) -> None:
         if cls.latencies:
             print("\n  Ctrl-C latency: " + ", ".join(cls.latencies), end=" ")
 
+
+class TestCtrlC(ReportsLatency):
     def test_perft(self) -> None:
         with tg.State("hus:width=16") as s:
             latency = interrupted_after(self, lambda: s.perft(14))

@@ -14,7 +14,7 @@ import traditional_games as tg
 
 from . import oracle
 from .helpers import all_specs
-from .test_interrupts import MARGIN, SigintAfter
+from .test_interrupts import MARGIN, ReportsLatency, SigintAfter
 
 HAS_ENGINE = oracle.has("tg_search_new") and tg._search.has_engine()
 SPECS = ["search:nodes=2000", "search:depth=2", "mcts:iterations=200", "greedy", "random"]
@@ -126,14 +126,7 @@ class TestAnalysis(unittest.TestCase):
 
 
 @unittest.skipUnless(HAS_ENGINE, "the loaded library has no tg_search (before 0.4)")
-class TestCtrlC(unittest.TestCase):
-    latencies: List[str] = []
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        if cls.latencies:
-            print("\n  Ctrl-C latency: " + ", ".join(cls.latencies), end=" ")
-
+class TestCtrlC(ReportsLatency):
     def test_every_search_stops(self) -> None:
         cases: List[Tuple[str, str]] = [
             ("search:time=600000", "bot_choose"), ("mcts:time=600000", "bot_choose"),
