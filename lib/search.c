@@ -4,8 +4,9 @@
  * player is searched without negation. Values are integers (centi-counters of score lead;
  * results as +-WIN), so a search bounded by nodes or depth is the same on every platform.
  *
- * A value is proven when no leaf below it was a heuristic one: every search counts the
- * heuristic leaves it meets (`horizon`), and a node whose count did not move is exact. */
+ * A value is proven when it holds for every ending: every child it rests on was proven (a
+ * finished game, a proven table entry), or its best child is a proven win, which nothing
+ * can better. A heuristic leaf is never proven. */
 #include "bot.h"
 
 #include <string.h>
@@ -39,7 +40,6 @@ struct ctx {
     bool adjust; /* results are nearer the larger: not where throws average them */
     bool stopped;
     uint64_t nodes, node_limit;
-    uint64_t horizon;
     tg_move killer[MAX_PLY][2];
     /* The root's options: kept here rather than on the stack (WebAssembly's is 64 KB). */
     struct root_item {
@@ -197,38 +197,50 @@ static bool spent(struct ctx *c)
     return c->stopped;
 }
 
-static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply);
+static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply,
+                  bool *proven);
 
-/* The value for `me` of a child position searched with the window (alpha, beta) of `me`. */
+/* A value that no line can better: a won result (in a game with throws, won on every one). */
+static bool sure_win(const struct ctx *c, int v)
+{
+    return c->adjust ? v >= WIN_MIN : v >= WIN;
+}
+
+/* The value for `me` of a child position searched with the window (alpha, beta) of `me`;
+ * *proven: the value (or the bound it is, outside the window) holds for every ending. */
 static int child_value(struct ctx *c, const struct tg_pos *child, int me, int depth, int alpha,
-                       int beta, int ply)
+                       int beta, int ply, bool *proven)
 {
     if (child->phase == TG__OVER) {
         c->nodes++;
+        *proven = true;
         return result_value(c, child, me, ply);
     }
     if (child->side == me)
-        return search(c, child, depth, alpha, beta, ply);
-    return -search(c, child, depth, -beta, -alpha, ply);
+        return search(c, child, depth, alpha, beta, ply, proven);
+    return -search(c, child, depth, -beta, -alpha, ply, proven);
 }
 
 /* Expectimax: every outcome, weighted by its probability in 1/65536 (the throws' sixteenths
  * are exact), with the full window below. A throw that lets the player throw again costs a
  * ply of depth, so that chains of throws stay bounded. */
-static int chance_value(struct ctx *c, const struct tg_pos *pos, int depth, int ply)
+static int chance_value(struct ctx *c, const struct tg_pos *pos, int depth, int ply, bool *proven)
 {
     struct frame f = frame_at(c->e, ply);
     size_t n = c->cfg->game->chance(c->cfg, pos, f.move, f.prob);
     int me = pos->side;
     int64_t sum = 0, weights = 0;
+    *proven = true;
     for (size_t i = 0; i < n; i++) {
         struct tg_pos *child = &f.child[i];
         *child = *pos;
         tg__play(c->cfg, child, f.move[i]);
         int d = child->phase == TG__CHANCE && child->side == me ? depth - 1 : depth;
-        int v = child_value(c, child, me, d, -INF, INF, ply + 1);
+        bool p;
+        int v = child_value(c, child, me, d, -INF, INF, ply + 1, &p);
         if (c->stopped)
             return 0;
+        *proven = *proven && p;
         int64_t w = (int64_t)(f.prob[i] * 65536.0 + 0.5);
         sum += w * v;
         weights += w;
@@ -273,39 +285,36 @@ static size_t next_best(struct frame f, size_t n)
     return best;
 }
 
-static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply)
+static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply,
+                  bool *proven)
 {
+    *proven = false;
     if (spent(c))
         return 0;
     int me = pos->side;
-    if (depth <= 0 || ply >= MAX_PLY - 1) {
-        c->horizon++;
+    if (depth <= 0 || ply >= MAX_PLY - 1)
         return evaluate(c, pos, me);
-    }
     uint64_t key = tg__pos_hash(c->cfg, pos);
     tg_move tt_move = NO_MOVE;
     const struct tg__tt_entry *te = tt_probe(c, key);
     if (te) {
         tt_move = te->move;
-        bool proven = te->flags & TT_PROVEN;
-        if (proven || te->depth >= depth) {
+        bool exact = te->flags & TT_PROVEN;
+        if (exact || te->depth >= depth) {
             int v = from_tt(c, te->value, ply);
             unsigned bound = te->flags & TT_BOUND;
             if (bound == TT_EXACT || (bound == TT_LOWER && v >= beta) ||
                 (bound == TT_UPPER && v <= alpha)) {
-                if (!proven)
-                    c->horizon++;
+                *proven = exact;
                 return v;
             }
         }
     }
-    uint64_t horizon = c->horizon;
     if (pos->phase == TG__CHANCE) {
-        int v = chance_value(c, pos, depth, ply);
+        int v = chance_value(c, pos, depth, ply, proven);
         if (c->stopped)
             return 0;
-        unsigned proven = c->horizon == horizon ? TT_PROVEN : 0;
-        tt_store(c, key, depth, v, ply, TT_EXACT | proven, NO_MOVE);
+        tt_store(c, key, depth, v, ply, TT_EXACT | (*proven ? TT_PROVEN : 0), NO_MOVE);
         return v;
     }
 
@@ -319,22 +328,26 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
 
     int alpha0 = alpha, best = -INF;
     tg_move best_move = NO_MOVE;
+    bool all_proven = true, best_proven = false;
     for (size_t k = 0; k < n; k++) {
         size_t i = next_best(f, n);
         const struct tg_pos *child = &f.child[i];
+        bool p;
         int v;
         if (k == 0) {
-            v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1);
+            v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1, &p);
         } else {
-            v = child_value(c, child, me, depth - 1, alpha, alpha + 1, ply + 1);
+            v = child_value(c, child, me, depth - 1, alpha, alpha + 1, ply + 1, &p);
             if (!c->stopped && v > alpha && v < beta)
-                v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1);
+                v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1, &p);
         }
         if (c->stopped)
             return 0;
+        all_proven = all_proven && p;
         if (v > best) {
             best = v;
             best_move = f.move[i];
+            best_proven = p;
             if (v > alpha)
                 alpha = v;
             if (alpha >= beta) {
@@ -347,10 +360,9 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
         }
     }
     unsigned bound = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
-    /* A forced result is exact whatever the horizon hid: every reply was searched. */
-    bool proven = c->horizon == horizon ||
-                  (c->adjust && (best >= WIN_MIN || best <= -WIN_MIN) && bound == TT_EXACT);
-    tt_store(c, key, depth, best, ply, bound | (proven ? TT_PROVEN : 0), best_move);
+    /* A won result needs no other move searched to the end: nothing can better it. */
+    *proven = all_proven || (best_proven && sure_win(c, best));
+    tt_store(c, key, depth, best, ply, bound | (*proven ? TT_PROVEN : 0), best_move);
     return best;
 }
 
@@ -465,19 +477,17 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
             int cd = at_chance
                          ? (child->phase == TG__CHANCE && child->side == me ? (int)d - 1 : (int)d)
                          : (int)d - 1;
-            uint64_t horizon = c->horizon;
+            bool proven;
             int v;
             if (results || k == 0) {
-                v = child_value(c, child, me, cd, -INF, INF, 1);
+                v = child_value(c, child, me, cd, -INF, INF, 1, &proven);
             } else {
-                v = child_value(c, child, me, cd, alpha, alpha + 1, 1);
+                v = child_value(c, child, me, cd, alpha, alpha + 1, 1, &proven);
                 if (!c->stopped && v > alpha)
-                    v = child_value(c, child, me, cd, alpha, INF, 1);
+                    v = child_value(c, child, me, cd, alpha, INF, 1, &proven);
             }
             if (c->stopped)
                 break;
-            bool proven = c->horizon == horizon || (c->adjust && (v >= WIN_MIN || v <= -WIN_MIN) &&
-                                                    (results || k == 0 || v > alpha));
             if (results || k == 0 || v > alpha) {
                 item[i].value = v;
                 item[i].proven = proven;
