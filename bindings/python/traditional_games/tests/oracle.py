@@ -20,6 +20,7 @@ _DECL = {
     "tg_state_new": (c_int, [c_void_p, _pp]),
     "tg_state_free": (None, [c_void_p]),
     "tg_state_apply": (c_int, [c_void_p, c_uint32]),
+    "tg_state_from_string": (c_int, [c_void_p, c_char_p, _pp]),
     "tg_state_story": (c_int, [c_void_p, c_size_t, POINTER(c_uint32), c_size_t, _sizep]),
     "tg_state_end_reason": (c_int, [c_void_p]),
     "tg_end_reason_name": (c_char_p, [c_int]),
@@ -57,6 +58,18 @@ class CGame:
         _lib.tg_rules_free(rules)
         for m in moves:
             assert _lib.tg_state_apply(self.ptr, m) == 0
+
+    @classmethod
+    def from_string(cls, spec: str, text: str) -> CGame:
+        """A state of the library's own read from a position string."""
+        self = cls.__new__(cls)
+        rules = c_void_p()
+        assert _lib.tg_rules_new(spec.encode(), byref(rules)) == 0
+        self.ptr = c_void_p()
+        status = _lib.tg_state_from_string(rules, text.encode(), byref(self.ptr))
+        _lib.tg_rules_free(rules)
+        assert status == 0
+        return self
 
     def close(self) -> None:
         _lib.tg_state_free(self.ptr)

@@ -4,6 +4,7 @@ run (tests/oracle.py), the analysis's own shape, and Ctrl-C stopping any search.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import threading
 import time
@@ -12,7 +13,7 @@ from typing import List, Tuple
 
 import traditional_games as tg
 
-from . import oracle
+from . import oracle, search_tuples
 from .helpers import all_specs
 from .test_interrupts import MARGIN, ReportsLatency, SigintAfter
 
@@ -185,18 +186,28 @@ class TestCtrlC(ReportsLatency):
 
 @unittest.skipUnless(HAS_ENGINE, "the loaded library has no tg_search (before 0.4)")
 class TestReferenceMoves(unittest.TestCase):
-    """The deterministic reference tuples of the engine's contract, where it lists them
-    (/work/spec/engine-api.md is not part of an installed package: a source checkout's
-    docs/bots.md or the C test carry the same)."""
+    """search:nodes=N and search:depth=N give the moves of the engine's C test, on every run
+    and platform, as the native library does."""
 
-    def test_nodes_searches_are_deterministic(self) -> None:
-        for spec in all_specs():
-            with self.subTest(spec=spec), tg.State(spec) as s:
-                if s.is_chance:
-                    s.apply(s.chance_outcomes()[0][0])
-                first = s.bot_choose("search:nodes=5000", 1)
-                self.assertEqual(s.bot_choose("search:nodes=5000", 2), first)
-                self.assertTrue(re.match(r".", s.move_to_string(first)))
+    def test_the_c_tests_table(self) -> None:
+        for rules, text, spec, move in search_tuples.TUPLES:
+            with self.subTest(text=text, spec=spec), tg.State.from_string(rules, text) as s:
+                rng = tg.Rng(5)
+                m = s.bot_choose(spec, rng)
+                self.assertEqual(s.move_to_string(m), move)
+                self.assertEqual(rng.state, 5)  # a search draws nothing at a decision
+                # And the native library's answer, in this run, for the same position.
+                with oracle.CGame.from_string(rules, text) as c:
+                    self.assertEqual(c.bot_with_rng(spec, 5), (m, 5))
+
+    def test_the_copy_is_the_c_tests_table(self) -> None:
+        top = os.path.join(os.path.dirname(os.path.abspath(__file__)), *[os.pardir] * 4)
+        inc = os.path.join(top, "tests", "search_tuples.inc")
+        if not os.path.exists(inc):
+            self.skipTest("not in a source checkout: no C test table to compare with")
+        with open(inc, encoding="utf-8") as f:
+            table = re.findall(r'\{"([^"]*)",\s*"([^"]*)",\s*"([^"]*)",\s*"([^"]*)"\}', f.read())
+        self.assertEqual(table, search_tuples.TUPLES)
 
 
 if __name__ == "__main__":
