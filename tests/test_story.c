@@ -499,6 +499,24 @@ static void test_endless_bounded(void **unused)
         expect_same_tally(&before, &after, long_endless[i][0]);
         tg_state_free(s);
     }
+    /* Every move of a Hus position of long relays on the widest board. */
+    tg_state *s = tu_from_text("hus:width=16,quiet=100 4,1,6,1,6,0,6,2,1,4,1,0,1,8,1,6/"
+                               "10,2,1,0,2,1,0,3,0,1,0,3,2,6,7,3/0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0/"
+                               "0,0,0,0,0,0,0,0,0,2,0,2,1,0,1,0 1 7,89 quiet=3");
+    tg_move moves[64];
+    size_t k = tu_moves(s, moves, 64);
+    for (size_t j = 0; j < k; j++) {
+        struct tally before, after;
+        tally_of(s, &before);
+        TU_OK(tg_state_apply(s, moves[j]));
+        struct story st = {buf, 0};
+        story_of(s, 0, &st);
+        apply_story(&before, &st);
+        tally_of(s, &after);
+        expect_same_tally(&before, &after, "hus width 16");
+        TU_OK(tg_state_undo(s));
+    }
+    tg_state_free(s);
     free(buf);
 }
 
