@@ -264,8 +264,8 @@ static size_t count_kind(const uint32_t *buf, size_t n, uint32_t kind)
     return k;
 }
 
-/* rules/halusa.md example 3: a1 (1) sows b1 making 2, captured, and a1's... the chain goes
- * back through b1 and... as the page says: 2 + ... = 6. */
+/* rules/halusa.md example 3: a1 (2) sows b1 (now 2) and c1 (now 4); c1 is even and taken, then
+ * backwards b1 (2); the emptied a1 stops the chain: 32 + 6. */
 static void test_halusa_chain(void **unused)
 {
     (void)unused;
@@ -281,34 +281,30 @@ static void test_halusa_chain(void **unused)
     tg_state_free(s);
 }
 
-/* rules/walak-pussa.md example 1: a1 from the start, seven laps and a capture of 6. */
+/* rules/walak-pussa.md example 1: a1 from the start. Seven laps, each started by lifting the
+ * hole after the last counter (f1, d2, b1, g2, a2, f1 again), then across the empty g2 the six
+ * counters of f2 are taken. Cells: a1..g1 are 0..6, a2..g2 are 7..13. */
 static void test_walak_pussa_opening(void **unused)
 {
     (void)unused;
     tg_state *s = tu_new("walak-pussa");
     tu_play(s, "a1");
-    uint32_t buf[128 * TG_EVENT_FIELDS];
-    size_t n = 0;
-    TU_OK(tg_state_story(s, 0, buf, 128, &n));
-    assert_int_equal(count_kind(buf, n, TG_EVENT_LIFT), 7);
-    assert_int_equal(buf[0], TG_EVENT_LIFT);
-    assert_int_equal(buf[1], 0);
-    assert_int_equal(buf[2], 4);
-    assert_int_equal(count_kind(buf, n, TG_EVENT_CAPTURE), 1);
-    const uint32_t *cap = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (buf[i * TG_EVENT_FIELDS] == TG_EVENT_CAPTURE)
-            cap = buf + i * TG_EVENT_FIELDS;
-    assert_non_null(cap);
-    assert_int_equal(cap[2], 6);
-    assert_int_equal(cap[3], 0);
-    /* Every drop of every lap is written, and they add up with the lifts. */
-    size_t drops = count_kind(buf, n, TG_EVENT_DROP), lifted = 0;
-    for (size_t i = 0; i < n; i++)
-        if (buf[i * TG_EVENT_FIELDS] == TG_EVENT_LIFT)
-            lifted += buf[i * TG_EVENT_FIELDS + 2];
-    assert_int_equal(drops, lifted);
-    assert_int_equal(buf[(n - 1) * TG_EVENT_FIELDS], TG_EVENT_TURN);
+    const struct ev want[] = {
+        {TG_EVENT_LIFT, 0, 4, 0},   {TG_EVENT_DROP, 1, 1, 0},  {TG_EVENT_DROP, 2, 1, 0},
+        {TG_EVENT_DROP, 3, 1, 0},   {TG_EVENT_DROP, 4, 1, 0},  {TG_EVENT_LIFT, 5, 4, 0},
+        {TG_EVENT_DROP, 6, 1, 0},   {TG_EVENT_DROP, 13, 1, 0}, {TG_EVENT_DROP, 12, 1, 0},
+        {TG_EVENT_DROP, 11, 1, 0},  {TG_EVENT_LIFT, 10, 4, 0}, {TG_EVENT_DROP, 9, 1, 0},
+        {TG_EVENT_DROP, 8, 1, 0},   {TG_EVENT_DROP, 7, 1, 0},  {TG_EVENT_DROP, 0, 1, 0},
+        {TG_EVENT_LIFT, 1, 5, 0},   {TG_EVENT_DROP, 2, 1, 0},  {TG_EVENT_DROP, 3, 1, 0},
+        {TG_EVENT_DROP, 4, 1, 0},   {TG_EVENT_DROP, 5, 1, 0},  {TG_EVENT_DROP, 6, 1, 0},
+        {TG_EVENT_LIFT, 13, 5, 0},  {TG_EVENT_DROP, 12, 1, 0}, {TG_EVENT_DROP, 11, 1, 0},
+        {TG_EVENT_DROP, 10, 1, 0},  {TG_EVENT_DROP, 9, 1, 0},  {TG_EVENT_DROP, 8, 1, 0},
+        {TG_EVENT_LIFT, 7, 5, 0},   {TG_EVENT_DROP, 0, 1, 0},  {TG_EVENT_DROP, 1, 1, 0},
+        {TG_EVENT_DROP, 2, 1, 0},   {TG_EVENT_DROP, 3, 1, 0},  {TG_EVENT_DROP, 4, 1, 0},
+        {TG_EVENT_LIFT, 5, 1, 0},   {TG_EVENT_DROP, 6, 1, 0},  {TG_EVENT_CAPTURE, 12, 6, 0},
+        {TG_EVENT_TURN, NA, NA, 1},
+    };
+    expect_story(s, 0, want, sizeof want / sizeof want[0]);
     tg_state_free(s);
 }
 
@@ -503,6 +499,24 @@ static void test_endless_bounded(void **unused)
         expect_same_tally(&before, &after, long_endless[i][0]);
         tg_state_free(s);
     }
+    /* Every move of a Hus position of long relays on the widest board. */
+    tg_state *s = tu_from_text("hus:width=16,quiet=100 4,1,6,1,6,0,6,2,1,4,1,0,1,8,1,6/"
+                               "10,2,1,0,2,1,0,3,0,1,0,3,2,6,7,3/0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0/"
+                               "0,0,0,0,0,0,0,0,0,2,0,2,1,0,1,0 1 7,89 quiet=3");
+    tg_move moves[64];
+    size_t k = tu_moves(s, moves, 64);
+    for (size_t j = 0; j < k; j++) {
+        struct tally before, after;
+        tally_of(s, &before);
+        TU_OK(tg_state_apply(s, moves[j]));
+        struct story st = {buf, 0};
+        story_of(s, 0, &st);
+        apply_story(&before, &st);
+        tally_of(s, &after);
+        expect_same_tally(&before, &after, "hus width 16");
+        TU_OK(tg_state_undo(s));
+    }
+    tg_state_free(s);
     free(buf);
 }
 
@@ -521,7 +535,7 @@ static size_t laps_written(const uint32_t *buf, size_t n)
     return laps;
 }
 
-/* A move of up to 100 laps is written whole, one of 101 elides one lap. */
+/* A move of up to 100 laps is written whole; one of 101 elides one lap. */
 static void test_hundred_laps_whole(void **unused)
 {
     (void)unused;
@@ -537,6 +551,26 @@ static void test_hundred_laps_whole(void **unused)
     assert_int_equal(count_kind(buf, n, TG_EVENT_ELISION), 0);
     assert_int_equal(count_kind(buf, n, TG_EVENT_ENDLESS), 0);
     tg_state_free(s);
+    /* A finite Hus move of exactly 100 laps (found the same way): whole, with no limit and
+     * under laps=100; under laps=99 it is endless, and whole too. */
+    static const char *const hundred[] = {
+        "hus:width=8,laps=0,quiet=100 3,0,3,4,1,1,1,1/0,2,0,2,2,0,4,0/4,1,0,0,0,1,2,3/"
+        "0,3,1,2,2,1,2,2 0 24,24 quiet=0",
+        "hus:width=8,laps=100,quiet=100 3,0,3,4,1,1,1,1/0,2,0,2,2,0,4,0/4,1,0,0,0,1,2,3/"
+        "0,3,1,2,2,1,2,2 0 24,24 quiet=0",
+        "hus:width=8,laps=99,quiet=100 3,0,3,4,1,1,1,1/0,2,0,2,2,0,4,0/4,1,0,0,0,1,2,3/"
+        "0,3,1,2,2,1,2,2 0 24,24 quiet=0",
+    };
+    for (int i = 0; i < 3; i++) {
+        s = tu_from_text(hundred[i]);
+        tu_play(s, "a2");
+        TU_OK(tg_state_story(s, 0, buf, MAX_EVENTS, &n));
+        assert_int_equal(count_kind(buf, n, TG_EVENT_ELISION), 0);
+        assert_int_equal(laps_written(buf, n), i < 2 ? 100 : 99);
+        assert_int_equal(count_kind(buf, n, TG_EVENT_ENDLESS), i < 2 ? 0 : 1);
+        assert_int_equal(tg_state_end_reason(s), i < 2 ? TG_END_NONE : TG_END_ENDLESS);
+        tg_state_free(s);
+    }
     /* A cycle judged at a limit of 100 laps, then of 101. */
     const char *text = long_endless[0][0];
     size_t id = strcspn(text, " ");

@@ -58,7 +58,8 @@ static inline unsigned tg__ring_prev(const struct tg_ring *ring, unsigned at)
     return at == 0u ? ring->len - 1u : at - 1u;
 }
 
-/* Sows `n` counters one by one into the holes after ring position `from`, round and round:
+/* Sows `n` counters one by one into the holes after ring position `from`, round and round (with a
+ * story sink, counter by counter with a DROP each; NULL takes whole laps at once):
  * laps of a full ring or more feed the origin too. Returns the ring position of the hole that
  * received the last counter (`from` itself when n is a multiple of the ring length; n > 0). */
 static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, unsigned from,
@@ -103,7 +104,9 @@ static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, u
  * is a board array of at least TG__SOWN_BOARD_MAX bytes, which is what the saved states copy
  * and compare: a fixed size the compiler turns into a few vector moves, where the board's own
  * size was a library call (bytes past the board are never sown, so comparing them changes
- * nothing). Inline, so that each game's call gets its rule inlined into the lap loop. */
+ * nothing). Inline, so that each game's call gets its rule inlined into the lap loop. `story`:
+ * NULL, or the sink the laps are told to (tg__ring_sow(); the rule gets it too, and the laps
+ * sown are reported to it). */
 static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct tg_lap lap,
                              uint32_t lap_limit, tg__relay_rule rule, void *ctx, unsigned *last,
                              uint64_t *sown, struct tg__story *story)
