@@ -1041,7 +1041,7 @@ TG_API tg_status tg_state_from_record(const char *text, tg_state **out);
  * must not be modified during the call. Different handles are independent.
  *
  * @par Time
- * `time=` limits read a monotonic clock (CLOCK_MONOTONIC), about every 1024 positions.
+ * `time=` limits read a monotonic clock (CLOCK_MONOTONIC), every 256 positions.
  * The WebAssembly build takes the clock from its one import,
  * `wasi_snapshot_preview1.clock_time_get`, which the JavaScript loader provides; if that
  * clock reports an error, the running search stops as if tg_search_stop() had been called.

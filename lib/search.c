@@ -17,7 +17,7 @@
 #define WIN_MIN (WIN - 1000) /* a value beyond this is a result, won or lost */
 #define EVAL_MAX (WIN_MIN - 1)
 #define NO_MOVE 0xFFFFFFFFu
-#define CLOCK_EVERY 1024u /* positions between two reads of the clock */
+#define CLOCK_EVERY 256u /* positions between two reads of the clock */
 
 enum { TT_UPPER = 1, TT_LOWER = 2, TT_EXACT = 3, TT_BOUND = 3, TT_PROVEN = 4 };
 
@@ -55,7 +55,7 @@ tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb)
 {
     memset(e, 0, sizeof *e);
     size_t entries = ((size_t)tt_mb << 20) / sizeof(struct tg__tt_entry);
-    e->tt = tg__realloc(NULL, entries * sizeof *e->tt);
+    e->tt = tg__calloc(entries * sizeof *e->tt);
     if (!e->tt)
         return TG_ERR_NO_MEMORY;
     e->tt_entries = entries;
@@ -429,7 +429,10 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
     tg_status st = frames_reserve(e, cfg->max_moves > 0 ? cfg->max_moves : 1);
     if (st != TG_OK)
         return st;
-    memset(e->tt, 0, e->tt_entries * sizeof *e->tt);
+    /* Every search starts from an empty table, so that no result depends on an earlier one. */
+    if (e->tt_used)
+        memset(e->tt, 0, e->tt_entries * sizeof *e->tt);
+    e->tt_used = true;
     struct ctx *c = tg__realloc(NULL, sizeof *c);
     if (!c)
         return TG_ERR_NO_MEMORY;
