@@ -9,6 +9,7 @@
  * string of the largest board fit with room to spare. */
 #define VALUE_MAX 2048
 #define MOVE_TOKEN_MAX 64
+#define HISTORY_AT_ONCE 4096
 
 static const char *const reserved_tags[] = {"Rules", "Start", "Result", "Termination"};
 
@@ -395,9 +396,12 @@ tg_status tg_state_from_record(const char *text, tg_state **out)
         pos.winner = TG_NO_WINNER_YET;
         rules.cfg.game->init(&rules.cfg, &pos);
     }
-    /* The history is allocated once, for every move the text has. */
+    /* The history is allocated once for every move the text has, up to a bound: past it the
+     * history grows as the moves prove legal, so that a text of a million bogus moves costs no
+     * more memory than its first illegal one allows. */
     tg_state *s;
-    tg_status st = tg__state_make(&rules, &pos, (size_t)moves, &s);
+    size_t cap = (size_t)moves < HISTORY_AT_ONCE ? (size_t)moves : HISTORY_AT_ONCE;
+    tg_status st = tg__state_make(&rules, &pos, cap, &s);
     if (st != TG_OK)
         return st;
     st = replay(s, moves_text);

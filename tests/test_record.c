@@ -83,6 +83,19 @@ static void round_trip(const tg_state *s, const char *tags)
     free(text);
 }
 
+/* A game longer than the history the reader allocates at once (4096 moves). */
+static void test_long_game(void **unused)
+{
+    (void)unused;
+    tg_state *s = tu_new("halusa:quiet=0");
+    uint64_t rng = 5;
+    for (int ply = 0; ply < 6000 && !tg_state_is_terminal(s); ply++)
+        TU_OK(tg_state_apply_random(s, &rng));
+    assert_true(tg_state_ply(s) > 4096);
+    round_trip(s, NULL);
+    tg_state_free(s);
+}
+
 static void test_round_trip(void **unused)
 {
     (void)unused;
@@ -296,6 +309,17 @@ static void test_reader(void **unused)
     free(text);
     tg_state_free(g);
 
+    /* A million moves, the second already illegal: refused without a history for them all. */
+    size_t many = 1000000;
+    char *bogus = malloc(many * 3 + 64);
+    assert_non_null(bogus);
+    int at = snprintf(bogus, 64, HUS "1.");
+    for (size_t i = 0; i < many; i++)
+        memcpy(bogus + at + 3 * i, " a1", 3);
+    strcpy(bogus + at + 3 * many, " *");
+    expect_read_fails(TG_ERR_ILLEGAL_MOVE, bogus);
+    free(bogus);
+
     /* A 1 MB line: one long comment, then one long unknown tag value. */
     size_t big = 1u << 20;
     char *huge = malloc(big + 64);
@@ -325,9 +349,8 @@ static void test_reader(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_text),
-        cmocka_unit_test(test_writer_arguments),
-        cmocka_unit_test(test_reader),
+        cmocka_unit_test(test_exact_text), cmocka_unit_test(test_writer_arguments),
+        cmocka_unit_test(test_reader),     cmocka_unit_test(test_long_game),
         cmocka_unit_test(test_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -516,8 +516,8 @@ static int end_reason(const struct tg_config *cfg, const struct tg_pos *pos)
 /* The board changed, or the turn is about to: end the game if it is over, otherwise carry on
  * with the same player while a stored throw can be spent, else hand the turn over (unused
  * throws are lost). */
-static void settle(const struct tg_config *cfg, struct tg_pos *pos, bool board_changed,
-                   struct tg__story *story)
+static TG__ALWAYS_INLINE void settle(const struct tg_config *cfg, struct tg_pos *pos,
+                                     bool board_changed, struct tg__story *story)
 {
     if (board_changed && play_has_ended(cfg, pos)) {
         clear_throws(pos);
