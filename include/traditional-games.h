@@ -1056,7 +1056,7 @@ typedef struct tg_search tg_search;
  *
  * For `search` specs this allocates the transposition table (`tt=` MB, default 8), which
  * every search on the handle clears first, so that results never depend on earlier
- * searches; move-ordering memory (about 160 bytes for each legal move of the largest move
+ * searches; move-ordering memory (about 170 bytes for each legal move of the largest move
  * list of the game, for each of 128 plies) is allocated at the first search of a game and
  * kept. `mcts` specs allocate their tree in each call, as tg_bot_choose() does.
  * @param bot_spec The spec, e.g. `"search:time=100"`.

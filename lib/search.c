@@ -37,7 +37,8 @@ struct ctx {
     struct tg__engine *e;
     const struct tg_config *cfg;
     struct tg__control *ctl;
-    bool adjust; /* results are nearer the larger: not where throws average them */
+    bool adjust;   /* results are nearer the larger: not where throws average them */
+    bool majority; /* more than half the counters in score is a won game (Halusa) */
     bool stopped;
     uint64_t nodes, node_limit;
     tg_move killer[MAX_PLY][2];
@@ -248,6 +249,21 @@ static int chance_value(struct ctx *c, const struct tg_pos *pos, int depth, int 
     return weights ? (int)(sum / weights) : 0;
 }
 
+/* The winner of a running Halusa game already decided by the scores, or -1. Scores there
+ * only grow (captures, and the counters taken at the end), so a player holding more than
+ * half of the counters has won, whatever is played; the relay games are left out because an
+ * endless move loses whatever the scores. */
+static int decided(const struct ctx *c, const struct tg_pos *pos)
+{
+    if (!c->majority)
+        return -1;
+    if (2 * (int)pos->score[0] > c->cfg->total)
+        return 0;
+    if (2 * (int)pos->score[1] > c->cfg->total)
+        return 1;
+    return -1;
+}
+
 /* Ordering keys: the table's move, then a move that wins at once, then the killers, then
  * the score the move gains for the mover. */
 static void order_keys(struct ctx *c, const struct tg_pos *pos, struct frame f, size_t n,
@@ -260,7 +276,7 @@ static void order_keys(struct ctx *c, const struct tg_pos *pos, struct frame f, 
         int32_t key;
         if (f.move[i] == tt_move)
             key = 1 << 30;
-        else if (child->phase == TG__OVER && child->winner == me)
+        else if ((child->phase == TG__OVER && child->winner == me) || decided(c, child) == me)
             key = 1 << 29;
         else {
             long gain = (long)child->score[me] - (long)child->score[1 - me] - before;
@@ -292,6 +308,11 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
     if (spent(c))
         return 0;
     int me = pos->side;
+    int winner = decided(c, pos);
+    if (winner >= 0) {
+        *proven = true;
+        return winner == me ? WIN - ply : -(WIN - ply);
+    }
     if (depth <= 0 || ply >= MAX_PLY - 1)
         return evaluate(c, pos, me);
     uint64_t key = tg__pos_hash(c->cfg, pos);
@@ -441,6 +462,7 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
     c->cfg = cfg;
     c->ctl = ctl;
     c->adjust = cfg->game->chance == NULL;
+    c->majority = cfg->game == &tg__halusa;
     c->node_limit = b->nodes;
     for (int p = 0; p < MAX_PLY; p++)
         c->killer[p][0] = c->killer[p][1] = NO_MOVE;
