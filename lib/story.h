@@ -72,6 +72,28 @@ static inline void tg__end(struct tg__story *story, struct tg_pos *pos, int winn
         tg__finish(pos, winner);
 }
 
+/* The same for an endless move (tg__story_endless()). */
+static inline void tg__end_endless(struct tg__story *story, struct tg_pos *pos, int winner)
+{
+    if (story)
+        tg__story_endless(story, pos, winner);
+    else
+        tg__finish(pos, winner);
+}
+
+/* A game's tg_game.apply and tg_game.apply_story: its one apply body `play` (TG__ALWAYS_INLINE,
+ * with a story parameter) inlined into each, with a constant NULL into the first. */
+#define TG__APPLY_FUNCTIONS(apply, apply_story, play)                                              \
+    static uint64_t apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)              \
+    {                                                                                              \
+        return play(cfg, pos, m, NULL);                                                            \
+    }                                                                                              \
+    static uint64_t apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,        \
+                                struct tg__story *story)                                           \
+    {                                                                                              \
+        return play(cfg, pos, m, story);                                                           \
+    }
+
 /* Plays a move with the common rules around it, as tg__play() does, with its story. */
 uint64_t tg__play_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
                         struct tg__story *story);

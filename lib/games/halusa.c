@@ -125,16 +125,7 @@ static TG__ALWAYS_INLINE uint64_t halusa_play(const struct tg_config *cfg, struc
     return (taken ? TG__CAPTURED : 0u) | TG__SOWN(n);
 }
 
-static uint64_t halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
-{
-    return halusa_play(cfg, pos, m, NULL);
-}
-
-static uint64_t halusa_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
-                                   struct tg__story *story)
-{
-    return halusa_play(cfg, pos, m, story);
-}
+TG__APPLY_FUNCTIONS(halusa_apply, halusa_apply_story, halusa_play)
 
 static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {

@@ -145,10 +145,7 @@ static TG__ALWAYS_INLINE uint64_t hawalis_play(const struct tg_config *cfg, stru
     if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hawalis_next_lap, NULL, &last, &sown,
                    story)) {
         memcpy(pos->cell, before, sizeof before);
-        if (story)
-            tg__story_endless(story, pos, 1 - me);
-        else
-            tg__finish(pos, 1 - me);
+        tg__end_endless(story, pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
     }
     unsigned taken = capture(cfg, pos->cell, me, ring->hole[last], story);
@@ -159,16 +156,7 @@ static TG__ALWAYS_INLINE uint64_t hawalis_play(const struct tg_config *cfg, stru
     return (taken > 0 ? TG__CAPTURED : 0u) | TG__SOWN(sown);
 }
 
-static uint64_t hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
-{
-    return hawalis_play(cfg, pos, m, NULL);
-}
-
-static uint64_t hawalis_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
-                                    struct tg__story *story)
-{
-    return hawalis_play(cfg, pos, m, story);
-}
+TG__APPLY_FUNCTIONS(hawalis_apply, hawalis_apply_story, hawalis_play)
 
 static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {

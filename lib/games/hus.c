@@ -122,10 +122,7 @@ static TG__ALWAYS_INLINE uint64_t hus_play(const struct tg_config *cfg, struct t
     if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hus_next_lap, &turn, &last, &sown,
                    story)) {
         memcpy(pos->cell, before, sizeof before);
-        if (story)
-            tg__story_endless(story, pos, 1 - me);
-        else
-            tg__finish(pos, 1 - me);
+        tg__end_endless(story, pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
     }
     uint16_t old_score[2] = {pos->score[0], pos->score[1]};
@@ -142,16 +139,7 @@ static TG__ALWAYS_INLINE uint64_t hus_play(const struct tg_config *cfg, struct t
     return (turn.captured ? TG__CAPTURED : 0u) | TG__SOWN(sown);
 }
 
-static uint64_t hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
-{
-    return hus_play(cfg, pos, m, NULL);
-}
-
-static uint64_t hus_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
-                                struct tg__story *story)
-{
-    return hus_play(cfg, pos, m, story);
-}
+TG__APPLY_FUNCTIONS(hus_apply, hus_apply_story, hus_play)
 
 static void hus_quiet_end(const struct tg_config *cfg, struct tg_pos *pos, struct tg__story *story)
 {

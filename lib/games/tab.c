@@ -656,16 +656,7 @@ static TG__ALWAYS_INLINE uint64_t tab_play(const struct tg_config *cfg, struct t
     return apply_decision(cfg, pos, m, story);
 }
 
-static uint64_t tab_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
-{
-    return tab_play(cfg, pos, m, NULL);
-}
-
-static uint64_t tab_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
-                                struct tg__story *story)
-{
-    return tab_play(cfg, pos, m, story);
-}
+TG__APPLY_FUNCTIONS(tab_apply, tab_apply_story, tab_play)
 
 static int tab_count(const struct tg_config *cfg, const struct tg_pos *pos, int cell)
 {

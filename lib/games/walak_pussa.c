@@ -230,10 +230,7 @@ static TG__ALWAYS_INLINE uint64_t wp_play(const struct tg_config *cfg, struct tg
     if (!tg__relay(r, pos->cell, lap, cfg->lap_limit, relay_next_hole, NULL, &last, &sown, story)) {
         /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
         memcpy(pos->cell, before, sizeof before);
-        if (story)
-            tg__story_endless(story, pos, 1 - me);
-        else
-            tg__finish(pos, 1 - me);
+        tg__end_endless(story, pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
     }
     unsigned taken = capture_chain(r, pos->cell, last, me, story);
@@ -248,16 +245,7 @@ static TG__ALWAYS_INLINE uint64_t wp_play(const struct tg_config *cfg, struct tg
     return result | TG__SOWN(sown);
 }
 
-static uint64_t wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
-{
-    return wp_play(cfg, pos, m, NULL);
-}
-
-static uint64_t wp_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
-                               struct tg__story *story)
-{
-    return wp_play(cfg, pos, m, story);
-}
+TG__APPLY_FUNCTIONS(wp_apply, wp_apply_story, wp_play)
 
 static void wp_quiet_end(const struct tg_config *cfg, struct tg_pos *pos, struct tg__story *story)
 {
