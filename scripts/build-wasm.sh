@@ -44,8 +44,10 @@ archive="$build_dir/lib/libtraditional-games.a"
 # A reactor has no main: the host calls _initialize once, then any export. --whole-archive
 # keeps every object, and --export-dynamic exports exactly what the sources left visible:
 # the TG_API functions (everything else is built with -fvisibility=hidden).
+# bindings/js/wasm/sbrk.c replaces wasi-libc's sbrk: memory grows geometrically (see there).
 mkdir -p "$(dirname "$output")"
-clang --target=wasm32-wasi -mexec-model=reactor -O3 \
+clang --target=wasm32-wasi -mexec-model=reactor -O3 -std=c11 -Wall -Wextra -Wpedantic -Werror \
+  "$top/bindings/js/wasm/sbrk.c" \
   -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
   -Wl,--export-dynamic -Wl,--export=malloc -Wl,--export=free -Wl,--strip-all \
   ${link_extra[@]+"${link_extra[@]}"} -o "$output.tmp"
