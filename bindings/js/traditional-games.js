@@ -208,9 +208,17 @@ function specNulStatus(spec) {
 // ---------------------------------------------------------------------------------------------
 // Loading.
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+// The file's only contact with Node: its built-in modules fetched at run time through
+// process.getBuiltinModule (Node 20.16 and later), never imported, so that bundlers for the
+// browser find nothing to resolve. Elsewhere it is null and files are fetched.
+function nodeBuiltin(name) {
+  const getBuiltin = globalThis.process?.getBuiltinModule;
+  return typeof getBuiltin === 'function' ? getBuiltin(name) : null;
+}
 
 async function compileModule(source) {
+  // Written out in full so that bundlers (webpack, Vite, Parcel; esbuild with a .wasm loader
+  // when imported instead) see the asset and emit it beside the bundle.
   if (source === undefined) source = new URL('./traditional-games.wasm', import.meta.url);
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
@@ -225,8 +233,8 @@ async function compileModule(source) {
   } else if (typeof source === 'string') {
     if (/^[a-z][a-z0-9+.-]*:/i.test(source) && !/^[a-z]:[\\/]/i.test(source)) {
       url = new URL(source);
-    } else if (isNode) {
-      url = (await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:url')).pathToFileURL(source);
+    } else if (nodeBuiltin('node:url')) {
+      url = nodeBuiltin('node:url').pathToFileURL(source);
     } else {
       url = new URL(source, globalThis.location?.href);
     }
@@ -234,10 +242,10 @@ async function compileModule(source) {
     throw new TypeError(
       `load() takes bytes, a URL, a path, a Response or a WebAssembly.Module, not ${describe(source)}`);
   }
-  if (url.protocol === 'file:') {
+  const fs = url.protocol === 'file:' ? nodeBuiltin('node:fs') : null;
+  if (fs) {
     // Node's fetch() does not read files.
-    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
-    return WebAssembly.compile(await fs.readFile(url));
+    return WebAssembly.compile(await fs.promises.readFile(url));
   }
   return compileResponse(await fetch(url), url.href);
 }
