@@ -56,6 +56,50 @@ export declare const Status: Readonly<{
   TG_ERR_GAME_OVER: 9;
   TG_ERR_RULES_MISMATCH: 10;
 }>;
+/** The kinds of story event (tg_event_kind), by name: `EventKind['lift'] === 1`. */
+export declare const EventKind: Readonly<{
+  'lift': 1; 'drop': 2; 'capture': 3; 'resow': 4; 'score': 5; 'pass': 6; 'throw': 7;
+  'move-from': 8; 'step': 9; 'move-to': 10; 'unlock': 11; 'king': 12; 'split': 13; 'take': 14;
+  'throws-lost': 15; 'turn': 16; 'gather': 17; 'round-end': 18; 'fill': 19; 'dead': 20;
+  'round-start': 21; 'endless': 22; 'elision': 23; 'elided-sown': 24; 'set': 25; 'game-end': 26;
+}>;
+/** A story event's kind, as docs/stories.md and the header (TG_EVENT_*) describe it. */
+export type EventKindName = keyof typeof EventKind;
+
+/** Why a game ended (tg_end_reason), by token: `EndReason['quiet'] === 8`. */
+export declare const EndReason: Readonly<{
+  'none': 0; 'unknown': 1; 'no-move': 2; 'empty-row': 3; 'store-short': 4; 'all-captured': 5;
+  'all-across': 6; 'blocked': 7; 'quiet': 8; 'endless': 9;
+}>;
+/** An end reason's token (tg_end_reason_name): 'none' while the game runs. */
+export type EndReasonName = keyof typeof EndReason;
+
+/** A cell of the board. */
+export interface Cell {
+  /** The row, 0 (player 0's side) first. */
+  readonly row: number;
+  /** The column, 0 first. */
+  readonly col: number;
+}
+
+/** One event of a move's story (state.story()); null in a field the kind does not use. */
+export interface StoryEvent {
+  /** What happened. */
+  readonly kind: EventKindName;
+  /** Where, or null. */
+  readonly cell: Cell | null;
+  /** How many counters or pieces (a throw's value, laps, a round's number, a reason's value),
+   * or null. */
+  readonly count: number | null;
+  /** Who (the mover, the capturer, the winner), or null (also a drawn game's or round's end). */
+  readonly player: Player | null;
+  /** For 'game-end' only: the end reason, as state.endReason gives it. */
+  readonly reason?: EndReasonName;
+}
+
+/** Caller's tags of a record: `{ White: 'Ann' }` or `[['White', 'Ann'], ...]`, written in order. */
+export type RecordTags = Readonly<Record<string, string>> | ReadonlyArray<readonly [string, string]>;
+
 /** One of the values of Status. */
 export type StatusCode = (typeof Status)[keyof typeof Status];
 
@@ -300,6 +344,17 @@ export interface State {
 
   /** The position string: `SPEC BOARD TO_MOVE SCORE0,SCORE1[ FIELD=VALUE...]`. */
   toString(): string;
+  /** What move `index` of the history did (0 = the oldest move `history` lists), as events
+   * whose effects on the counts and scores lead from the position before to the one after.
+   * RangeError for an index past the history. */
+  story(index: number): StoryEvent[];
+  /** Why the game ended: 'none' while it runs; 'unknown' for a finished position whose
+   * ending cannot be told (read from a string, or after a playout). */
+  readonly endReason: EndReasonName;
+  /** The game as a record (docs/records.md): Rules, Start when needed, the caller's tags,
+   * Result, Termination, then every move of the history. InvalidArgument for a malformed tag
+   * name, a value with a line break, or one of the library's own four tags. */
+  toRecord(tags?: RecordTags | null): string;
   /** The position string (JSON.stringify(state)). */
   toJSON(): string;
   /** The board drawn for people (several lines; not for parsing). */
@@ -314,6 +369,10 @@ export interface StateConstructor {
   /** A state read from a position string, with ply 0 and no history; RulesMismatch if the
    * string names other rules, ParseError if it is malformed. */
   fromString(rules: Rules | string, text: string): State;
+  /** The state at the end of a game record, every move replayed and checked (its history
+   * holds them all). ParseError for text that is not a record, IllegalMove for a move not
+   * legal where it stands. */
+  fromRecord(text: string): State;
   /** The prototype of every State of this instance. */
   readonly prototype: State;
 }

@@ -44,6 +44,27 @@ export const Status = Object.freeze({
 
 const statusNames = Object.fromEntries(Object.entries(Status).map(([k, v]) => [v, k]));
 
+// tg_event_kind (story-api.h), value for value: the name of kind k is EVENT_NAMES[k - 1].
+const EVENT_NAMES = [
+  'lift', 'drop', 'capture', 'resow', 'score', 'pass', 'throw', 'move-from', 'step', 'move-to',
+  'unlock', 'king', 'split', 'take', 'throws-lost', 'turn', 'gather', 'round-end', 'fill', 'dead',
+  'round-start', 'endless', 'elision', 'elided-sown', 'set', 'game-end',
+];
+
+/** The story events' kinds, as `{ 'lift': 1, ... }` (TG_EVENT_LIFT = 1, ...). */
+export const EventKind = Object.freeze(Object.fromEntries(EVENT_NAMES.map((name, i) => [name, i + 1])));
+
+// tg_end_reason, value for value: the token of reason r is END_REASONS[r] (tg_end_reason_name).
+const END_REASONS = [
+  'none', 'unknown', 'no-move', 'empty-row', 'store-short', 'all-captured', 'all-across',
+  'blocked', 'quiet', 'endless',
+];
+
+/** The end reasons, as `{ 'none': 0, 'unknown': 1, ... }` (TG_END_NONE = 0, ...). */
+export const EndReason = Object.freeze(Object.fromEntries(END_REASONS.map((name, i) => [name, i])));
+
+const FIELD_NONE = 0xffffffff;
+
 // The major version these bindings were written for: a library of another major has another ABI.
 const SUPPORTED_MAJOR = 0;
 
@@ -274,6 +295,8 @@ const REQUIRED_EXPORTS = [
   'tg_move_to_string', 'tg_move_from_string', 'tg_state_to_string', 'tg_state_from_string',
   'tg_state_render', 'tg_state_hash', 'tg_state_equal', 'tg_state_playout',
   'tg_state_playout_stats', 'tg_perft', 'tg_bot_choose', 'tg_bot_check',
+  'tg_state_story', 'tg_state_end_reason', 'tg_end_reason_name', 'tg_state_record',
+  'tg_state_from_record',
 ];
 
 /**
@@ -669,6 +692,19 @@ function bind(wasm, liveStatesWarning) {
       });
     }
 
+    /**
+     * The state at the end of a game record (docs/records.md): its rules from the Rules tag,
+     * every move replayed and checked, so the history holds them all. ParseError for text that
+     * is not a record (or whose Result/Termination the moves do not lead to), IllegalMove for
+     * a move not legal where it stands.
+     */
+    static fromRecord(text) {
+      stringArg(text, 'a record');
+      const textPtr = inputText(text, Status.TG_ERR_PARSE, 'record');
+      check(wasm.tg_state_from_record(textPtr, scratch + OUT_PTR), 'record', text);
+      return new State(WRAP, { ptr: readU32(scratch + OUT_PTR), rules: null }, null);
+    }
+
     /** The C state, to read. */
     #handle() {
       const node = this.#ref?.node;
@@ -1024,6 +1060,81 @@ function bind(wasm, liveStatesWarning) {
     /** The position string: `SPEC BOARD TO_MOVE SCORE0,SCORE1[ FIELD=VALUE...]`. */
     toString() {
       return readText(wasm.tg_state_to_string, this.#handle(), 'toString');
+    }
+
+    // -- what happened -------------------------------------------------------------------------
+
+    /**
+     * What move `index` of the history did (0 = the oldest move `history` lists), as events:
+     * `{ kind, cell, count, player }`, kind a name of EventKind, cell `{ row, col }`, and null
+     * for a field the kind does not use. A 'game-end' event also has `reason` (an EndReason
+     * name, from its count). RangeError for an index past the history.
+     */
+    story(index) {
+      const handle = this.#handle();
+      check(wasm.tg_state_history(handle, 0, 0, scratch + OUT_SIZE), 'story');
+      integerArg(index, 'a history index', 0, readU32(scratch + OUT_SIZE) - 1);
+      check(wasm.tg_state_story(handle, index, 0, 0, scratch + OUT_SIZE), 'story');
+      const count = readU32(scratch + OUT_SIZE);
+      const ptr = reserve(outBuffer, 16 * Math.max(count, 1));
+      check(wasm.tg_state_story(handle, index, ptr, count, scratch + OUT_SIZE), 'story');
+      const v = heap();
+      const cols = this.#cols;
+      const events = new Array(count);
+      for (let i = 0; i < count; i++) {
+        const at = ptr + 16 * i;
+        const kind = v.getUint32(at, true);
+        const cell = v.getUint32(at + 4, true);
+        const n = v.getUint32(at + 8, true);
+        const player = v.getUint32(at + 12, true);
+        const event = {
+          kind: EVENT_NAMES[kind - 1] ?? `kind-${kind}`,
+          cell: cell === FIELD_NONE ? null : { row: Math.floor(cell / cols), col: cell % cols },
+          count: n === FIELD_NONE ? null : n,
+          player: player === FIELD_NONE ? null : player,
+        };
+        if (kind === EventKind['game-end']) event.reason = END_REASONS[n] ?? 'invalid';
+        events[i] = event;
+      }
+      return events;
+    }
+
+    /** Why the game ended, an EndReason name: 'none' while it runs; 'unknown' for a finished
+     * position whose ending cannot be told (read from a string, or after a playout). */
+    get endReason() {
+      return cString(wasm.tg_end_reason_name(wasm.tg_state_end_reason(this.#handle())));
+    }
+
+    /**
+     * The game as a record (docs/records.md): the Rules tag, Start when the game did not
+     * start from the initial position, the caller's tags, Result, Termination, then every
+     * move of the history. tags: an object `{ White: 'Ann' }` or an array of [name, value]
+     * pairs, in the order to write them; InvalidArgument for a malformed name, a value with a
+     * line break, or one of the library's own four tags.
+     */
+    toRecord(tags = null) {
+      const handle = this.#handle();
+      let tagText = 0;
+      if (tags !== null && tags !== undefined) {
+        const pairs = Array.isArray(tags) ? tags : (typeof tags === 'object' ? Object.entries(tags) : null);
+        if (pairs === null) throw new TypeError(`tags must be an object or an array of [name, value] pairs, not ${describe(tags)}`);
+        let text = '';
+        for (const pair of pairs) {
+          if (!Array.isArray(pair) || pair.length !== 2) {
+            throw new TypeError(`each tag must be a [name, value] pair, not ${describe(pair)}`);
+          }
+          const name = stringArg(pair[0], 'a tag name');
+          const value = stringArg(pair[1], `the value of tag ${quote(name)}`);
+          text += `[${name} "${value.replace(/[\\"]/g, '\\$&')}"]\n`;
+        }
+        tagText = inputText(text, Status.TG_ERR_INVALID_ARGUMENT, 'tags');
+      }
+      // The tags stay in the input buffer while the record is measured and written.
+      check(wasm.tg_state_record(handle, tagText, 0, 0, scratch + OUT_SIZE), 'toRecord');
+      const size = readU32(scratch + OUT_SIZE) + 1;
+      const ptr = reserve(outBuffer, size);
+      check(wasm.tg_state_record(handle, tagText, ptr, size, 0), 'toRecord');
+      return cString(ptr);
     }
 
     /** JSON.stringify(state) gives the position string (toString()). */

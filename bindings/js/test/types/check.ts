@@ -2,7 +2,8 @@
 // what is wrong must not (each @ts-expect-error fails the compile if its line has no error).
 import {
   load, Rng, TGError, IllegalMove, Status, MOVE_PASS, CHANCE,
-  TERMINAL, DRAW,
+  TERMINAL, DRAW, EventKind,
+  type StoryEvent, type EndReasonName, type EventKindName,
   type Move, type State, type Rules, type TraditionalGames, type GameInfo, type Player,
   type Turn, type Winner, type Decider, type WasmMemory,
 } from '../../traditional-games.js';
@@ -48,6 +49,21 @@ async function main(): Promise<void> {
   const bytes: number = memory.buffer.byteLength + tg.liveStates;
   const warned: TraditionalGames = await load(undefined, { liveStatesWarning: 10 });
   void [mine, decider, drawn, position, bytes, warned];
+  // Stories, end reasons and records.
+  const events: StoryEvent[] = state.story(0);
+  const kind: EventKindName | undefined = events[0]?.kind;
+  const where: number | undefined = events[0]?.cell?.row;
+  const reason: EndReasonName = state.endReason;
+  const record: string = state.toRecord({ White: 'Ann', Black: 'Bo' });
+  const again: string = state.toRecord([['Event', 'club']]);
+  const replayed: State = tg.State.fromRecord(record);
+  const liftCode: 1 = EventKind.lift;
+  void [kind, where, reason, again, replayed, liftCode];
+  // @ts-expect-error end reasons are tokens, not numbers
+  const badReason: number = state.endReason;
+  // @ts-expect-error tag values are strings
+  state.toRecord({ Round: 3 });
+  void badReason;
   const isChance: boolean = state.player === CHANCE;
   const cell: string = state.cellName(0, 0);
   const pass: number = MOVE_PASS;
