@@ -80,6 +80,34 @@ static inline uint32_t chunk_nonzero(const uint8_t *p)
 {
     return ~(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(load_chunk(p), _mm_setzero_si128()));
 }
+#elif defined(__wasm_simd128__)
+/* WebAssembly SIMD128 (clang -msimd128): the same three chunk operations as with SSE2, lane
+ * for lane (bitmask gathers the high bits as movemask does). */
+#include <wasm_simd128.h>
+#define TAB_CHUNK 16
+
+static inline v128_t load_chunk(const uint8_t *p)
+{
+    return wasm_v128_load(p);
+}
+
+static inline uint32_t chunk_units(const uint8_t *p, int player)
+{
+    v128_t x = load_chunk(p);
+    if (player)
+        return (uint32_t)wasm_i8x16_bitmask(x);
+    return (uint32_t)wasm_i8x16_bitmask(wasm_i8x16_gt(x, wasm_i8x16_splat(0)));
+}
+
+static inline uint32_t chunk_locked(const uint8_t *p)
+{
+    return (uint32_t)wasm_i8x16_bitmask(wasm_i16x8_shl(load_chunk(p), 1));
+}
+
+static inline uint32_t chunk_nonzero(const uint8_t *p)
+{
+    return ~(uint32_t)wasm_i8x16_bitmask(wasm_i8x16_eq(load_chunk(p), wasm_i8x16_splat(0)));
+}
 #elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define TAB_CHUNK 8 /* a word, each byte's verdict in its high bit (little-endian lanes) */
 

@@ -8,11 +8,21 @@
  *   game SPEC SEED BOT0 BOT1           tg_bot_choose() for each player (chance states: the
  *                                      player whose turn it is throws) and tg_state_apply()
  *   perft SPEC DEPTH                   tg_perft() from the start
+ *   told SPEC SEED BOT0 BOT1           `game`, then what the library tells of it: the story
+ *                                      of every move of the history (tg_state_story), the
+ *                                      end reason (tg_end_reason_name) and the record
+ *                                      (tg_state_record, tags White BOT0 and Black BOT1)
+ *   analyse SPEC SEED PLIES BOT        PLIES tg_state_apply_random() moves (fewer if the game
+ *                                      ends), then tg_search_analyse() with BOT
  *
  * and gets one line back: the final position string, its hash, the generator's state, the ply
- * and the moves made (for `random` and `game`), or the leaf count for `perft`. 64-bit values
+ * and the moves made (for `random` and `game`), the leaf count for `perft`, or for `told`
+ * `{"stories":[[kind,cell,count,player,...],...],"reason":"...","record":"..."}`, for
+ * `analyse` `{"text":"...","rng":"...","results":[{"move":M,"value":V,"proven":B,"line":"..."}]}`
+ * (values with 17 significant digits: read back, the same doubles). 64-bit values
  * are written in decimal, as strings, so JavaScript reads them exactly. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +67,62 @@ static void print_result(const tg_state *state, uint64_t rng, const tg_move *mov
             printf("%s%" PRIu32, i ? "," : "", moves[i]);
         printf("]");
     }
+    printf("}\n");
+}
+
+/* A JSON string: the record holds quotes (tag values) and line breaks. */
+static void print_json_string(const char *text)
+{
+    putchar('"');
+    for (const char *p = text; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c == '\n')
+            printf("\\n");
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_told(const tg_state *state, const char *bot0, const char *bot1)
+{
+    size_t n = 0;
+    tg_state_history(state, NULL, 0, &n);
+    printf("{\"stories\":[");
+    for (size_t i = 0; i < n; i++) {
+        size_t count = 0;
+        tg_status st = tg_state_story(state, i, NULL, 0, &count);
+        if (st != TG_OK)
+            die("tg_state_story", st);
+        uint32_t *events = malloc((count ? count : 1) * TG_EVENT_FIELDS * sizeof *events);
+        if (!events)
+            die("malloc", TG_ERR_NO_MEMORY);
+        if ((st = tg_state_story(state, i, events, count, &count)) != TG_OK)
+            die("tg_state_story", st);
+        printf("%s[", i ? "," : "");
+        for (size_t k = 0; k < count * TG_EVENT_FIELDS; k++)
+            printf("%s%" PRIu32, k ? "," : "", events[k]);
+        printf("]");
+        free(events);
+    }
+    printf("],\"reason\":\"%s\",\"record\":", tg_end_reason_name(tg_state_end_reason(state)));
+    char tags[512];
+    snprintf(tags, sizeof tags, "[White \"%s\"]\n[Black \"%s\"]\n", bot0, bot1);
+    size_t len = 0;
+    tg_status st = tg_state_record(state, tags, NULL, 0, &len);
+    if (st != TG_OK)
+        die("tg_state_record", st);
+    char *record = malloc(len + 1);
+    if (!record)
+        die("malloc", TG_ERR_NO_MEMORY);
+    if ((st = tg_state_record(state, tags, record, len + 1, NULL)) != TG_OK)
+        die("tg_state_record", st);
+    print_json_string(record);
+    free(record);
     printf("}\n");
 }
 
@@ -106,7 +172,37 @@ static void play(char *kind, char *spec, char *rest)
             die("malloc", TG_ERR_NO_MEMORY);
         tg_state_history(state, log.moves, n, &log.n);
         print_result(state, rng, log.moves, log.n);
-    } else if (strcmp(kind, "game") == 0) {
+    } else if (strcmp(kind, "analyse") == 0) {
+        char *end = NULL;
+        unsigned long plies = strtoul(bots, &end, 10);
+        const char *bot = end + strspn(end, " ");
+        for (unsigned long i = 0; i < plies && !tg_state_is_terminal(state); i++) {
+            if ((st = tg_state_apply_random(state, &rng)) != TG_OK)
+                die("tg_state_apply_random", st);
+        }
+        tg_search *search = NULL;
+        if ((st = tg_search_new(bot, &search)) != TG_OK)
+            die("tg_search_new", st);
+        if ((st = tg_search_analyse(search, state, &rng)) != TG_OK)
+            die("tg_search_analyse", st);
+        char text[4096];
+        if ((st = tg_state_to_string(state, text, sizeof text, NULL)) != TG_OK)
+            die("tg_state_to_string", st);
+        printf("{\"text\":\"%s\",\"rng\":\"%" PRIu64 "\",\"results\":[", text, rng);
+        for (size_t i = 0; i < tg_search_result_count(search); i++) {
+            tg_move m;
+            double value;
+            bool proven;
+            char line[1024];
+            if ((st = tg_search_result(search, i, &m, &value, &proven)) != TG_OK ||
+                (st = tg_search_result_line(search, i, line, sizeof line, NULL)) != TG_OK)
+                die("tg_search_result", st);
+            printf("%s{\"move\":%" PRIu32 ",\"value\":%.17g,\"proven\":%s,\"line\":\"%s\"}",
+                   i ? "," : "", m, value, proven ? "true" : "false", line);
+        }
+        printf("]}\n");
+        tg_search_free(search);
+    } else if (strcmp(kind, "game") == 0 || strcmp(kind, "told") == 0) {
         char *bot[2];
         bot[0] = strtok(bots, " ");
         bot[1] = strtok(NULL, " ");
@@ -120,7 +216,10 @@ static void play(char *kind, char *spec, char *rest)
                 die("tg_state_apply", st);
             log_move(&log, m);
         }
-        print_result(state, rng, log.moves, log.n);
+        if (strcmp(kind, "told") == 0)
+            print_told(state, bot[0], bot[1]);
+        else
+            print_result(state, rng, log.moves, log.n);
     } else {
         die(kind, TG_ERR_PARSE);
     }
