@@ -1,5 +1,7 @@
-// Draws a board as SVG from a snapshot of the engine's answers (see snapshot() in app.js).
+// Draws a board as SVG from a snapshot of the engine's answers (see snapshot() in session.js).
 // Nothing here knows a rule: every count, owner, flag, name and legal move is the library's.
+
+import { t } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -78,11 +80,11 @@ function ownerName(view, player) {
 function describeHole(view) {
   return (cell, legal) => {
     const parts = [cell.name];
-    if (cell.flags & view.CELL_DEAD) parts.push('dead hole, out of play this round');
-    else parts.push(`${cell.count} ${cell.count === 1 ? 'counter' : 'counters'}`);
-    parts.push(`${ownerName(view, cell.owner)}'s hole`);
-    if (legal) parts.push(`legal move ${legal.map((m) => m.name).join(', ')}`);
-    if (view.lastCells.has(cell.index)) parts.push('last move');
+    if (cell.flags & view.CELL_DEAD) parts.push(t('cell.dead'));
+    else parts.push(t('cell.counters', cell.count));
+    parts.push(t('cell.hole-of', ownerName(view, cell.owner)));
+    if (legal) parts.push(t('cell.legal', legal.map((m) => m.name)));
+    if (view.lastCells.has(cell.index)) parts.push(t('cell.last'));
     return parts.join(', ');
   };
 }
@@ -147,12 +149,12 @@ function drawMancala(view, handlers) {
 function describePiece(view) {
   return (cell, legal) => {
     const parts = [cell.name];
-    if (cell.owner < 0) parts.push('empty');
-    else if (cell.flags & view.CELL_LOCKED) parts.push(`locked piece of ${ownerName(view, cell.owner)}`);
-    else if (cell.count === 1) parts.push(`piece of ${ownerName(view, cell.owner)}`);
-    else parts.push(`king of ${cell.count} pieces of ${ownerName(view, cell.owner)}`);
-    if (legal) parts.push(`moves ${legal.map((m) => m.name).join(', ')}`);
-    if (view.lastCells.has(cell.index)) parts.push('last move');
+    if (cell.owner < 0) parts.push(t('cell.empty'));
+    else if (cell.flags & view.CELL_LOCKED) parts.push(t('cell.locked', ownerName(view, cell.owner)));
+    else if (cell.count === 1) parts.push(t('cell.piece', ownerName(view, cell.owner)));
+    else parts.push(t('cell.king', cell.count, ownerName(view, cell.owner)));
+    if (legal) parts.push(t('cell.moves', legal.map((m) => m.name)));
+    if (view.lastCells.has(cell.index)) parts.push(t('cell.last'));
     return parts.join(', ');
   };
 }

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { startServer } from '../serve.js';
 
-const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../../bindings/js/', import.meta.url));
+const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
 const { load, TGError } = await import(join(packageDir, 'traditional-games.js'));
 const tg = await load();
 

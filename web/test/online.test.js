@@ -8,7 +8,7 @@
 // files and the package's two run-time files, as a deployment would lay them out.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import puppeteer from 'puppeteer-core';
 
 const serverBinary = process.env.TG_SERVER;
 if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
-const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../../bindings/js/', import.meta.url));
+const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
 let work;
@@ -70,7 +70,9 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'tg-online-'));
   const site = join(work, 'site');
   await mkdir(join(site, 'traditional-games'), { recursive: true });
-  for (const name of ['index.html', 'app.js', 'board.js', 'bot-worker.js', 'style.css']) {
+  // Every file of the app but its tests, benchmarks and development server.
+  for (const name of await readdir(appDir)) {
+    if (['test', 'bench', 'serve.js', '.gitignore'].includes(name)) continue;
     await symlink(join(appDir, name), join(site, name));
   }
   for (const name of ['traditional-games.js', 'traditional-games.wasm']) {
@@ -202,11 +204,15 @@ for (const spec of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
 }
 
 test('a flag falls: a short clock runs out for the seat that does not move', async () => {
-  const south = await openPage('?speed=fast&bot=random');
+  const south = await openPage('?speed=fast');
   const { id, opponent, watch } = await createMatch(south, 'halusa', '0.05+0');
   const north = await openPage(`${opponent}&speed=fast`);
   const watcher = await openPage(`${watch}&speed=fast`);
-  // South's bot opens, which starts the clocks; North never moves.
+  for (const page of [north, watcher]) await waitFor(page, () => document.body.dataset.connection === 'connected');
+  // South's first move starts the clocks, once every page is there (a loaded machine may take
+  // longer than the 3 s of the clock to open a page); North never moves.
+  await south.bringToFront(); // a click in a background tab never lands
+  await clickOnline(south, picker(3));
   await waitFor(north, () => document.body.dataset.phase === 'person');
   const before = await north.$eval('#clock-1', (n) => Number(n.dataset.ms));
   assert.ok(before > 0 && before <= 3000, `North's clock shows its time (${before} ms)`);

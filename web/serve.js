@@ -1,7 +1,7 @@
 // The development server of the web board: the app's own files at /, the npm package's
 // module and WebAssembly file at /traditional-games/, on 127.0.0.1 only.
 //
-//   node examples/web/serve.js [--port N] [--package DIR]
+//   node web/serve.js [--port N] [--package DIR]
 //
 // --port 0 (the default) takes any free port; the address is printed once the server
 // listens. --package is the package folder holding traditional-games.js and
@@ -13,7 +13,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const appDir = fileURLToPath(new URL('.', import.meta.url));
-const defaultPackageDir = fileURLToPath(new URL('../../bindings/js/', import.meta.url));
+const defaultPackageDir = fileURLToPath(new URL('../bindings/js/', import.meta.url));
 
 // Module scripts and workers are refused by browsers under any other JavaScript type.
 const contentTypes = {
@@ -28,7 +28,7 @@ const contentTypes = {
 // Only what a page needs: the package's loader and module, and the app without its tests
 // and its server.
 const packageFiles = new Set(['traditional-games.js', 'traditional-games.wasm']);
-const appPrivate = ['test/', 'node_modules/', 'serve.js'];
+const appPrivate = ['test/', 'node_modules/', 'bench/', 'serve.js'];
 
 function resolve(urlPath, packageDir) {
   const prefix = '/traditional-games/';

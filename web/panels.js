@@ -1,0 +1,364 @@
+// Everything around the board: the seat bars and clocks, the status line, the Tab sticks and
+// choice buttons, the move list, the game-over banner, the New game form built from the
+// library's catalogue. Each is redrawn from the session by render().
+import { DRAW, MOVE_PASS } from './traditional-games/traditional-games.js';
+import { drawBoard, drawSticks, markPreview } from './board.js';
+import { t } from './i18n.js';
+import {
+  S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
+} from './session.js';
+import { activateCell, hoverCell, playPerson } from './controller.js';
+
+export const SEATS = ['person', 'random', 'greedy', 'mcts:iterations=200', 'mcts:iterations=1000',
+  'mcts:iterations=5000', 'mcts:iterations=20000'];
+
+export const sideName = (player) => t(`side.${player}`);
+
+export function seatLabel(player) {
+  const { online, seats } = S;
+  if (online) {
+    const who = t(online.seat === player ? 'seat.you' : online.seat === null ? 'seat.player' : 'seat.opponent');
+    return seats[player] !== 'person' && seats[player] !== 'remote' ? t('seat.with-bot', who, seats[player]) : who;
+  }
+  return SEATS.includes(seats[player]) ? t(`seat.${seats[player]}`) : seats[player];
+}
+
+function renderSeatBar(bar, player) {
+  const { state, online } = S;
+  const fields = positionFields();
+  const match = specOption('rounds') === 'match';
+  bar.replaceChildren();
+  bar.classList.toggle('to-move', !state.isTerminal && state.turn === player);
+  const who = document.createElement('span');
+  who.textContent = t('bar.who', sideName(player), seatLabel(player));
+  const score = document.createElement('span');
+  score.className = 'score';
+  score.textContent = t(match ? 'bar.store' : 'bar.score', state.score(player));
+  if (match && fields.reserve) {
+    const reserve = document.createElement('span');
+    reserve.className = 'fields';
+    reserve.textContent = t('bar.reserve', fields.reserve.split(',')[player]);
+    score.appendChild(reserve);
+  }
+  score.setAttribute('data-score', state.score(player));
+  bar.append(who, score);
+  if (online?.clock) {
+    const clock = document.createElement('span');
+    clock.className = 'clock';
+    clock.id = `clock-${player}`;
+    bar.append(clock);
+    renderClock(player);
+  }
+}
+
+export function gameName(id) {
+  return S.tg.games().find((g) => g.id === id)?.name ?? id;
+}
+
+function statusText() {
+  const { state, online, seats, phase } = S;
+  const decision = lastDecision();
+  const last = decision ? t('status.played', sideName(decision.player), decision.text) : '';
+  if (state.isTerminal || online?.result) return `${last}${t('status.over')}`;
+  const who = sideName(state.turn);
+  if (online) {
+    if (state.isChance) return `${last}${t('status.server-throws', who)}`;
+    if (online.seat === state.player) return `${last}${t('status.your-turn', who)}`;
+    return `${last}${online.seat === null ? t('status.to-move', who) : t('status.waiting', who)}`;
+  }
+  const pause = phase === 'paused' ? t('status.paused') : '';
+  if (state.isChance) return `${last}${t('status.throws', who)}${pause}`;
+  return seats[state.player] === 'person' ? `${last}${t('status.to-move', who)}`
+    : `${last}${t('status.to-move-seat', who, seatLabel(state.player))}${pause}`;
+}
+
+function fieldsText() {
+  const fields = positionFields();
+  const parts = [];
+  if (fields.round) {
+    parts.push(t('fields.round', fields.round, sideName(Number(fields.starter))));
+    if (fields.dead && fields.dead !== '-') parts.push(t('fields.dead', fields.dead.split('+')));
+  }
+  if (fields.quiet !== undefined) {
+    const limit = specOption('quiet');
+    parts.push(limit === '0' ? t('fields.quiet-unlimited', fields.quiet) : t('fields.quiet', fields.quiet, limit));
+  }
+  return parts.join('; ');
+}
+
+export function sticksWhite(value) {
+  // A throw is the number of white sides up, and 6 when none is (docs/tab.md).
+  return value === 6 ? 0 : value;
+}
+
+function renderTabPanel() {
+  const { state, lastThrow, phase } = S;
+  const panel = $('tab-panel');
+  panel.hidden = state.gameId !== 'tab';
+  if (panel.hidden) return;
+  if (phase !== 'throw') drawSticks($('sticks'), lastThrow === null ? null : sticksWhite(lastThrow));
+  $('sticks').setAttribute('aria-label', lastThrow === null ? t('sticks.none') : t('sticks.last', lastThrow));
+  const throws = positionFields().throws;
+  const stored = !throws || throws === '-' ? [] : throws.split(',');
+  $('throws-text').textContent = state.isTerminal ? '' : t('sticks.to-spend', sideName(state.turn), stored);
+  renderChoices();
+}
+
+export function renderChoices() {
+  const { state, selectedCell } = S;
+  const box = $('choices');
+  box.replaceChildren();
+  if (!personToDecide()) return;
+  const legal = state.legalMoves();
+  let options = [];
+  if (selectedCell !== null) options = legal.filter((m) => m !== MOVE_PASS && originCell(m) === selectedCell);
+  if (legal.includes(MOVE_PASS)) options.push(MOVE_PASS);
+  for (const move of options) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'choice';
+    const name = state.moveToString(move);
+    button.textContent = move === MOVE_PASS ? t('choice.pass') : choiceLabel(name);
+    button.setAttribute('data-move', name);
+    button.setAttribute('aria-label', t('choice.play', name));
+    button.addEventListener('click', () => playPerson(move));
+    button.addEventListener('mouseenter', () => previewMove(move));
+    button.addEventListener('focus', () => previewMove(move));
+    button.addEventListener('mouseleave', () => previewMove(null));
+    button.addEventListener('blur', () => previewMove(null));
+    box.appendChild(button);
+  }
+}
+
+function choiceLabel(name) {
+  // e2+3 moves the whole unit; e2+3x2 moves 2 pieces of a king (docs/notation.md).
+  const split = name.match(/^([a-z]+[0-9]+)\+([0-9]+)x([0-9]+)$/);
+  if (split) return t('choice.split', split[2], split[3], name);
+  const whole = name.match(/^([a-z]+[0-9]+)\+([0-9]+)$/);
+  return whole ? t('choice.whole', whole[2], name) : name;
+}
+
+// Which cells a move would change: the engine plays it on a copy.
+export function previewMove(move) {
+  const cells = new Set();
+  if (move !== null && move !== MOVE_PASS) {
+    const scratch = S.state.clone();
+    try {
+      const before = boardSignature(scratch).cells;
+      scratch.apply(move);
+      boardSignature(scratch).cells.forEach((cell, index) => {
+        if (cell !== before[index] && index !== originCell(move)) cells.add(index);
+      });
+    } finally {
+      scratch.free();
+    }
+  }
+  markPreview($('board'), cells);
+}
+
+function renderMoveList() {
+  // Only the end of the list changes from one render to the next: a long Tab game has
+  // hundreds of entries.
+  const { log } = S;
+  const list = $('move-list');
+  const items = list.children;
+  let same = 0;
+  while (same < items.length && same < log.length && items[same].getAttribute('data-key') === log[same].key) same++;
+  while (items.length > same) items[items.length - 1].remove();
+  for (const entry of log.slice(same)) {
+    const item = document.createElement('li');
+    item.textContent = `${t(`side.short.${entry.player}`)} ${entry.text}`;
+    item.setAttribute('data-move', entry.text);
+    item.setAttribute('data-key', entry.key);
+    list.appendChild(item);
+  }
+  list.querySelector('.current')?.classList.remove('current');
+  list.lastElementChild?.classList.add('current');
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderBanner() {
+  const { state, online } = S;
+  const banner = $('banner');
+  const ended = online?.result && !state.isTerminal ? online.result : null;
+  banner.hidden = !state.isTerminal && !ended;
+  if (ended) {
+    const winner = Number(ended.winner);
+    $('banner-title').textContent = t('banner.wins', sideName(winner));
+    $('banner-reason').textContent = t(ended.by === 'time' ? 'banner.time' : 'banner.resigned', sideName(1 - winner));
+    banner.setAttribute('data-by', ended.by);
+    return;
+  }
+  banner.removeAttribute('data-by');
+  if (!state.isTerminal) return;
+  const [s0, s1] = state.scores;
+  $('banner-title').textContent = state.winner === DRAW ? t('banner.draw', s0, s1)
+    : t('banner.wins-score', sideName(state.winner), state.score(state.winner), state.score(1 - state.winner));
+  $('banner-reason').textContent = describeEnding();
+}
+
+function pieceCount(player) {
+  const { state } = S;
+  let pieces = 0;
+  for (let row = 0; row < state.rows; row++) {
+    for (let col = 0; col < state.cols; col++) if (state.owner(row, col) === player) pieces += state.count(row, col);
+  }
+  return pieces;
+}
+
+// The library reports who won, not why; the reason is read off what it does report: a last
+// move that left everything as it was (only an endless move does), the quiet count at its
+// limit, a side without pieces, a store too small for another round.
+function describeEnding() {
+  const { state } = S;
+  const decision = lastDecision();
+  const loser = state.winner === DRAW ? null : 1 - state.winner;
+  if (state.gameId === 'tab') {
+    for (const player of [0, 1]) {
+      if (pieceCount(player) === 0) return t('end.no-pieces', sideName(player));
+    }
+    return t('end.all-across');
+  }
+  if (decision && decision.unchanged) {
+    return t('end.endless', sideName(decision.player), decision.text, specOption('laps'));
+  }
+  const fields = positionFields();
+  const limit = specOption('quiet');
+  if (limit !== null && limit !== '0' && fields.quiet === limit) return t('end.quiet', limit);
+  if (specOption('rounds') === 'match' && loser !== null) return t('end.store-short', sideName(loser), state.score(loser));
+  if (decision) return t('end.no-move', sideName(1 - decision.player), decision.text);
+  return t('end.loaded');
+}
+
+export function clockText(ms) {
+  const total = Math.max(0, Math.ceil(ms / 100)) / 10;
+  const minutes = Math.floor(total / 60);
+  const seconds = total - minutes * 60;
+  return total < 10 ? `${seconds.toFixed(1)}` : `${minutes}:${String(Math.floor(seconds)).padStart(2, '0')}`;
+}
+
+export function clockLeft(player) {
+  const c = S.online.clock;
+  return c.left[player] - (c.running === player ? performance.now() - c.at : 0);
+}
+
+export function renderClock(player) {
+  const node = document.getElementById(`clock-${player}`);
+  if (!node || !S.online?.clock) return;
+  const left = clockLeft(player);
+  node.textContent = clockText(left);
+  node.setAttribute('data-ms', String(Math.max(0, Math.round(left))));
+  node.classList.toggle('running', S.online.clock.running === player);
+  node.classList.toggle('low', S.online.clock.running === player && left < 10000);
+}
+
+function renderUndoOffer() {
+  const { online } = S;
+  const offer = $('undo-offer');
+  const show = Boolean(online && online.undoBy !== null && !online.result);
+  offer.hidden = !show;
+  if (!show) return;
+  const mine = online.seat !== null && online.undoBy !== online.seat;
+  $('undo-offer-text').textContent = t('online.undo-offer', sideName(online.undoBy));
+  $('undo-accept').hidden = !mine;
+  $('undo-decline').hidden = !mine;
+}
+
+export function render() {
+  const { state, online, log, paused } = S;
+  drawBoard($('board'), snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
+  $('board').setAttribute('aria-label', t('board.label', gameName(state.gameId), state.rows, state.cols));
+  renderSeatBar($('seat-north'), 1);
+  renderSeatBar($('seat-south'), 0);
+  $('status-text').textContent = statusText();
+  $('fields').textContent = fieldsText();
+  renderTabPanel();
+  renderMoveList();
+  renderBanner();
+  $('position').textContent = state.toString();
+  $('tagline').textContent = t('page.tagline', gameName(state.gameId), state.spec);
+  const names = personToDecide() ? state.legalMoveNames() : [];
+  $('legal-moves').replaceChildren(...names.map((name) => Object.assign(document.createElement('option'), { value: name })));
+  $('undo').disabled = log.length === 0 || Boolean(online && (online.seat === null || online.result));
+  $('resign').hidden = !online || online.seat === null;
+  $('resign').disabled = Boolean(online && (online.result || state.isTerminal));
+  renderUndoOffer();
+  $('pause').textContent = t(paused ? 'move.resume' : 'move.pause');
+  $('pause').setAttribute('aria-pressed', String(paused));
+  document.body.setAttribute('data-ply', String(log.length));
+}
+
+// The option controls come from the library's catalogue: a list option is a drop-down of its
+// choices, a range option a number field with its bounds.
+export function buildOptions(gameId, spec) {
+  const game = S.tg.games().find((g) => g.id === gameId);
+  const given = Object.fromEntries((spec.split(':')[1] ?? '').split(',').filter(Boolean).map((p) => p.split('=')));
+  const box = $('options');
+  box.replaceChildren();
+  for (const option of game.options) {
+    const label = document.createElement('label');
+    label.append(`${option.key} `);
+    let control;
+    if (option.choices) {
+      control = document.createElement('select');
+      for (const choice of option.choices) {
+        control.appendChild(Object.assign(document.createElement('option'), { value: choice, textContent: choice }));
+      }
+    } else {
+      control = document.createElement('input');
+      control.type = 'number';
+      control.min = option.range.min;
+      control.max = option.range.max;
+      control.step = 1;
+    }
+    control.value = given[option.key] ?? option.default;
+    control.id = `option-${option.key}`;
+    control.setAttribute('data-key', option.key);
+    control.addEventListener('change', composeSpec);
+    control.addEventListener('input', composeSpec);
+    label.appendChild(control);
+    box.appendChild(label);
+  }
+}
+
+export function composeSpec() {
+  const gameId = $('game-select').value;
+  const options = [...$('options').querySelectorAll('[data-key]')]
+    .map((control) => `${control.getAttribute('data-key')}=${control.value}`);
+  $('spec-input').value = options.length ? `${gameId}:${options.join(',')}` : gameId;
+}
+
+export function syncGameControls(gameId, spec) {
+  $('game-select').value = gameId;
+  buildOptions(gameId, spec);
+  $('spec-input').value = spec;
+  $('seat0').value = S.seats[0];
+  $('seat1').value = S.seats[1];
+}
+
+export function fillSelects() {
+  for (const game of S.tg.games()) {
+    $('game-select').appendChild(Object.assign(document.createElement('option'), { value: game.id, textContent: game.name }));
+  }
+  for (const select of [$('seat0'), $('seat1')]) {
+    for (const seat of SEATS) {
+      select.appendChild(Object.assign(document.createElement('option'), { value: seat, textContent: t(`seat.${seat}`) }));
+    }
+  }
+}
+
+export async function copyPosition() {
+  const text = S.state.toString();
+  try {
+    await navigator.clipboard.writeText(text);
+    $('copy-position').textContent = t('position.copied');
+  } catch {
+    // No clipboard permission (an http page, a headless browser): select the text instead.
+    const range = document.createRange();
+    range.selectNodeContents($('position'));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    $('copy-position').textContent = t('position.selected');
+  }
+  setTimeout(() => { $('copy-position').textContent = t('position.copy'); }, 1500);
+}

@@ -1,0 +1,125 @@
+// The session every part of the page shares: the library, the one tg.State, the seats, the
+// move list, and the questions the page asks the engine about the current position. Nothing
+// here decides a rule; it reads the library's answers.
+import { MOVE_PASS, CELL_LOCKED, CELL_DEAD } from './traditional-games/traditional-games.js';
+
+export const params = new URLSearchParams(location.search);
+// ?speed=fast: no pauses or animations, for automated runs. ?seed=N: a reproducible session.
+export const fast = params.get('speed') === 'fast';
+
+export const $ = (id) => document.getElementById(id);
+
+export const S = {
+  tg: null,
+  state: null,
+  rng: null,
+  seats: ['person', 'mcts:iterations=1000'],
+  // One entry per move in state.history: who made it, its notation, and whether it was a throw.
+  log: [],
+  // Bumped whenever the game changes under a pending bot answer or throw animation (new game,
+  // undo, paste, a seat changed), so that the late answer is dropped.
+  generation: 0,
+  phase: 'loading',
+  // A paused page lets no bot move and throws no sticks: to follow two bots, or to undo.
+  paused: false,
+  selectedCell: null,
+  lastThrow: null,
+  pendingBot: null,
+  nextEntryKey: 1,
+  // The match on tg-server this page plays or watches (online.js), or null offline.
+  online: null,
+};
+
+// The cell a decision starts from. Mancala moves are the index of the hole emptied; a Tab
+// decision keeps its cell in the low byte (docs/tab.md, "Moves and position strings").
+export function originCell(move) {
+  return S.state.gameId === 'tab' ? move & 0xff : move;
+}
+
+export function positionFields(text = S.state.toString()) {
+  // SPEC BOARD TO_MOVE SCORES FIELD=VALUE...
+  return Object.fromEntries(text.split(' ').slice(4).map((field) => field.split('=')));
+}
+
+export function specOption(key, spec = S.state.spec) {
+  const options = spec.split(':')[1] ?? '';
+  const pair = options.split(',').find((p) => p.startsWith(`${key}=`));
+  return pair ? pair.slice(key.length + 1) : null;
+}
+
+export function boardSignature(s) {
+  const cells = [];
+  for (let row = 0; row < s.rows; row++) {
+    for (let col = 0; col < s.cols; col++) cells.push(`${s.count(row, col)}/${s.owner(row, col)}`);
+  }
+  return { cells, scores: s.scores.join(',') };
+}
+
+// The last decision (throws skipped): where it started, which cells it changed, and whether
+// it left the board and scores exactly as they were (the mark of an endless move).
+export function lastDecision() {
+  const { log, state } = S;
+  let i = log.length - 1;
+  while (i >= 0 && log[i].chance) i--;
+  if (i < 0) return null;
+  const history = state.history;
+  const scratch = state.clone();
+  try {
+    for (let k = history.length - 1; k > i; k--) scratch.undo();
+    const after = boardSignature(scratch);
+    scratch.undo();
+    const before = boardSignature(scratch);
+    const changed = new Set();
+    after.cells.forEach((cell, index) => { if (cell !== before.cells[index]) changed.add(index); });
+    const unchanged = changed.size === 0 && after.scores === before.scores;
+    return { ...log[i], origin: originCell(history[i]), changed, unchanged };
+  } finally {
+    scratch.free();
+  }
+}
+
+export function personToDecide() {
+  return S.phase === 'person';
+}
+
+// The legal decisions of the player to move, grouped by the cell each starts from.
+export function legalByCell() {
+  const byCell = new Map();
+  if (!personToDecide()) return byCell;
+  for (const move of S.state.legalMoves()) {
+    if (move === MOVE_PASS) continue;
+    const cell = originCell(move);
+    if (!byCell.has(cell)) byCell.set(cell, []);
+    byCell.get(cell).push({ move, name: S.state.moveToString(move) });
+  }
+  return byCell;
+}
+
+// Everything board.js draws, read from the engine in one go.
+export function snapshot(seatNames) {
+  const { state } = S;
+  const cells = [];
+  for (let row = 0; row < state.rows; row++) {
+    for (let col = 0; col < state.cols; col++) {
+      cells.push({
+        index: row * state.cols + col, row, col,
+        name: state.cellName(row, col),
+        count: state.count(row, col),
+        owner: state.owner(row, col),
+        flags: state.flags(row, col),
+      });
+    }
+  }
+  const decision = lastDecision();
+  return {
+    gameId: state.gameId, rows: state.rows, cols: state.cols,
+    cell: (row, col) => cells[row * state.cols + col],
+    legalByCell: legalByCell(),
+    lastCells: new Set(decision ? [decision.origin] : []),
+    changedCells: decision ? decision.changed : new Set(),
+    selectedCell: S.selectedCell,
+    previewCells: new Set(),
+    seatNames,
+    CELL_LOCKED, CELL_DEAD,
+  };
+}
