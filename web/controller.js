@@ -243,6 +243,8 @@ export function replaceState(next) {
 
 export function newGame(event) {
   event?.preventDefault();
+  // A page in an online match keeps it: the person leaves the match first (panels.js says so).
+  if (S.online) return;
   let next;
   try {
     next = new S.tg.State($('spec-input').value.trim());
@@ -281,6 +283,7 @@ export function undo() {
 
 export function loadPosition(event) {
   event.preventDefault();
+  if (S.online) return;
   const text = $('paste-input').value.trim();
   let next;
   try {

@@ -78,7 +78,7 @@ function connect(onOpen) {
 export function joinMatch(id, seat, token) {
   S.online = {
     id, seat: seat === null || seat === undefined || token === null ? null : Number(seat),
-    token, clock: null, result: null, undoBy: null, sending: false,
+    token, clock: null, result: null, undoBy: null, sending: false, notSent: false,
   };
   $('new-game').open = false;
   setConnection(t('online.connecting'), 'connecting');
@@ -86,9 +86,44 @@ export function joinMatch(id, seat, token) {
   else connect(() => subscribe(false));
 }
 
+// Whether the match exists and the link's token is one of its seats, asked before the page
+// shows anything playable. The server checks a token before anything else a change needs,
+// so a change that cannot happen (an undo answer at a ply no match reaches) tells a forged
+// token (bad-token) from a real one (any other refusal) and changes nothing.
+async function checkLink() {
+  const { online } = S;
+  const probe = online.seat === null ? `show ${online.id}`
+    : `decline ${online.id} 18446744073709551615 ${/^[0-9a-f]{32}$/.test(online.token) ? online.token : '0'.repeat(32)}`;
+  const reply = await request(probe);
+  const word = reply.split(' ')[1];
+  if (word === 'no-such-match' || word === 'set-aside') {
+    refuse(t(word === 'no-such-match' ? 'online.no-match' : 'online.set-aside', online.id));
+    return false;
+  }
+  if (word === 'disconnected') return false;
+  if (word === 'bad-token') {
+    online.seat = null;
+    online.token = null;
+    online.forged = true;
+  }
+  return true;
+}
+
+// No such match: nothing on the page can act, so only the words and a way back are shown.
+function refuse(text) {
+  setConnection(text, 'refused');
+  const back = Object.assign(document.createElement('a'), { href: location.pathname, textContent: t('online.play-here') });
+  $('connection').append(' ', back);
+  document.querySelector('main').hidden = true;
+  $('tagline').textContent = t('online.no-match-tagline');
+  setPhase('refused');
+  S.online = null;
+}
+
 // `watch ID PLY` answers with the match's spec, then the events since the ply this page last saw.
 async function subscribe(again) {
   const { online } = S;
+  if (!again && !(await checkLink())) return;
   const reply = await request(`watch ${online.id} ${S.state && online.spec ? S.log.length : 0}`);
   if (!reply.startsWith('ok')) {
     setConnection(t('online.refused', errorText(reply)), 'refused');
@@ -112,7 +147,14 @@ async function subscribe(again) {
       await request(`watch ${online.id} 0`);
     }
   }
-  setConnection(t(again ? 'online.reconnected' : 'online.connected'), 'connected');
+  if (online.forged) setConnection(t('online.bad-token', online.id), 'refused');
+  else setConnection(t(again ? 'online.reconnected' : 'online.connected'), 'connected');
+  if (again) {
+    // Whatever was waiting on the lost connection (a move being sent) is over: the catch-up
+    // above has brought every move the server stored, and the page is playable again.
+    invalidate();
+    advance();
+  }
   // A person may think for longer than the server's --idle-timeout: a cheap read now and then
   // keeps the connection (it is a command like any other).
   clearInterval(keepAliveTimer);
@@ -148,6 +190,8 @@ function onEvent(words) {
     }
     online.sending = false;
     online.undoBy = null;
+    if (online.notSent) $('move-error').textContent = '';
+    online.notSent = false;
     invalidate();
     advance();
   } else if (kind === 'undone') {
@@ -192,9 +236,17 @@ export async function sendMove(move) {
   online.sending = false;
   // stale-ply and busy mean the page is behind or early: the events will bring it up to date.
   const word = reply.split(' ')[1];
-  if (word !== 'stale-ply' && word !== 'busy' && word !== 'disconnected') $('move-error').textContent = errorText(reply);
+  if (word === 'disconnected') {
+    // Not sent (or its answer lost with the connection): the person plays it again once the
+    // page is back; the catch-up then shows it if the server did store it.
+    online.notSent = true;
+    $('move-error').textContent = t('online.not-sent');
+    advance();
+    return;
+  }
+  if (word !== 'stale-ply' && word !== 'busy') $('move-error').textContent = errorText(reply);
   if (word === 'busy') setTimeout(() => { if (S.phase === 'sending') advance(); }, 100);
-  else if (word !== 'disconnected') advance();
+  else advance();
 }
 
 // The server decides when a flag falls; the page only counts down between its events.

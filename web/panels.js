@@ -264,6 +264,16 @@ function renderUndoOffer() {
   $('undo-decline').hidden = !mine;
 }
 
+// In an online match New game and Load position would replace the match on this page only:
+// they are off, and a note says how to leave the match. A watcher has no move to type.
+function renderMatchLock() {
+  const { online } = S;
+  $('new-game-button').disabled = Boolean(online);
+  $('paste-form').querySelector('button[type="submit"]').disabled = Boolean(online);
+  $('leave-note').hidden = !online;
+  $('move-form').hidden = Boolean(online && online.seat === null);
+}
+
 export function render() {
   const { state, online, log, paused } = S;
   drawBoard($('board'), snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
@@ -283,6 +293,7 @@ export function render() {
   $('resign').hidden = !online || online.seat === null;
   $('resign').disabled = Boolean(online && (online.result || state.isTerminal));
   renderUndoOffer();
+  renderMatchLock();
   $('pause').textContent = t(paused ? 'move.resume' : 'move.pause');
   $('pause').setAttribute('aria-pressed', String(paused));
   document.body.setAttribute('data-ply', String(log.length));

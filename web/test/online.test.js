@@ -230,6 +230,20 @@ test('a page reloaded in the middle of a match picks it up where it was', async 
   const south = await openPage('?speed=fast&bot=random');
   const { id, opponent } = await createMatch(south, 'hus');
   let north = await openPage(`${opponent}&speed=fast`);
+  await waitFor(north, () => document.body.dataset.connection === 'connected');
+  // A seat page is in a match: New game and Load position must not swap in a local game while
+  // the page still says it is connected (issue 27, item 2).
+  const server = await ask(`show ${id}`);
+  const before = await positionOf(north);
+  assert.equal(before, server.slice(server.indexOf(' position=') + 10));
+  await north.$eval('#new-game', (node) => { node.open = true; });
+  await north.click('#new-game-button');
+  await north.$eval('#paste-input', (node) => { node.value = 'halusa'; });
+  await north.click('#paste-form button[type="submit"]');
+  assert.equal(await positionOf(north), before, 'New game and Load position leave the match alone');
+  assert.equal(await north.$eval('#new-game-button', (n) => n.disabled), true, 'New game is disabled in a match');
+  assert.equal(await north.$eval('#paste-form button[type="submit"]', (n) => n.disabled), true, 'Load position is disabled in a match');
+  assert.match(await north.$eval('#leave-note', (n) => n.textContent), /leave/i);
   const pick = picker(7);
   for (let i = 0; i < 4 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
   const seen = await movesOf(north);
@@ -249,6 +263,7 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
   const north = await openPage(`${opponent}&speed=fast`);
   const pick = picker(11);
   for (let i = 0; i < 3 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
+  assert.equal(await waitForTurn(north), 'person', 'North is to move when the server dies');
   const seen = await movesOf(north);
   serverDown = true;
   server.child.kill('SIGKILL');
@@ -258,12 +273,24 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
     await waitFor(page, () => document.body.dataset.connection === 'reconnecting', { timeout: 10000 });
     assert.match(await page.$eval('#connection', (n) => n.textContent), /Connection lost; reconnecting/);
   }
+  // A move clicked while the connection is down is not sent, and says so; the page stays
+  // North's to play (issue 27, item 1: it used to wait for a reply that never came).
+  await north.bringToFront();
+  const cell = await north.$eval('#board .cell.legal', (n) => n.dataset.cell);
+  await north.click(`#board .cell.legal[data-cell="${cell}"]`);
+  const choice = await north.$('#choices button');
+  if (choice) await choice.click();
+  const clickedDown = performance.now();
   await startTgServer(); // the same web port and database
   for (const page of [south, north]) {
     await waitFor(page, () => document.body.dataset.connection === 'connected', { timeout: 20000 });
     assert.equal(await page.$eval('#connection', (n) => n.textContent), 'Reconnected.');
   }
   serverDown = false;
+  await waitFor(north, () => document.body.dataset.phase === 'person', { timeout: 10000 })
+    .catch(() => assert.fail(`North's page froze after a move clicked while the server was down (not playable ${Math.round(performance.now() - clickedDown)} ms later)`));
+  assert.match(await north.$eval('#move-error', (n) => n.textContent), /not sent/i);
+  assert.equal(await plyOf(north), seen.length, 'nothing was played while the server was down');
   const history = (await ask(`history ${id}`)).split(' ').slice(1);
   assert.deepEqual(history.slice(0, seen.length), seen, 'every move acknowledged before the kill is kept');
   // North is a person clicking; Tab is long, so North hands its seat to its bot once it has
@@ -273,6 +300,26 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
   await Promise.all([south, north].map((page) => waitOver(page)));
   await expectSameEnd([south, north], id);
   await Promise.all([south, north].map((page) => page.close()));
+});
+
+test('a forged seat link and an unknown match are told in words at once, with nothing to click', async () => {
+  const created = (await ask('new halusa')).split(' ');
+  assert.equal(created[0], 'ok');
+  const forged = await openPage(`?match=${created[1]}&seat=0&token=${'0'.repeat(32)}&speed=fast`);
+  await waitFor(forged, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
+  assert.match(await forged.$eval('#connection', (n) => n.textContent), /not valid/);
+  // South is to move, and this page claims South's seat: still nothing may look playable.
+  assert.equal((await forged.$$('#board .cell.legal')).length, 0, 'no hole is offered');
+  const liveIn = (page, scope) => page.$$eval(`${scope} button`, (nodes) => nodes
+    .filter((n) => !n.disabled && n.getClientRects().length > 0).map((n) => n.id || n.textContent));
+  assert.deepEqual(await liveIn(forged, '#play'), [], 'no live button on the forged seat page');
+
+  const unknown = await openPage('?match=987654321&seat=0&token=0123456789abcdef0123456789abcdef&speed=fast');
+  await waitFor(unknown, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
+  assert.match(await unknown.$eval('#connection', (n) => n.textContent), /no match 987654321/);
+  assert.doesNotMatch(await unknown.$eval('#tagline', (n) => n.textContent), /Loading/);
+  assert.deepEqual(await liveIn(unknown, 'body'), [], 'no live button on the unknown match page');
+  await Promise.all([forged, unknown].map((page) => page.close()));
 });
 
 test('no console error or warning on any page', () => {
