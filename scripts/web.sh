@@ -49,5 +49,7 @@ mkdir -p "$site/traditional-games"
 for f in web/*; do
   case "$f" in web/test|web/bench|web/serve.js) ;; *) cp -r "$f" "$site/" ;; esac
 done
+mkdir -p "$site/docs"
+cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
 cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm "$site/traditional-games/"
 exec "$server_dir/examples/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"

@@ -1,13 +1,18 @@
 // The web board's entry point: loads the library, fills the page's words and controls, wires
 // them to the controller, and starts a local game or joins the match named in the address.
 import { load, Rng } from './traditional-games/traditional-games.js';
-import { setLanguage, preferredLanguage, t } from './i18n.js';
+import {
+  setLanguage, preferredLanguage, storedLanguage, t, catalogues, language,
+} from './i18n.js';
 import { S, $, params } from './session.js';
 import {
-  newGame, onMoveTyped, undo, togglePause, loadPosition, onSeatChange, cancelChoice, replaceState,
-  startWorker,
+  newGame, onMoveTyped, undo, togglePause, toggleFlip, loadPosition, onSeatChange, cancelChoice,
+  replaceState, startWorker,
 } from './controller.js';
-import { buildOptions, composeSpec, copyPosition, fillSelects } from './panels.js';
+import {
+  buildOptions, composeSpec, copyPosition, fillSelects, render,
+} from './panels.js';
+import { renderLearn } from './learn.js';
 import {
   joinMatch, createOnlineMatch, answerUndo, resign,
 } from './online.js';
@@ -17,7 +22,34 @@ function randomSeed() {
   return (BigInt(words[0]) << 32n) | BigInt(words[1]);
 }
 
+// Another language: every string again, the New game form as the person left it.
+function switchLanguage(code) {
+  const game = $('game-select').value;
+  const spec = $('spec-input').value;
+  const seats = [$('seat0').value, $('seat1').value];
+  setLanguage(code, true);
+  fillSelects();
+  $('game-select').value = game;
+  buildOptions(game, spec);
+  $('spec-input').value = spec;
+  [$('seat0').value, $('seat1').value] = seats;
+  if (S.state) {
+    renderLearn();
+    render();
+  }
+}
+
+function fillLanguages() {
+  const select = $('language');
+  for (const [code, catalogue] of Object.entries(catalogues)) {
+    select.appendChild(Object.assign(document.createElement('option'), { value: code, textContent: catalogue['meta.name'], lang: code }));
+  }
+  select.value = language();
+  select.addEventListener('change', () => switchLanguage(select.value));
+}
+
 function wire() {
+  fillLanguages();
   fillSelects();
   for (const select of [$('seat0'), $('seat1')]) select.addEventListener('change', onSeatChange);
   $('game-select').addEventListener('change', () => {
@@ -28,6 +60,7 @@ function wire() {
   $('move-form').addEventListener('submit', onMoveTyped);
   $('undo').addEventListener('click', undo);
   $('pause').addEventListener('click', togglePause);
+  $('flip').addEventListener('click', toggleFlip);
   $('paste-form').addEventListener('submit', loadPosition);
   $('online-form').addEventListener('submit', createOnlineMatch);
   $('resign').addEventListener('click', resign);
@@ -41,7 +74,7 @@ function wire() {
 }
 
 async function main() {
-  setLanguage(preferredLanguage());
+  setLanguage(preferredLanguage(storedLanguage()));
   S.tg = await load();
   S.rng = new Rng(params.has('seed') ? BigInt(params.get('seed')) : randomSeed());
   wire();

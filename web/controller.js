@@ -3,12 +3,13 @@
 // pasted positions. Every move goes through the library's apply(); its errors are shown.
 import { TGError, MOVE_PASS } from './traditional-games/traditional-games.js';
 import { drawSticks } from './board.js';
-import { t } from './i18n.js';
+import { t, showError } from './i18n.js';
 import { S, $, fast, originCell, personToDecide } from './session.js';
 import {
   render, renderChoices, previewMove, seatLabel, syncGameControls,
 } from './panels.js';
 import { sendMove, requestUndo } from './online.js';
+import { renderLearn } from './learn.js';
 
 const THROW_ANIMATION_MS = fast ? 0 : 500;
 const BOT_VERSUS_BOT_PAUSE_MS = fast ? 0 : 400;
@@ -168,7 +169,14 @@ export function playPerson(move) {
 
 export function showMoveError(error) {
   if (!(error instanceof TGError)) throw error;
-  $('move-error').textContent = error.message;
+  showError($('move-error'), error, 'move');
+}
+
+const gameIds = () => S.tg.games().map((g) => g.id);
+
+function clearError(id) {
+  $(id).textContent = '';
+  delete $(id).dataset.status;
 }
 
 const movesFrom = (cell) => S.state.legalMoves().filter((m) => m !== MOVE_PASS && originCell(m) === cell);
@@ -236,8 +244,10 @@ export function replaceState(next) {
   S.state = next;
   S.log = [];
   S.lastThrow = null;
-  $('move-error').textContent = '';
+  clearError('move-error');
+  S.flipped = S.online ? S.online.seat === 1 : S.flipped;
   syncGameControls(next.gameId, next.spec);
+  renderLearn();
   advance();
 }
 
@@ -250,10 +260,10 @@ export function newGame(event) {
     next = new S.tg.State($('spec-input').value.trim());
   } catch (error) {
     if (!(error instanceof TGError)) throw error;
-    $('spec-error').textContent = error.message;
+    showError($('spec-error'), error, 'spec', gameIds());
     return;
   }
-  $('spec-error').textContent = '';
+  clearError('spec-error');
   S.seats = [$('seat0').value, $('seat1').value];
   replaceState(next);
 }
@@ -290,10 +300,10 @@ export function loadPosition(event) {
     next = S.tg.State.fromString(text.split(' ')[0], text);
   } catch (error) {
     if (!(error instanceof TGError)) throw error;
-    $('paste-error').textContent = error.message;
+    showError($('paste-error'), error, 'position', gameIds());
     return;
   }
-  $('paste-error').textContent = '';
+  clearError('paste-error');
   replaceState(next);
 }
 
@@ -302,6 +312,11 @@ export function onSeatChange() {
   invalidate();
   if (!S.state.isTerminal) advance();
   else render();
+}
+
+export function toggleFlip() {
+  S.flipped = !S.flipped;
+  render();
 }
 
 export function togglePause() {

@@ -5,7 +5,7 @@
 // `moves FROM M...` is applied move by move with the library, `undone N` takes back to ply N.
 // A seat's decisions are sent as `play`, and shown only once the server's event comes back.
 import { TGError } from './traditional-games/traditional-games.js';
-import { t } from './i18n.js';
+import { t, has } from './i18n.js';
 import { S, $, params } from './session.js';
 import { render, renderClock } from './panels.js';
 import {
@@ -37,8 +37,11 @@ export function request(line) {
   });
 }
 
+// The server's refusal in words: its fixed WORD (docs/server.md) names a catalogue sentence;
+// a WORD the catalogue does not know shows the server's own text.
 function errorText(reply) {
-  return reply.split(' ').slice(2).join(' ') || reply;
+  const word = reply.split(' ')[1];
+  return has(`server.${word}`) ? t(`server.${word}`) : t('server.other', reply.split(' ').slice(2).join(' ') || reply);
 }
 
 function setConnection(text, stateName) {

@@ -3,7 +3,7 @@
 // library's catalogue. Each is redrawn from the session by render().
 import { DRAW, MOVE_PASS } from './traditional-games/traditional-games.js';
 import { drawBoard, drawSticks, markPreview } from './board.js';
-import { t } from './i18n.js';
+import { t, has } from './i18n.js';
 import {
   S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
 } from './session.js';
@@ -52,7 +52,7 @@ function renderSeatBar(bar, player) {
 }
 
 export function gameName(id) {
-  return S.tg.games().find((g) => g.id === id)?.name ?? id;
+  return t(`game.${id}`);
 }
 
 function statusText() {
@@ -278,15 +278,19 @@ export function render() {
   const { state, online, log, paused } = S;
   drawBoard($('board'), snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
   $('board').setAttribute('aria-label', t('board.label', gameName(state.gameId), state.rows, state.cols));
-  renderSeatBar($('seat-north'), 1);
-  renderSeatBar($('seat-south'), 0);
+  // The bar of the side drawn at the top of the board comes first.
+  renderSeatBar($('seat-north'), S.flipped ? 0 : 1);
+  renderSeatBar($('seat-south'), S.flipped ? 1 : 0);
+  $('flip').setAttribute('aria-pressed', String(S.flipped));
+  $('flip').hidden = Boolean(online);
   $('status-text').textContent = statusText();
   $('fields').textContent = fieldsText();
   renderTabPanel();
   renderMoveList();
   renderBanner();
   $('position').textContent = state.toString();
-  $('tagline').textContent = t('page.tagline', gameName(state.gameId), state.spec);
+  // The spec is notation: isolated left to right inside a right-to-left sentence.
+  $('tagline').textContent = t('page.tagline', gameName(state.gameId), `\u2066${state.spec}\u2069`);
   const names = personToDecide() ? state.legalMoveNames() : [];
   $('legal-moves').replaceChildren(...names.map((name) => Object.assign(document.createElement('option'), { value: name })));
   $('undo').disabled = log.length === 0 || Boolean(online && (online.seat === null || online.result));
@@ -306,14 +310,17 @@ export function buildOptions(gameId, spec) {
   const given = Object.fromEntries((spec.split(':')[1] ?? '').split(',').filter(Boolean).map((p) => p.split('=')));
   const box = $('options');
   box.replaceChildren();
+  // The catalogue names each option and choice; a game may name an option its own way (a
+  // Tab row has squares, not holes), and a number needs no words.
+  const words = (key) => (has(`option.${gameId}.${key}`) ? t(`option.${gameId}.${key}`) : has(`option.${key}`) ? t(`option.${key}`) : key);
   for (const option of game.options) {
     const label = document.createElement('label');
-    label.append(`${option.key} `);
+    label.append(`${words(option.key)} `);
     let control;
     if (option.choices) {
       control = document.createElement('select');
       for (const choice of option.choices) {
-        control.appendChild(Object.assign(document.createElement('option'), { value: choice, textContent: choice }));
+        control.appendChild(Object.assign(document.createElement('option'), { value: choice, textContent: has(`option.${option.key}.${choice}`) ? t(`option.${option.key}.${choice}`) : choice }));
       }
     } else {
       control = document.createElement('input');
@@ -348,10 +355,12 @@ export function syncGameControls(gameId, spec) {
 }
 
 export function fillSelects() {
+  $('game-select').replaceChildren();
   for (const game of S.tg.games()) {
-    $('game-select').appendChild(Object.assign(document.createElement('option'), { value: game.id, textContent: game.name }));
+    $('game-select').appendChild(Object.assign(document.createElement('option'), { value: game.id, textContent: gameName(game.id) }));
   }
   for (const select of [$('seat0'), $('seat1')]) {
+    select.replaceChildren();
     for (const seat of SEATS) {
       select.appendChild(Object.assign(document.createElement('option'), { value: seat, textContent: t(`seat.${seat}`) }));
     }

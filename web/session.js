@@ -28,6 +28,9 @@ export const S = {
   nextEntryKey: 1,
   // The match on tg-server this page plays or watches (online.js), or null offline.
   online: null,
+  // The board drawn turned round (North at the bottom): the flip button offline, North's
+  // own seat online.
+  flipped: false,
 };
 
 // The cell a decision starts from. Mancala moves are the index of the hole emptied; a Tab
@@ -95,9 +98,8 @@ export function legalByCell() {
   return byCell;
 }
 
-// Everything board.js draws, read from the engine in one go.
-export function snapshot(seatNames) {
-  const { state } = S;
+// The cells of a state, as board.js draws them.
+export function cellsOf(state) {
   const cells = [];
   for (let row = 0; row < state.rows; row++) {
     for (let col = 0; col < state.cols; col++) {
@@ -110,15 +112,23 @@ export function snapshot(seatNames) {
       });
     }
   }
-  const decision = lastDecision();
+  return cells;
+}
+
+// Everything board.js draws, read from the engine in one go: the session's position, or
+// (for the How to play diagrams) any state, with its marks given.
+export function snapshot(seatNames, state = S.state, marks = null) {
+  const cells = cellsOf(state);
+  const decision = marks ? null : lastDecision();
   return {
     gameId: state.gameId, rows: state.rows, cols: state.cols,
     cell: (row, col) => cells[row * state.cols + col],
-    legalByCell: legalByCell(),
-    lastCells: new Set(decision ? [decision.origin] : []),
-    changedCells: decision ? decision.changed : new Set(),
-    selectedCell: S.selectedCell,
+    legalByCell: marks ? new Map() : legalByCell(),
+    lastCells: marks ? marks.last : new Set(decision ? [decision.origin] : []),
+    changedCells: marks ? marks.changed : decision ? decision.changed : new Set(),
+    selectedCell: marks ? null : S.selectedCell,
     previewCells: new Set(),
+    flipped: marks ? false : S.flipped,
     seatNames,
     CELL_LOCKED, CELL_DEAD,
   };

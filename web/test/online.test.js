@@ -218,7 +218,7 @@ test('a flag falls: a short clock runs out for the seat that does not move', asy
   assert.ok(before > 0 && before <= 3000, `North's clock shows its time (${before} ms)`);
   for (const page of [south, north, watcher]) {
     await waitFor(page, () => document.getElementById('banner').dataset.by === 'time', { timeout: 10000 });
-    assert.match(await page.$eval('#banner-reason', (n) => n.textContent), /North \(player 1\) ran out of time/);
+    assert.match(await page.$eval('#banner-reason', (n) => n.textContent), /North ran out of time/);
     assert.equal(await page.$eval('#clock-1', (n) => n.textContent), '0.0');
   }
   const shown = await ask(`show ${id}`);
