@@ -216,6 +216,12 @@ test('a flag falls: a short clock runs out for the seat that does not move', asy
   await waitFor(north, () => document.body.dataset.phase === 'person');
   const before = await north.$eval('#clock-1', (n) => Number(n.dataset.ms));
   assert.ok(before > 0 && before <= 3000, `North's clock shows its time (${before} ms)`);
+  // Big clocks, the running one marked as such.
+  const clocks = await north.$$eval('.clock', (nodes) => nodes.map((n) => ({
+    id: n.id, running: n.classList.contains('running'), px: parseFloat(getComputedStyle(n).fontSize),
+  })));
+  assert.deepEqual(clocks.map((c) => [c.id, c.running]).sort(), [['clock-0', false], ['clock-1', true]]);
+  for (const clock of clocks) assert.ok(clock.px >= 20, `${clock.id} is ${clock.px} px`);
   for (const page of [south, north, watcher]) {
     await waitFor(page, () => document.getElementById('banner').dataset.by === 'time', { timeout: 10000 });
     assert.match(await page.$eval('#banner-reason', (n) => n.textContent), /North ran out of time/);
@@ -244,6 +250,12 @@ test('a page reloaded in the middle of a match picks it up where it was', async 
   assert.equal(await north.$eval('#new-game-button', (n) => n.disabled), true, 'New game is disabled in a match');
   assert.equal(await north.$eval('#paste-form button[type="submit"]', (n) => n.disabled), true, 'Load position is disabled in a match');
   assert.match(await north.$eval('#leave-note', (n) => n.textContent), /leave/i);
+  // Each seat sees its own side at the bottom, and is named You there.
+  const y = (page, name) => page.$eval(`#board [data-name="${name}"]`, (n) => n.getBoundingClientRect().y);
+  assert.ok((await y(north, 'a4')) > (await y(north, 'a1')), 'North\'s rows are at the bottom of North\'s page');
+  assert.ok((await y(south, 'a1')) > (await y(south, 'a4')), 'South\'s rows are at the bottom of South\'s page');
+  assert.match(await north.$eval('#seat-south', (n) => n.textContent), /^North · You/);
+  assert.equal(await north.$eval('#flip', (n) => n.hidden), true, 'no flip button online');
   const pick = picker(7);
   for (let i = 0; i < 4 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
   const seen = await movesOf(north);
