@@ -4,7 +4,9 @@ import { load, Rng } from './traditional-games/traditional-games.js';
 import {
   setLanguage, preferredLanguage, storedLanguage, t, catalogues, language,
 } from './i18n.js';
-import { S, $, params } from './session.js';
+import {
+  S, $, params, ANIMATION_SPEEDS, initialAnimation, rememberAnimation,
+} from './session.js';
 import {
   newGame, onMoveTyped, undo, togglePause, toggleFlip, loadPosition, onSeatChange, cancelChoice,
   replaceState, startWorker,
@@ -29,6 +31,7 @@ function switchLanguage(code) {
   const seats = [$('seat0').value, $('seat1').value];
   setLanguage(code, true);
   fillSelects();
+  for (const option of $('animation').options) option.textContent = t(`animation.${option.value}`);
   $('game-select').value = game;
   buildOptions(game, spec);
   $('spec-input').value = spec;
@@ -48,8 +51,22 @@ function fillLanguages() {
   select.addEventListener('change', () => switchLanguage(select.value));
 }
 
+function fillAnimation() {
+  const select = $('animation');
+  S.animation = initialAnimation();
+  for (const value of Object.keys(ANIMATION_SPEEDS)) {
+    select.appendChild(Object.assign(document.createElement('option'), { value, textContent: t(`animation.${value}`) }));
+  }
+  select.value = S.animation;
+  select.addEventListener('change', () => {
+    S.animation = select.value;
+    rememberAnimation(select.value);
+  });
+}
+
 function wire() {
   fillLanguages();
+  fillAnimation();
   fillSelects();
   for (const select of [$('seat0'), $('seat1')]) select.addEventListener('change', onSeatChange);
   $('game-select').addEventListener('change', () => {

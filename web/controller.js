@@ -4,14 +4,17 @@
 import { TGError, MOVE_PASS } from './traditional-games/traditional-games.js';
 import { drawSticks } from './board.js';
 import { t, showError } from './i18n.js';
-import { S, $, fast, originCell, personToDecide } from './session.js';
+import {
+  S, $, fast, originCell, personToDecide, animationMs,
+} from './session.js';
 import {
   render, renderChoices, previewMove, seatLabel, syncGameControls,
 } from './panels.js';
 import { sendMove, requestUndo } from './online.js';
 import { renderLearn } from './learn.js';
 
-const THROW_ANIMATION_MS = fast ? 0 : 500;
+const THROW_ANIMATION_MS = 500;
+// Not an animation: time to follow two bots (and no motion), so the setting leaves it.
 const BOT_VERSUS_BOT_PAUSE_MS = fast ? 0 : 400;
 
 let worker;
@@ -82,7 +85,8 @@ function throwSticks(gen) {
     record(move);
     advance();
   };
-  if (THROW_ANIMATION_MS === 0) {
+  const duration = animationMs(THROW_ANIMATION_MS);
+  if (duration === 0) {
     setTimeout(finish, 0);
     return;
   }
@@ -93,7 +97,7 @@ function throwSticks(gen) {
     clearInterval(timer);
     sticks.classList.remove('sticks-rolling');
     finish();
-  }, THROW_ANIMATION_MS);
+  }, duration);
 }
 
 function askBot(gen) {

@@ -9,6 +9,30 @@ export const fast = params.get('speed') === 'fast';
 
 export const $ = (id) => document.getElementById(id);
 
+// How long the page's animations take, as a factor of their normal length: a setting, off
+// for people who ask their system for reduced motion, and off in automated runs.
+export const ANIMATION_SPEEDS = { off: 0, slow: 2, normal: 1, fast: 0.4 };
+const ANIMATION_KEY = 'tg-animation';
+
+export function initialAnimation() {
+  if (fast) return 'off';
+  try {
+    const stored = localStorage.getItem(ANIMATION_KEY);
+    if (stored in ANIMATION_SPEEDS) return stored;
+  } catch {
+    // no storage: the system's preference decides
+  }
+  return matchMedia('(prefers-reduced-motion: reduce)').matches ? 'off' : 'normal';
+}
+
+export function rememberAnimation(value) {
+  try {
+    localStorage.setItem(ANIMATION_KEY, value);
+  } catch {
+    // kept for this visit only
+  }
+}
+
 export const S = {
   tg: null,
   state: null,
@@ -31,7 +55,10 @@ export const S = {
   // The board drawn turned round (North at the bottom): the flip button offline, North's
   // own seat online.
   flipped: false,
+  animation: 'normal',
 };
+
+export const animationMs = (ms) => ms * ANIMATION_SPEEDS[S.animation];
 
 // The cell a decision starts from. Mancala moves are the index of the hole emptied; a Tab
 // decision keeps its cell in the low byte (docs/tab.md, "Moves and position strings").

@@ -492,6 +492,19 @@ test('the flip button turns the board (and the seat bars) round; How to play sho
   await page.close();
 });
 
+test('animation speed: a setting, off when the system asks for reduced motion', async () => {
+  const seen = [];
+  for (const reduce of [false, true]) {
+    const page = await browser.newPage();
+    await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: reduce ? 'reduce' : 'no-preference' }]);
+    await page.goto(`${base}?seed=1`);
+    await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+    seen.push(await page.$eval('#animation', (n) => [n.value, [...n.options].map((o) => o.value)]));
+    await page.close();
+  }
+  assert.deepEqual(seen, [['normal', ['off', 'slow', 'normal', 'fast']], ['off', ['off', 'slow', 'normal', 'fast']]]);
+});
+
 test('Arabic: chosen by the browser\'s language, complete, right to left around a board that stays as the game has it; the switch goes back', async () => {
   // Both catalogues have the same keys, and every entry gives text.
   assert.deepEqual(Object.keys(ar).sort(), Object.keys(en).sort());
