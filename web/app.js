@@ -9,7 +9,7 @@ import {
 } from './session.js';
 import {
   newGame, onMoveTyped, undo, togglePause, toggleFlip, loadPosition, onSeatChange, cancelChoice,
-  replaceState, startWorker,
+  replaceState, startWorker, viewPly, stepView, rematch,
 } from './controller.js';
 import {
   buildOptions, composeSpec, copyPosition, fillSelects, render,
@@ -84,8 +84,32 @@ function wire() {
   $('undo-accept').addEventListener('click', () => answerUndo('accept'));
   $('undo-decline').addEventListener('click', () => answerUndo('decline'));
   $('copy-position').addEventListener('click', copyPosition);
+  $('rematch').addEventListener('click', rematch);
+  $('replay-live').addEventListener('click', () => viewPly(null));
+  // A click on a move of the list shows the position after it.
+  $('move-list').addEventListener('click', (event) => {
+    const item = event.target.closest('li');
+    if (item) viewPly([...$('move-list').children].indexOf(item) + 1);
+  });
   document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') cancelChoice();
+    if (event.key === 'Escape') {
+      if (S.viewPly !== null) viewPly(null);
+      else cancelChoice();
+      return;
+    }
+    // Keys step through the game, except while the person types.
+    if (event.target.closest?.('input, textarea, select') || !S.state) return;
+    const steps = { ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10 };
+    if (event.key in steps) {
+      event.preventDefault();
+      stepView(steps[event.key]);
+    } else if (event.key === 'Home') {
+      viewPly(0);
+    } else if (event.key === 'End') {
+      viewPly(null);
+    } else if (event.key === 'Enter' && event.target.closest?.('#move-list li')) {
+      event.target.click();
+    }
   });
   startWorker();
 }

@@ -59,6 +59,7 @@ function cellGroup(view, cell, x, y, handlers, describe) {
     class: classes.join(' '),
     'data-cell': cell.index,
     'data-name': cell.name,
+    'data-count': cell.count,
     'aria-label': describe(cell, legal),
     transform: `translate(${x} ${y})`,
   });

@@ -248,6 +248,7 @@ export function replaceState(next) {
   S.state = next;
   S.log = [];
   S.lastThrow = null;
+  S.viewPly = null;
   clearError('move-error');
   S.flipped = S.online ? S.online.seat === 1 : S.flipped;
   syncGameControls(next.gameId, next.spec);
@@ -316,6 +317,24 @@ export function onSeatChange() {
   invalidate();
   if (!S.state.isTerminal) advance();
   else render();
+}
+
+// The replay: the board shows the position after ply k (null: the game as it stands).
+export function viewPly(k) {
+  S.viewPly = k === null || k >= S.log.length ? null : Math.max(0, k);
+  render();
+}
+
+export function stepView(delta) {
+  const current = S.viewPly ?? S.log.length;
+  viewPly(current + delta);
+}
+
+// The same rules again, the seats swapped.
+export function rematch() {
+  if (S.online) return;
+  S.seats = [S.seats[1], S.seats[0]];
+  replaceState(new S.tg.State(S.state.spec));
 }
 
 export function toggleFlip() {

@@ -6,6 +6,7 @@ import { drawBoard, drawSticks, markPreview } from './board.js';
 import { t, has } from './i18n.js';
 import {
   S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
+  replayAt,
 } from './session.js';
 import { activateCell, hoverCell, playPerson } from './controller.js';
 
@@ -23,9 +24,9 @@ export function seatLabel(player) {
   return SEATS.includes(seats[player]) ? t(`seat.${seats[player]}`) : seats[player];
 }
 
-function renderSeatBar(bar, player) {
-  const { state, online } = S;
-  const fields = positionFields();
+function renderSeatBar(bar, player, state = S.state) {
+  const { online } = S;
+  const fields = positionFields(state.toString());
   const match = specOption('rounds') === 'match';
   bar.replaceChildren();
   bar.classList.toggle('to-move', !state.isTerminal && state.turn === player);
@@ -170,11 +171,15 @@ function renderMoveList() {
     item.textContent = `${t(`side.short.${entry.player}`)} ${entry.text}`;
     item.setAttribute('data-move', entry.text);
     item.setAttribute('data-key', entry.key);
+    // Each move is a button to the position after it.
+    item.tabIndex = 0;
+    item.setAttribute('role', 'button');
     list.appendChild(item);
   }
   list.querySelector('.current')?.classList.remove('current');
-  list.lastElementChild?.classList.add('current');
-  list.scrollTop = list.scrollHeight;
+  const current = S.viewPly === null ? list.lastElementChild : list.children[S.viewPly - 1];
+  current?.classList.add('current');
+  if (S.viewPly === null) list.scrollTop = list.scrollHeight;
 }
 
 function renderBanner() {
@@ -187,6 +192,7 @@ function renderBanner() {
     $('banner-title').textContent = t('banner.wins', sideName(winner));
     $('banner-reason').textContent = t(ended.by === 'time' ? 'banner.time' : 'banner.resigned', sideName(1 - winner));
     banner.setAttribute('data-by', ended.by);
+    $('rematch').hidden = true;
     return;
   }
   banner.removeAttribute('data-by');
@@ -195,6 +201,7 @@ function renderBanner() {
   $('banner-title').textContent = state.winner === DRAW ? t('banner.draw', s0, s1)
     : t('banner.wins-score', sideName(state.winner), state.score(state.winner), state.score(1 - state.winner));
   $('banner-reason').textContent = describeEnding();
+  $('rematch').hidden = Boolean(online);
 }
 
 function pieceCount(player) {
@@ -274,13 +281,34 @@ function renderMatchLock() {
   $('move-form').hidden = Boolean(online && online.seat === null);
 }
 
+// The move list as a replay: the position after the chosen ply, read from the library on a
+// copy, with the game going on underneath.
+function renderReplay() {
+  const { log, viewPly } = S;
+  const bar = $('replay-bar');
+  bar.hidden = viewPly === null;
+  if (viewPly === null) return null;
+  $('replay-text').textContent = t('replay.viewing', viewPly, log.length);
+  const { shown, marks } = replayAt(viewPly);
+  marks.flipped = true;
+  return { shown, marks };
+}
+
 export function render() {
   const { state, online, log, paused } = S;
-  drawBoard($('board'), snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
+  if (S.viewPly !== null && S.viewPly >= log.length) S.viewPly = null;
+  const replay = renderReplay();
+  const shown = replay ? replay.shown : state;
+  try {
+    drawBoard($('board'), replay ? snapshot([0, 1].map(sideName), shown, replay.marks)
+      : snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
+    renderSeatBar($('seat-north'), S.flipped ? 0 : 1, shown);
+    renderSeatBar($('seat-south'), S.flipped ? 1 : 0, shown);
+    $('position').textContent = shown.toString();
+  } finally {
+    if (replay) shown.free();
+  }
   $('board').setAttribute('aria-label', t('board.label', gameName(state.gameId), state.rows, state.cols));
-  // The bar of the side drawn at the top of the board comes first.
-  renderSeatBar($('seat-north'), S.flipped ? 0 : 1);
-  renderSeatBar($('seat-south'), S.flipped ? 1 : 0);
   $('flip').setAttribute('aria-pressed', String(S.flipped));
   $('flip').hidden = Boolean(online);
   $('status-text').textContent = statusText();
@@ -288,7 +316,6 @@ export function render() {
   renderTabPanel();
   renderMoveList();
   renderBanner();
-  $('position').textContent = state.toString();
   // The spec is notation: isolated left to right inside a right-to-left sentence.
   $('tagline').textContent = t('page.tagline', gameName(state.gameId), `\u2066${state.spec}\u2069`);
   const names = personToDecide() ? state.legalMoveNames() : [];

@@ -56,6 +56,9 @@ export const S = {
   // own seat online.
   flipped: false,
   animation: 'normal',
+  // The ply whose position the board shows while the person replays the game (the move
+  // list), or null for the game as it stands.
+  viewPly: null,
 };
 
 export const animationMs = (ms) => ms * ANIMATION_SPEEDS[S.animation];
@@ -142,6 +145,27 @@ export function cellsOf(state) {
   return cells;
 }
 
+// The position after ply k of the game, and the marks of the decision that led to it (none
+// after a throw), on a copy taken back with the library's undo. The caller frees the state.
+export function replayAt(k) {
+  const { state, log } = S;
+  const shown = state.clone();
+  for (let n = log.length; n > k; n--) shown.undo();
+  const marks = { last: new Set(), changed: new Set() };
+  if (k > 0 && !log[k - 1].chance) {
+    const before = shown.clone();
+    try {
+      before.undo();
+      const a = boardSignature(shown).cells;
+      boardSignature(before).cells.forEach((cell, index) => { if (cell !== a[index]) marks.changed.add(index); });
+      marks.last.add(originCell(state.history[k - 1]));
+    } finally {
+      before.free();
+    }
+  }
+  return { shown, marks };
+}
+
 // Everything board.js draws, read from the engine in one go: the session's position, or
 // (for the How to play diagrams) any state, with its marks given.
 export function snapshot(seatNames, state = S.state, marks = null) {
@@ -155,7 +179,7 @@ export function snapshot(seatNames, state = S.state, marks = null) {
     changedCells: marks ? marks.changed : decision ? decision.changed : new Set(),
     selectedCell: marks ? null : S.selectedCell,
     previewCells: new Set(),
-    flipped: marks ? false : S.flipped,
+    flipped: marks && !marks.flipped ? false : S.flipped,
     seatNames,
     CELL_LOCKED, CELL_DEAD,
   };

@@ -227,6 +227,9 @@ export default {
   ],
 
   'moves.heading': 'النقلات',
+  'replay.viewing': (k, n) => `يُعرض الوضع بعد النقلة ${k} من ${n} (← → للتنقل، Home، End، Esc للعودة).`,
+  'replay.live': 'عودة إلى اللعبة',
+  'banner.rematch': 'مباراة أخرى، بتبديل المقاعد',
   'position.heading': 'الوضع',
   'position.label': 'نص الوضع',
   'position.copy': 'انسخ',

@@ -225,6 +225,9 @@ export default {
   ],
 
   'moves.heading': 'Moves',
+  'replay.viewing': (k, n) => `Showing the position after move ${k} of ${n} (← → step, Home, End, Esc returns).`,
+  'replay.live': 'Back to the game',
+  'banner.rematch': 'Rematch, seats swapped',
   'position.heading': 'Position',
   'position.label': 'Position string',
   'position.copy': 'Copy',

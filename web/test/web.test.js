@@ -492,6 +492,58 @@ test('the flip button turns the board (and the seat bars) round; How to play sho
   await page.close();
 });
 
+test('the move list is a replay: a click shows the position after that move, keys step, Esc returns; a rematch swaps the seats', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const pick = clicker(21);
+  for (let i = 0; i < 4; i++) await clickOneMove(page, pick);
+  const moves = await movesOf(page);
+  const live = await positionOf(page);
+  const boardCounts = () => page.$$eval('#board .cell', (nodes) => nodes.map((n) => Number(n.dataset.count)));
+  const engineAt = (k) => {
+    const state = new tg.State('halusa');
+    for (const move of moves.slice(0, k)) state.apply(move);
+    const out = { position: state.toString(), counts: state.board.flat() };
+    state.free();
+    return out;
+  };
+  await page.click('#move-list li:nth-child(2)');
+  assert.equal(await positionOf(page), engineAt(2).position);
+  assert.deepEqual(await boardCounts(), engineAt(2).counts);
+  assert.equal(await page.$eval('#replay-bar', (n) => n.hidden), false);
+  assert.equal((await page.$$('#board .cell.legal')).length, 0, 'a past position cannot be played');
+  await page.focus('#move-list li:nth-child(2)');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await positionOf(page), engineAt(3).position);
+  await page.keyboard.press('Home');
+  assert.equal(await positionOf(page), engineAt(0).position);
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await positionOf(page), engineAt(0).position, 'no step before the start');
+  await page.keyboard.press('Escape');
+  assert.equal(await positionOf(page), live);
+  assert.equal(await page.$eval('#replay-bar', (n) => n.hidden), true);
+  assert.ok((await page.$$('#board .cell.legal')).length > 0, 'back in the game');
+
+  // A finished game (pasted), then the rematch: the same rules, the seats swapped.
+  await page.select('#seat1', 'greedy');
+  // A finished position, as the library leaves one: a random Hus game played to its end.
+  const game = new tg.State('hus');
+  game.playout(7);
+  const finished = game.toString();
+  assert.ok(game.isTerminal, 'the pasted position is over');
+  game.free();
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, finished);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'over');
+  await page.click('#rematch');
+  assert.deepEqual([await page.$eval('#seat0', (n) => n.value), await page.$eval('#seat1', (n) => n.value)], ['greedy', 'person']);
+  // The bot, now South, opens the new game; the person answers as North.
+  await waitForPerson(page);
+  assert.equal(await plyOf(page), 1);
+  assert.equal(await positionOf(page), replay('hus:width=8,laps=10000,quiet=100', await movesOf(page)).position);
+  await page.close();
+});
+
 test('animation speed: a setting, off when the system asks for reduced motion', async () => {
   const seen = [];
   for (const reduce of [false, true]) {
