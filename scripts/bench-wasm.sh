@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How fast the JavaScript package plays against the native library, in one run:
 #
-#   scripts/bench-wasm.sh [--runs N] [--seconds S] [SPEC...]      (default: halusa tab)
+#   scripts/bench-wasm.sh [--runs N] [--seconds S] [SPEC...]      (default: all five games)
 #
 # Builds the wasm module (scripts/build-wasm.sh, build-wasm/) and a native release build of the
 # library (gcc -O3, build-js-native/), then bindings/js/bench/bench.js plays the same seeded

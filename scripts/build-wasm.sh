@@ -31,11 +31,17 @@ case "$output" in /*) ;; *) output="$top/$output" ;; esac
 # code would make every global access go through a table the static link resolves anyway.
 options=(-Ddefault_library=static -Db_staticpic=false -Dbuildtype=release
   -Dtests=false -Ddocs=false -Dexamples=false -Dfuzzers=false)
-if [ -f "$build_dir/build.ninja" ]; then
+# Meson does not notice a changed cross file (e.g. new compiler flags): a build directory set
+# up with another one is set up again.
+cross_stamp="$build_dir/tg-cross-file.txt"
+if [ -f "$build_dir/build.ninja" ] && ! cmp -s "$top/cross/wasm32-wasi.txt" "$cross_stamp"; then
+  meson setup --wipe "$build_dir" --cross-file "$top/cross/wasm32-wasi.txt" "${options[@]}" > /dev/null
+elif [ -f "$build_dir/build.ninja" ]; then
   meson configure "$build_dir" "${options[@]}" > /dev/null
 else
   meson setup "$build_dir" --cross-file "$top/cross/wasm32-wasi.txt" "${options[@]}" > /dev/null
 fi
+cp "$top/cross/wasm32-wasi.txt" "$cross_stamp"
 meson compile -C "$build_dir" > /dev/null
 
 archive="$build_dir/lib/libtraditional-games.a"
@@ -44,8 +50,10 @@ archive="$build_dir/lib/libtraditional-games.a"
 # A reactor has no main: the host calls _initialize once, then any export. --whole-archive
 # keeps every object, and --export-dynamic exports exactly what the sources left visible:
 # the TG_API functions (everything else is built with -fvisibility=hidden).
+# bindings/js/wasm/sbrk.c replaces wasi-libc's sbrk: memory grows geometrically (see there).
 mkdir -p "$(dirname "$output")"
-clang --target=wasm32-wasi -mexec-model=reactor -O3 \
+clang --target=wasm32-wasi -msimd128 -mexec-model=reactor -O3 -std=c11 -Wall -Wextra -Wpedantic -Werror \
+  "$top/bindings/js/wasm/sbrk.c" \
   -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
   -Wl,--export-dynamic -Wl,--export=malloc -Wl,--export=free -Wl,--strip-all \
   ${link_extra[@]+"${link_extra[@]}"} -o "$output.tmp"

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Build the WebAssembly module and run the JavaScript package's tests (bindings/js/test, with
-# Node's own runner), comparing against the native library in the same run:
+# Node's own runner), comparing against the native library in the same run, and the bundler
+# tests (bindings/js/test/bundlers: esbuild and webpack bundles run in headless Chromium):
 #
 #   scripts/test-js.sh [--native-build DIR] [--wasm-build DIR]
 #
 # --native-build names a meson build of the library for this machine (its lib/ holds
 # libtraditional-games.so); without it the library is built in build-js-native/ (library only).
 # --wasm-build is the wasm build directory (default build-wasm/). Both are reused from run to
-# run. Needs Node 20 or later and npm; typescript comes from the npm registry, pinned by
-# bindings/js/package-lock.json (`npm ci`).
+# run. `npm test` in bindings/js runs this script. Needs Node 20.19 or later, npm and the Debian
+# package chromium (/usr/bin/chromium, or TG_CHROMIUM); typescript and @types/node come from
+# the npm registry, pinned by bindings/js/package-lock.json, esbuild, webpack and
+# puppeteer-core by bindings/js/test/bundlers/package-lock.json (`npm ci`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 top=$(pwd)
@@ -25,8 +28,9 @@ done
 case "$wasm_build" in /*) ;; *) wasm_build="$top/$wasm_build" ;; esac
 
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 20 ]; then
-  echo "test-js.sh: the JavaScript package needs Node 20 or later (found: $(node --version 2>/dev/null || echo none))." >&2
+node_ok=$(node -p 'const [a, b] = process.versions.node.split(".").map(Number); a > 22 || (a === 22 && b >= 12) || (a === 20 && b >= 19) ? 1 : 0' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ] || [ "$node_ok" != 1 ]; then
+  echo "test-js.sh: the JavaScript package needs Node 20.19 or later (found: $(node --version 2>/dev/null || echo none))." >&2
   exit 1
 fi
 
@@ -53,8 +57,12 @@ cc -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -I"$top/include" \
   -o "$oracle" bindings/js/test/native-oracle.c \
   -L"$native_lib" -ltraditional-games -Wl,-rpath,"$native_lib"
 
+chromium=${TG_CHROMIUM:-/usr/bin/chromium}
+[ -x "$chromium" ] || { echo "test-js.sh: no $chromium (apt-get install chromium)" >&2; exit 1; }
+
 cd bindings/js
 npm ci --no-audit --no-fund --loglevel=error
-# --expose-gc: the test of the finalizers collects garbage on purpose.
+(cd test/bundlers && npm ci --no-audit --no-fund --loglevel=error)
+# --expose-gc: the tests of the finalizers collect garbage on purpose.
 TG_NATIVE_ORACLE="$oracle" TG_WASM_CAPPED="$wasm_build/traditional-games-16mib.wasm" \
-  node --expose-gc --test test/*.test.js
+  TG_CHROMIUM="$chromium" node --expose-gc --test test/*.test.js test/bundlers/bundlers.test.js

@@ -44,6 +44,27 @@ export const Status = Object.freeze({
 
 const statusNames = Object.fromEntries(Object.entries(Status).map(([k, v]) => [v, k]));
 
+// tg_event_kind (story-api.h), value for value: the name of kind k is EVENT_NAMES[k - 1].
+const EVENT_NAMES = [
+  'lift', 'drop', 'capture', 'resow', 'score', 'pass', 'throw', 'move-from', 'step', 'move-to',
+  'unlock', 'king', 'split', 'take', 'throws-lost', 'turn', 'gather', 'round-end', 'fill', 'dead',
+  'round-start', 'endless', 'elision', 'elided-sown', 'set', 'game-end',
+];
+
+/** The story events' kinds, as `{ 'lift': 1, ... }` (TG_EVENT_LIFT = 1, ...). */
+export const EventKind = Object.freeze(Object.fromEntries(EVENT_NAMES.map((name, i) => [name, i + 1])));
+
+// tg_end_reason, value for value: the token of reason r is END_REASONS[r] (tg_end_reason_name).
+const END_REASONS = [
+  'none', 'unknown', 'no-move', 'empty-row', 'store-short', 'all-captured', 'all-across',
+  'blocked', 'quiet', 'endless',
+];
+
+/** The end reasons, as `{ 'none': 0, 'unknown': 1, ... }` (TG_END_NONE = 0, ...). */
+export const EndReason = Object.freeze(Object.fromEntries(END_REASONS.map((name, i) => [name, i])));
+
+const FIELD_NONE = 0xffffffff;
+
 // The major version these bindings were written for: a library of another major has another ABI.
 const SUPPORTED_MAJOR = 0;
 
@@ -116,9 +137,10 @@ function toU64(value, what) {
 export class Rng {
   #state;
 
-  /** @param {bigint | number} [seed] any integer, taken modulo 2**64 */
-  constructor(seed = 0n) {
-    this.#state = toU64(seed, 'seed');
+  /** @param {bigint | number} [seed] any integer, taken modulo 2**64; 0 when omitted (an
+   * explicit undefined is a TypeError: it is far more often a mistake than a wish for 0) */
+  constructor(seed) {
+    this.#state = arguments.length === 0 ? 0n : toU64(seed, 'seed');
   }
 
   /** The generator state, a BigInt in 0 .. 2**64-1. */
@@ -142,6 +164,11 @@ export class Rng {
   toString() {
     return `Rng(0x${this.#state.toString(16).padStart(16, '0')})`;
   }
+
+  /** JSON has no 64-bit integers: the state as a decimal string (`new Rng(BigInt(text))`). */
+  toJSON() {
+    return this.#state.toString();
+  }
 }
 
 function rngArg(rng) {
@@ -159,6 +186,17 @@ function describe(value) {
   if (value === null) return 'null';
   if (typeof value === 'object') return value.constructor?.name ?? 'object';
   return typeof value;
+}
+
+// How much of a caller's text an error message quotes: enough to recognise it, never the whole
+// of a 100 MB string (the message would be as large, and JSON.stringify of it can fail).
+const QUOTE_MAX = 200;
+
+/** text for an error message: JSON-quoted, cut to QUOTE_MAX characters with its length noted. */
+function quote(text) {
+  if (typeof text !== 'string') return String(text);
+  if (text.length <= QUOTE_MAX) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, QUOTE_MAX))}... (${text.length} characters)`;
 }
 
 function integerArg(value, what, min, max) {
@@ -191,9 +229,17 @@ function specNulStatus(spec) {
 // ---------------------------------------------------------------------------------------------
 // Loading.
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+// The file's only contact with Node: its built-in modules fetched at run time through
+// process.getBuiltinModule (Node 20.16 and later), never imported, so that bundlers for the
+// browser find nothing to resolve. Elsewhere it is null and files are fetched.
+function nodeBuiltin(name) {
+  const getBuiltin = globalThis.process?.getBuiltinModule;
+  return typeof getBuiltin === 'function' ? getBuiltin(name) : null;
+}
 
 async function compileModule(source) {
+  // Written out in full so that bundlers (webpack, Vite, Parcel; esbuild with a .wasm loader
+  // when imported instead) see the asset and emit it beside the bundle.
   if (source === undefined) source = new URL('./traditional-games.wasm', import.meta.url);
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
@@ -208,8 +254,8 @@ async function compileModule(source) {
   } else if (typeof source === 'string') {
     if (/^[a-z][a-z0-9+.-]*:/i.test(source) && !/^[a-z]:[\\/]/i.test(source)) {
       url = new URL(source);
-    } else if (isNode) {
-      url = (await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:url')).pathToFileURL(source);
+    } else if (nodeBuiltin('node:url')) {
+      url = nodeBuiltin('node:url').pathToFileURL(source);
     } else {
       url = new URL(source, globalThis.location?.href);
     }
@@ -217,10 +263,10 @@ async function compileModule(source) {
     throw new TypeError(
       `load() takes bytes, a URL, a path, a Response or a WebAssembly.Module, not ${describe(source)}`);
   }
-  if (url.protocol === 'file:') {
+  const fs = url.protocol === 'file:' ? nodeBuiltin('node:fs') : null;
+  if (fs) {
     // Node's fetch() does not read files.
-    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
-    return WebAssembly.compile(await fs.readFile(url));
+    return WebAssembly.compile(await fs.promises.readFile(url));
   }
   return compileResponse(await fetch(url), url.href);
 }
@@ -249,6 +295,8 @@ const REQUIRED_EXPORTS = [
   'tg_move_to_string', 'tg_move_from_string', 'tg_state_to_string', 'tg_state_from_string',
   'tg_state_render', 'tg_state_hash', 'tg_state_equal', 'tg_state_playout',
   'tg_state_playout_stats', 'tg_perft', 'tg_bot_choose', 'tg_bot_check',
+  'tg_state_story', 'tg_state_end_reason', 'tg_end_reason_name', 'tg_state_record',
+  'tg_state_from_record',
 ];
 
 /**
@@ -257,11 +305,18 @@ const REQUIRED_EXPORTS = [
  * @param source the module: omitted for the traditional-games.wasm next to this file; bytes
  *   (ArrayBuffer or a typed array); a URL or URL string (fetched; file: URLs are read in Node);
  *   a file path (Node); a fetch Response; or a compiled WebAssembly.Module.
+ * @param options liveStatesWarning: warn once (process.emitWarning, else console.warn) when
+ *   more States than this hold wasm memory at the same time (default 100000; Infinity: never).
  */
-export async function load(source) {
+export async function load(source, options = {}) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`load() options must be an object, not ${describe(options)}`);
+  }
+  const { liveStatesWarning = 100000 } = options;
+  if (liveStatesWarning !== Infinity) integerArg(liveStatesWarning, 'liveStatesWarning', 0, 2 ** 32);
   const module = await compileModule(source);
   const instance = await WebAssembly.instantiate(module, {});
-  return bind(instance.exports);
+  return bind(instance.exports, liveStatesWarning);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,7 +324,7 @@ export async function load(source) {
 // instance is a pointer into that instance's memory only, so the classes are made per instance
 // and `instanceof` keeps handles from crossing over.
 
-function bind(wasm) {
+function bind(wasm, liveStatesWarning) {
   const missing = REQUIRED_EXPORTS.filter((name) => !(name in wasm));
   if (missing.length) {
     throw new Error(`traditional-games: the WebAssembly module lacks ${missing.join(', ')}`);
@@ -330,10 +385,11 @@ function bind(wasm) {
     return textDecoder.decode(bytes.subarray(ptr, end));
   }
 
-  /** A JavaScript string as NUL-terminated UTF-8 in the input buffer. */
-  function inputText(text, nulStatus, context) {
+  /** A JavaScript string as NUL-terminated UTF-8 in the input buffer; the error names it as
+   * `label` (quoted) if it holds a NUL. */
+  function inputText(text, nulStatus, label) {
     const encoded = textEncoder.encode(text);
-    if (encoded.includes(0)) throw makeError(nulStatus, `${context} contains a NUL character`);
+    if (encoded.includes(0)) throw makeError(nulStatus, `${label} ${quote(text)} contains a NUL character`);
     const ptr = reserve(inBuffer, encoded.length + 1);
     heap();
     bytes.set(encoded, ptr);
@@ -354,8 +410,10 @@ function bind(wasm) {
     return new ErrorClass(status, statusString(status), context);
   }
 
-  function check(status, context) {
-    if (status !== 0) throw makeError(status, context);
+  // The message is made only on failure: a successful call builds no string. `input`, when
+  // given, is the caller's text or value, quoted (and cut short) after the label.
+  function check(status, label, input) {
+    if (status !== 0) throw makeError(status, input === undefined ? label : `${label} ${quote(input)}`);
   }
 
   /** The buffer contract: measure with NULL and 0, then write into a buffer of that size. */
@@ -379,9 +437,44 @@ function bind(wasm) {
   }
 
   // Handles not freed by their owner are freed when collected. The held value is the pointer
-  // alone, never the object, or the object could never be collected.
+  // (or, for a State, its small `ref` record) alone, never the object, or the object could
+  // never be collected.
   const rulesRegistry = new FinalizationRegistry((ptr) => wasm.tg_rules_free(ptr));
-  const stateRegistry = new FinalizationRegistry((ptr) => wasm.tg_state_free(ptr));
+
+  // C states are shared copy-on-write between a State and its clones: clone() only counts one
+  // more owner of the same C state, and the first call that changes a shared one gives the
+  // caller its own copy (tg_state_clone) first. So a clone that is only read and then forgotten
+  // costs no wasm memory at all; one that is changed costs its C state (about 1 KiB) until it
+  // is freed, by free(), `using`, or the collector. The collector cannot help within one
+  // synchronous run (finalizers run between tasks), hence the warning below.
+  //   node: { ptr, owners }  one C state and how many States use it
+  //   ref:  { node }         one State's link to its node; node null once released
+  let liveNodes = 0;
+  let warned = false;
+
+  function newNode(ptr) {
+    if (++liveNodes > liveStatesWarning && !warned) {
+      warned = true;
+      const text = `traditional-games: more than ${liveStatesWarning} States hold wasm memory ` +
+        '(1 to 11 KiB each); call free() or use `using` on States you are done with (the ' +
+        'collector frees forgotten ones only between tasks, never within one synchronous loop)';
+      if (typeof globalThis.process?.emitWarning === 'function') globalThis.process.emitWarning(text);
+      else console.warn(text);
+    }
+    return { ptr, owners: 1 };
+  }
+
+  function release(ref) {
+    const node = ref.node;
+    if (node === null) return;
+    ref.node = null;
+    if (--node.owners === 0) {
+      wasm.tg_state_free(node.ptr);
+      liveNodes--;
+    }
+  }
+
+  const stateRegistry = new FinalizationRegistry(release);
 
   const dispose = Symbol.dispose ?? Symbol.for('Symbol.dispose');
   const WRAP = Symbol('wrap an owned pointer');
@@ -417,8 +510,7 @@ function bind(wasm) {
 
   function checkBot(spec) {
     stringArg(spec, 'a bot spec');
-    const context = `bot spec ${JSON.stringify(spec)}`;
-    check(wasm.tg_bot_check(inputText(spec, Status.TG_ERR_BAD_OPTION, context)), context);
+    check(wasm.tg_bot_check(inputText(spec, Status.TG_ERR_BAD_OPTION, 'bot spec')), 'bot spec', spec);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -435,12 +527,13 @@ function bind(wasm) {
       };
     }
 
-    /** @param {string} [spec] e.g. "halusa" or "halusa:remainder=owner,quiet=50" */
-    constructor(spec = 'halusa') {
+    /** @param {string} [spec] e.g. "halusa" or "halusa:remainder=owner,quiet=50"; "halusa" when
+     * omitted (an explicit undefined is a TypeError, as any other non-string) */
+    constructor(spec) {
+      if (arguments.length === 0) spec = 'halusa';
       stringArg(spec, 'a rule spec');
-      const context = `rule spec ${JSON.stringify(spec)}`;
-      const text = inputText(spec, specNulStatus(spec), context);
-      check(wasm.tg_rules_new(text, scratch + OUT_PTR), context);
+      const text = inputText(spec, specNulStatus(spec), 'rule spec');
+      check(wasm.tg_rules_new(text, scratch + OUT_PTR), 'rule spec', spec);
       this.#ptr = readU32(scratch + OUT_PTR);
       rulesRegistry.register(this, this.#ptr, this);
     }
@@ -508,6 +601,11 @@ function bind(wasm) {
     toString() {
       return this.spec;
     }
+
+    /** JSON.stringify(rules) gives the canonical spec. */
+    toJSON() {
+      return this.spec;
+    }
   }
 
   // Runs fn(rulesPointer) for a Rules or a spec string (a temporary Rules, freed after).
@@ -529,7 +627,7 @@ function bind(wasm) {
   // -------------------------------------------------------------------------------------------
 
   class State {
-    #ptr = 0;
+    #ref = null; // { node } (see newNode), null once freed
     #rules = null; // the Rules it was made from, if the caller gave one
     #rows = 0;
     #cols = 0;
@@ -544,12 +642,22 @@ function bind(wasm) {
       };
     }
 
-    /** @param {Rules | string} [rules] a Rules or a spec: the initial position of that game */
-    constructor(rules = 'halusa', ptr = 0, rulesObject = null) {
+    /** @param {Rules | string} [rules] a Rules or a spec: the initial position of that game
+     * ("halusa" when omitted; an explicit undefined is a TypeError) */
+    constructor(rules, node, source) {
       if (rules === WRAP) {
-        this.#adopt(ptr, rulesObject);
+        if (source) {
+          this.#rules = source.#rules;
+          this.#rows = source.#rows;
+          this.#cols = source.#cols;
+          this.#maxMoves = source.#maxMoves;
+          this.#register(node);
+        } else {
+          this.#adopt(node.ptr, node.rules);
+        }
         return;
       }
+      if (arguments.length === 0) rules = 'halusa';
       withRules(rules, (rulesPtr, rulesObj) => {
         check(wasm.tg_state_new(rulesPtr, scratch + OUT_PTR), 'new state');
         this.#adopt(readU32(scratch + OUT_PTR), rulesObj);
@@ -557,13 +665,18 @@ function bind(wasm) {
     }
 
     #adopt(ptr, rules) {
-      this.#ptr = ptr;
       this.#rules = rules;
-      stateRegistry.register(this, ptr, this);
       const rulesPtr = wasm.tg_state_rules(ptr);
       this.#rows = wasm.tg_rules_rows(rulesPtr);
       this.#cols = wasm.tg_rules_cols(rulesPtr);
       this.#maxMoves = wasm.tg_rules_max_moves(rulesPtr) >>> 0;
+      this.#register(newNode(ptr));
+    }
+
+    #register(node) {
+      this.#ref = { node };
+      // No unregister token: free() empties the ref, and the finalizer then finds nothing to do.
+      stateRegistry.register(this, this.#ref);
     }
 
     /**
@@ -573,26 +686,51 @@ function bind(wasm) {
     static fromString(rules, text) {
       stringArg(text, 'a position string');
       return withRules(rules, (rulesPtr, rulesObj) => {
-        const context = `position string ${JSON.stringify(text)}`;
-        const textPtr = inputText(text, Status.TG_ERR_PARSE, context);
-        check(wasm.tg_state_from_string(rulesPtr, textPtr, scratch + OUT_PTR), context);
-        return new State(WRAP, readU32(scratch + OUT_PTR), rulesObj);
+        const textPtr = inputText(text, Status.TG_ERR_PARSE, 'position string');
+        check(wasm.tg_state_from_string(rulesPtr, textPtr, scratch + OUT_PTR), 'position string', text);
+        return new State(WRAP, { ptr: readU32(scratch + OUT_PTR), rules: rulesObj }, null);
       });
     }
 
+    /**
+     * The state at the end of a game record (docs/records.md): its rules from the Rules tag,
+     * every move replayed and checked, so the history holds them all. ParseError for text that
+     * is not a record (or whose Result/Termination the moves do not lead to), IllegalMove for
+     * a move not legal where it stands.
+     */
+    static fromRecord(text) {
+      stringArg(text, 'a record');
+      const textPtr = inputText(text, Status.TG_ERR_PARSE, 'record');
+      check(wasm.tg_state_from_record(textPtr, scratch + OUT_PTR), 'record', text);
+      return new State(WRAP, { ptr: readU32(scratch + OUT_PTR), rules: null }, null);
+    }
+
+    /** The C state, to read. */
     #handle() {
-      if (this.#ptr === 0) throw new TypeError('this State has been freed');
-      return this.#ptr;
+      const node = this.#ref?.node;
+      if (!node) throw new TypeError('this State has been freed');
+      return node.ptr;
+    }
+
+    /** The C state, to change: this State's own (copied first if a clone shares it). */
+    #own() {
+      const ref = this.#ref;
+      const node = ref?.node;
+      if (!node) throw new TypeError('this State has been freed');
+      if (node.owners === 1) return node.ptr;
+      check(wasm.tg_state_clone(node.ptr, scratch + OUT_PTR), 'copying a shared state');
+      node.owners--;
+      ref.node = newNode(readU32(scratch + OUT_PTR));
+      return ref.node.ptr;
     }
 
     // -- lifetime ------------------------------------------------------------------------------
 
     /** Release the C state now (once; later calls do nothing). */
     free() {
-      if (this.#ptr !== 0) {
-        stateRegistry.unregister(this);
-        wasm.tg_state_free(this.#ptr);
-        this.#ptr = 0;
+      if (this.#ref !== null) {
+        release(this.#ref);
+        this.#ref = null;
       }
     }
 
@@ -601,20 +739,24 @@ function bind(wasm) {
     }
 
     get freed() {
-      return this.#ptr === 0;
+      return this.#ref === null;
     }
 
-    /** An independent copy: position, ply and undo history. */
+    /** An independent copy: position, ply and undo history. Cheap: the C state is shared until
+     * either side changes. */
     clone() {
-      check(wasm.tg_state_clone(this.#handle(), scratch + OUT_PTR), 'clone');
-      return new State(WRAP, readU32(scratch + OUT_PTR), this.#rules);
+      const node = this.#ref?.node;
+      if (!node) throw new TypeError('this State has been freed');
+      node.owners++;
+      return new State(WRAP, node, this);
     }
 
     /** This state takes the position and ply of other (same rules, else RulesMismatch); its
-     * history is cleared. Allocates nothing. */
+     * history is cleared. Allocates nothing (unless this state was shared with a clone). */
     copyFrom(other) {
-      const handle = this.#handle();
-      check(wasm.tg_state_copy(handle, stateHandle(other)), 'copyFrom');
+      const from = stateHandle(other);
+      // Owning first keeps `from` valid: a shared C state stays with the other owners.
+      check(wasm.tg_state_copy(this.#own(), from), 'copyFrom');
     }
 
     // -- rules ---------------------------------------------------------------------------------
@@ -805,11 +947,10 @@ function bind(wasm) {
     moveToString(move) {
       const handle = this.#handle();
       moveNumber(move);
-      const context = `move ${move}`;
-      check(wasm.tg_move_to_string(handle, move, 0, 0, scratch + OUT_SIZE), context);
+      check(wasm.tg_move_to_string(handle, move, 0, 0, scratch + OUT_SIZE), 'move', move);
       const size = readU32(scratch + OUT_SIZE) + 1;
       const ptr = reserve(outBuffer, size);
-      check(wasm.tg_move_to_string(handle, move, ptr, size, 0), context);
+      check(wasm.tg_move_to_string(handle, move, ptr, size, 0), 'move', move);
       return cString(ptr);
     }
 
@@ -817,9 +958,8 @@ function bind(wasm) {
     moveFromString(text) {
       const handle = this.#handle();
       stringArg(text, 'a move');
-      const context = `move ${JSON.stringify(text)}`;
-      const ptr = inputText(text, Status.TG_ERR_PARSE, context);
-      check(wasm.tg_move_from_string(handle, ptr, scratch + OUT_MOVE), context);
+      const ptr = inputText(text, Status.TG_ERR_PARSE, 'move');
+      check(wasm.tg_move_from_string(handle, ptr, scratch + OUT_MOVE), 'move', text);
       return readU32(scratch + OUT_MOVE);
     }
 
@@ -845,31 +985,33 @@ function bind(wasm) {
     /** Apply a decision, or an outcome at a chance state, as a number or in notation; returns
      * the move as a number. GameOver, IllegalMove or ParseError on failure, nothing changed. */
     apply(move) {
-      const handle = this.#handle();
+      this.#handle();
       const m = this.#move(move);
-      check(wasm.tg_state_apply(handle, m), `apply ${JSON.stringify(move)}`);
+      check(wasm.tg_state_apply(this.#own(), m), 'apply', move);
       return m;
     }
 
     /** Take back the last applied move exactly; NoHistory if there is none. */
     undo() {
-      check(wasm.tg_state_undo(this.#handle()), 'undo');
+      check(wasm.tg_state_undo(this.#own()), 'undo');
     }
 
     /** Apply one random move (a uniform decision, or an outcome by its probability), recorded
      * for undo. rng: an Rng (advanced) or a seed (a one-off generator). */
     applyRandom(rng) {
-      const handle = this.#handle();
+      this.#handle();
       rng = rngArg(rng);
+      const handle = this.#own();
       withRng(rng, (rngPtr) => check(wasm.tg_state_apply_random(handle, rngPtr), 'applyRandom'));
     }
 
     /** Play random moves until the game ends or maxPlies were made; returns how many were
      * made. The history is cleared (clone() first to keep it). */
     playout(rng, maxPlies = SIZE_MAX) {
-      const handle = this.#handle();
+      this.#handle();
       rng = rngArg(rng);
       integerArg(maxPlies, 'maxPlies', 0, SIZE_MAX);
+      const handle = this.#own();
       withRng(rng, (rngPtr) =>
         check(wasm.tg_state_playout(handle, rngPtr, maxPlies, scratch + OUT_SIZE), 'playout'));
       return readU32(scratch + OUT_SIZE);
@@ -877,9 +1019,10 @@ function bind(wasm) {
 
     /** playout() that also counts what it did: {plies, decisions, chance, sown} as BigInts. */
     playoutStats(rng, maxPlies = SIZE_MAX) {
-      const handle = this.#handle();
+      this.#handle();
       rng = rngArg(rng);
       integerArg(maxPlies, 'maxPlies', 0, SIZE_MAX);
+      const handle = this.#own();
       const stats = scratch + OUT_STATS;
       withRng(rng, (rngPtr) =>
         check(wasm.tg_state_playout_stats(handle, rngPtr, maxPlies, stats, STAT_COUNT), 'playoutStats'));
@@ -902,9 +1045,8 @@ function bind(wasm) {
       const handle = this.#handle();
       stringArg(spec, 'a bot spec');
       rng = rngArg(rng);
-      const context = `bot ${JSON.stringify(spec)}`;
-      const specPtr = inputText(spec, Status.TG_ERR_BAD_OPTION, context);
-      withRng(rng, (rngPtr) => check(wasm.tg_bot_choose(handle, specPtr, rngPtr, scratch + OUT_MOVE), context));
+      const specPtr = inputText(spec, Status.TG_ERR_BAD_OPTION, 'bot');
+      withRng(rng, (rngPtr) => check(wasm.tg_bot_choose(handle, specPtr, rngPtr, scratch + OUT_MOVE), 'bot', spec));
       return readU32(scratch + OUT_MOVE);
     }
 
@@ -918,6 +1060,86 @@ function bind(wasm) {
     /** The position string: `SPEC BOARD TO_MOVE SCORE0,SCORE1[ FIELD=VALUE...]`. */
     toString() {
       return readText(wasm.tg_state_to_string, this.#handle(), 'toString');
+    }
+
+    // -- what happened -------------------------------------------------------------------------
+
+    /**
+     * What move `index` of the history did (0 = the oldest move `history` lists), as events:
+     * `{ kind, cell, count, player }`, kind a name of EventKind, cell `{ row, col }`, and null
+     * for a field the kind does not use. A 'game-end' event also has `reason` (an EndReason
+     * name, from its count). RangeError for an index past the history.
+     */
+    story(index) {
+      const handle = this.#handle();
+      check(wasm.tg_state_history(handle, 0, 0, scratch + OUT_SIZE), 'story');
+      integerArg(index, 'a history index', 0, readU32(scratch + OUT_SIZE) - 1);
+      check(wasm.tg_state_story(handle, index, 0, 0, scratch + OUT_SIZE), 'story');
+      const count = readU32(scratch + OUT_SIZE);
+      const ptr = reserve(outBuffer, 16 * Math.max(count, 1));
+      check(wasm.tg_state_story(handle, index, ptr, count, scratch + OUT_SIZE), 'story');
+      const v = heap();
+      const cols = this.#cols;
+      const events = new Array(count);
+      for (let i = 0; i < count; i++) {
+        const at = ptr + 16 * i;
+        const kind = v.getUint32(at, true);
+        const cell = v.getUint32(at + 4, true);
+        const n = v.getUint32(at + 8, true);
+        const player = v.getUint32(at + 12, true);
+        const event = {
+          kind: EVENT_NAMES[kind - 1] ?? `kind-${kind}`,
+          cell: cell === FIELD_NONE ? null : { row: Math.floor(cell / cols), col: cell % cols },
+          count: n === FIELD_NONE ? null : n,
+          player: player === FIELD_NONE ? null : player,
+        };
+        if (kind === EventKind['game-end']) event.reason = END_REASONS[n] ?? 'invalid';
+        events[i] = event;
+      }
+      return events;
+    }
+
+    /** Why the game ended, an EndReason name: 'none' while it runs; 'unknown' for a finished
+     * position whose ending cannot be told (read from a string, or after a playout). */
+    get endReason() {
+      return cString(wasm.tg_end_reason_name(wasm.tg_state_end_reason(this.#handle())));
+    }
+
+    /**
+     * The game as a record (docs/records.md): the Rules tag, Start when the game did not
+     * start from the initial position, the caller's tags, Result, Termination, then every
+     * move of the history. tags: an object `{ White: 'Ann' }` or an array of [name, value]
+     * pairs, in the order to write them; InvalidArgument for a malformed name, a value with a
+     * line break, or one of the library's own four tags.
+     */
+    toRecord(tags = null) {
+      const handle = this.#handle();
+      let tagText = 0;
+      if (tags !== null && tags !== undefined) {
+        const pairs = Array.isArray(tags) ? tags : (typeof tags === 'object' ? Object.entries(tags) : null);
+        if (pairs === null) throw new TypeError(`tags must be an object or an array of [name, value] pairs, not ${describe(tags)}`);
+        let text = '';
+        for (const pair of pairs) {
+          if (!Array.isArray(pair) || pair.length !== 2) {
+            throw new TypeError(`each tag must be a [name, value] pair, not ${describe(pair)}`);
+          }
+          const name = stringArg(pair[0], 'a tag name');
+          const value = stringArg(pair[1], `the value of tag ${quote(name)}`);
+          text += `[${name} "${value.replace(/[\\"]/g, '\\$&')}"]\n`;
+        }
+        tagText = inputText(text, Status.TG_ERR_INVALID_ARGUMENT, 'tags');
+      }
+      // The tags stay in the input buffer while the record is measured and written.
+      check(wasm.tg_state_record(handle, tagText, 0, 0, scratch + OUT_SIZE), 'toRecord');
+      const size = readU32(scratch + OUT_SIZE) + 1;
+      const ptr = reserve(outBuffer, size);
+      check(wasm.tg_state_record(handle, tagText, ptr, size, 0), 'toRecord');
+      return cString(ptr);
+    }
+
+    /** JSON.stringify(state) gives the position string (toString()). */
+    toJSON() {
+      return this.toString();
     }
 
     /** The board drawn for people (several lines; not for parsing). */
@@ -940,6 +1162,11 @@ function bind(wasm) {
     games,
     checkBot,
     statusString,
+    /** C states the bindings hold now (shared ones once): what free() and the collector
+     * bring down. */
+    get liveStates() {
+      return liveNodes;
+    },
     version: cString(wasm.tg_version_string()),
     versionNumber: wasm.tg_version() >>> 0,
     memory,

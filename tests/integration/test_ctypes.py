@@ -160,6 +160,11 @@ SIGNATURES = {
     "tg_perft": (c_uint64, [SP, c_uint]),
     "tg_bot_choose": (c_int, [SP, c_char_p, POINTER(c_uint64), MOVEP]),
     "tg_bot_check": (c_int, [c_char_p]),
+    "tg_state_story": (c_int, [SP, c_size_t, POINTER(c_uint32), c_size_t, SIZEP]),
+    "tg_state_end_reason": (c_int, [SP]),
+    "tg_end_reason_name": (c_char_p, [c_int]),
+    "tg_state_record": (c_int, [SP, c_char_p, c_char_p, c_size_t, SIZEP]),
+    "tg_state_from_record": (c_int, [c_char_p, POINTER(SP)]),
 }
 
 # C types of the header -> the ctypes type a binding must use.
@@ -173,6 +178,7 @@ C_TYPES = {
     "uint64_t": c_uint64,
     "tg_move": c_uint32,
     "tg_status": c_int,
+    "tg_end_reason": c_int,
     "const char *": c_char_p,
     "char *": c_char_p,
     "tg_rules *": RP,
@@ -186,6 +192,7 @@ C_TYPES = {
     "size_t *": SIZEP,
     "double *": POINTER(c_double),
     "uint64_t *": POINTER(c_uint64),
+    "uint32_t *": POINTER(c_uint32),
 }
 
 OK, INVALID, NO_MEMORY, UNKNOWN_GAME, BAD_OPTION, ILLEGAL, PARSE, TOO_SMALL, NO_HISTORY, \

@@ -2,7 +2,7 @@
 //
 //   node bench/bench.js NATIVE_BENCH [--runs N] [--seconds S] [SPEC...]
 //
-// For each rule set (default: halusa and tab), each run plays the same G random playouts
+// For each rule set (default: the five games' defaults), each run plays the same G random playouts
 // natively (NATIVE_BENCH, bench/native-bench.c, in its own process) and then here through the
 // package's API (State.copyFrom() of the start, then State.playout(), as tg-bench's playout
 // loop), with the same seed: the same games, so the plies must agree and only the time
@@ -27,7 +27,7 @@ if (!nativeBench || !(runs > 0) || !(seconds > 0)) {
   console.error('usage: node bench/bench.js NATIVE_BENCH [--runs N] [--seconds S] [SPEC...]');
   process.exit(2);
 }
-if (specs.length === 0) specs.push('halusa', 'tab');
+if (specs.length === 0) specs.push('halusa', 'hus', 'hawalis', 'walak-pussa', 'tab');
 
 const tg = await load();
 

@@ -8,9 +8,14 @@
  *   game SPEC SEED BOT0 BOT1           tg_bot_choose() for each player (chance states: the
  *                                      player whose turn it is throws) and tg_state_apply()
  *   perft SPEC DEPTH                   tg_perft() from the start
+ *   told SPEC SEED BOT0 BOT1           `game`, then what the library tells of it: the story
+ *                                      of every move of the history (tg_state_story), the
+ *                                      end reason (tg_end_reason_name) and the record
+ *                                      (tg_state_record, tags White BOT0 and Black BOT1)
  *
  * and gets one line back: the final position string, its hash, the generator's state, the ply
- * and the moves made (for `random` and `game`), or the leaf count for `perft`. 64-bit values
+ * and the moves made (for `random` and `game`), the leaf count for `perft`, or for `told`
+ * `{"stories":[[kind,cell,count,player,...],...],"reason":"...","record":"..."}`. 64-bit values
  * are written in decimal, as strings, so JavaScript reads them exactly. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +65,62 @@ static void print_result(const tg_state *state, uint64_t rng, const tg_move *mov
     printf("}\n");
 }
 
+/* A JSON string: the record holds quotes (tag values) and line breaks. */
+static void print_json_string(const char *text)
+{
+    putchar('"');
+    for (const char *p = text; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c == '\n')
+            printf("\\n");
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_told(const tg_state *state, const char *bot0, const char *bot1)
+{
+    size_t n = 0;
+    tg_state_history(state, NULL, 0, &n);
+    printf("{\"stories\":[");
+    for (size_t i = 0; i < n; i++) {
+        size_t count = 0;
+        tg_status st = tg_state_story(state, i, NULL, 0, &count);
+        if (st != TG_OK)
+            die("tg_state_story", st);
+        uint32_t *events = malloc((count ? count : 1) * TG_EVENT_FIELDS * sizeof *events);
+        if (!events)
+            die("malloc", TG_ERR_NO_MEMORY);
+        if ((st = tg_state_story(state, i, events, count, &count)) != TG_OK)
+            die("tg_state_story", st);
+        printf("%s[", i ? "," : "");
+        for (size_t k = 0; k < count * TG_EVENT_FIELDS; k++)
+            printf("%s%" PRIu32, k ? "," : "", events[k]);
+        printf("]");
+        free(events);
+    }
+    printf("],\"reason\":\"%s\",\"record\":", tg_end_reason_name(tg_state_end_reason(state)));
+    char tags[512];
+    snprintf(tags, sizeof tags, "[White \"%s\"]\n[Black \"%s\"]\n", bot0, bot1);
+    size_t len = 0;
+    tg_status st = tg_state_record(state, tags, NULL, 0, &len);
+    if (st != TG_OK)
+        die("tg_state_record", st);
+    char *record = malloc(len + 1);
+    if (!record)
+        die("malloc", TG_ERR_NO_MEMORY);
+    if ((st = tg_state_record(state, tags, record, len + 1, NULL)) != TG_OK)
+        die("tg_state_record", st);
+    print_json_string(record);
+    free(record);
+    printf("}\n");
+}
+
 struct move_log {
     tg_move *moves;
     size_t n, cap;
@@ -106,7 +167,7 @@ static void play(char *kind, char *spec, char *rest)
             die("malloc", TG_ERR_NO_MEMORY);
         tg_state_history(state, log.moves, n, &log.n);
         print_result(state, rng, log.moves, log.n);
-    } else if (strcmp(kind, "game") == 0) {
+    } else if (strcmp(kind, "game") == 0 || strcmp(kind, "told") == 0) {
         char *bot[2];
         bot[0] = strtok(bots, " ");
         bot[1] = strtok(NULL, " ");
@@ -120,7 +181,10 @@ static void play(char *kind, char *spec, char *rest)
                 die("tg_state_apply", st);
             log_move(&log, m);
         }
-        print_result(state, rng, log.moves, log.n);
+        if (strcmp(kind, "told") == 0)
+            print_told(state, bot[0], bot[1]);
+        else
+            print_result(state, rng, log.moves, log.n);
     } else {
         die(kind, TG_ERR_PARSE);
     }

@@ -51,19 +51,40 @@ test('npm pack, install the tarball into an empty folder, run programs from ther
     readFileSync(join(app, 'main.js'), 'utf8').replace("'traditional-games'", "'./traditional-games.js'")], packageDir);
   assert.equal(fromInstall, fromTree);
 
-  // The types resolve through the package's "exports", as a TypeScript user's would.
+  // require() of the ES module, in a CommonJS program (Node 20.19+ and 22.12+: the versions
+  // `engines` names).
+  writeFileSync(join(app, 'main.cjs'), [
+    "const { load, Rng } = require('traditional-games');",
+    'load().then((tg) => {',
+    "  const state = new tg.State('tab');",
+    '  const rng = new Rng(11n);',
+    "  while (!state.isTerminal) state.playBot(state.turn === 0 ? 'greedy' : 'random', rng);",
+    '  console.log(state.winner, state.ply, state.hash, rng.state);',
+    '});',
+    '',
+  ].join('\n'));
+  const required = spawnSync(process.execPath, ['main.cjs'], { cwd: app, encoding: 'utf8' });
+  assert.equal(required.status, 0, required.stderr);
+  assert.equal(required.stdout, fromInstall);
+  const engines = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')).engines.node;
+  assert.equal(engines, '^20.19.0 || >=22.12.0');
+
+  // The types resolve through the package's "exports", as a TypeScript user's would, with
+  // neither the DOM library nor @types/node.
   writeFileSync(join(app, 'typed.ts'), [
     "import { load, Rng, type State } from 'traditional-games';",
     'const tg = await load();',
     "const state: State = new tg.State('halusa');",
     'const hash: bigint = state.hash;',
+    'const mine: number = state.score(state.turn);',
+    'void mine;',
     'state.playout(new Rng(1n));',
     'export { hash };',
     '',
   ].join('\n'));
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext',
-      lib: ['ES2022', 'DOM'], types: [], strict: true, noEmit: true },
+      lib: ['ES2022'], types: [], strict: true, noEmit: true },
     files: ['typed.ts'],
   }));
   run(process.execPath, [tsc, '-p', join(app, 'tsconfig.json')], app);

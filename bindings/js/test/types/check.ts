@@ -2,7 +2,10 @@
 // what is wrong must not (each @ts-expect-error fails the compile if its line has no error).
 import {
   load, Rng, TGError, IllegalMove, Status, MOVE_PASS, CHANCE,
-  type Move, type State, type Rules, type TraditionalGames, type GameInfo,
+  TERMINAL, DRAW, EventKind,
+  type StoryEvent, type EndReasonName, type EventKindName,
+  type Move, type State, type Rules, type TraditionalGames, type GameInfo, type Player,
+  type Turn, type Winner, type Decider, type WasmMemory,
 } from '../../traditional-games.js';
 
 async function main(): Promise<void> {
@@ -31,6 +34,36 @@ async function main(): Promise<void> {
   const choice: Move = state.botChoose('mcts:iterations=200', rng);
   const outcomes: { move: Move; probability: number }[] = state.chanceOutcomes();
   const scores: [number, number] = state.scores;
+  // turn, player and winner are the header's values, as literal unions.
+  const mine: number = state.score(state.turn);
+  const turn: Turn = state.turn;
+  const decider: Decider = state.player;
+  const winner: Winner = state.winner;
+  if (turn !== TERMINAL) {
+    const player: Player = turn;
+    void player;
+  }
+  const drawn: boolean = winner === DRAW;
+  const position: string = JSON.parse(JSON.stringify(state)) as string;
+  const memory: WasmMemory = tg.memory;
+  const bytes: number = memory.buffer.byteLength + tg.liveStates;
+  const warned: TraditionalGames = await load(undefined, { liveStatesWarning: 10 });
+  void [mine, decider, drawn, position, bytes, warned];
+  // Stories, end reasons and records.
+  const events: StoryEvent[] = state.story(0);
+  const kind: EventKindName | undefined = events[0]?.kind;
+  const where: number | undefined = events[0]?.cell?.row;
+  const reason: EndReasonName = state.endReason;
+  const record: string = state.toRecord({ White: 'Ann', Black: 'Bo' });
+  const again: string = state.toRecord([['Event', 'club']]);
+  const replayed: State = tg.State.fromRecord(record);
+  const liftCode: 1 = EventKind.lift;
+  void [kind, where, reason, again, replayed, liftCode];
+  // @ts-expect-error end reasons are tokens, not numbers
+  const badReason: number = state.endReason;
+  // @ts-expect-error tag values are strings
+  state.toRecord({ Round: 3 });
+  void badReason;
   const isChance: boolean = state.player === CHANCE;
   const cell: string = state.cellName(0, 0);
   const pass: number = MOVE_PASS;
@@ -56,13 +89,19 @@ async function main(): Promise<void> {
   const wrongHash: number = state.hash;
   // @ts-expect-error a player is 0 or 1
   state.score(2);
+  // @ts-expect-error turn may be TERMINAL
+  const notPlayer: Player = state.turn;
+  // @ts-expect-error winner is no turn
+  state.score(state.winner);
+  // @ts-expect-error liveStates is read-only
+  tg.liveStates = 0;
   // @ts-expect-error legalMoves() is a method
   const notMoves: Move[] = state.legalMoves;
   // @ts-expect-error Rng seeds are integers
   new Rng('7');
   // @ts-expect-error games are read-only
   games[0].id = 'chess';
-  void [wrongHash, notMoves];
+  void [wrongHash, notMoves, notPlayer];
   state.free();
   alsoState[Symbol.dispose]();
   rules.free();
