@@ -9,7 +9,7 @@ import {
 } from './session.js';
 import {
   newGame, onMoveTyped, undo, togglePause, toggleFlip, loadPosition, onSeatChange, cancelChoice,
-  replaceState, startWorker, viewPly, stepView, rematch,
+  replaceState, startWorker, viewPly, stepView, rematch, recordText, openRecord,
 } from './controller.js';
 import {
   buildOptions, composeSpec, copyPosition, fillSelects, render,
@@ -85,6 +85,18 @@ function wire() {
   $('undo-decline').addEventListener('click', () => answerUndo('decline'));
   $('copy-position').addEventListener('click', copyPosition);
   $('rematch').addEventListener('click', rematch);
+  // The record is written when the link is followed, so it holds the game as it is then.
+  $('download-record').addEventListener('click', () => {
+    const link = $('download-record');
+    URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(new Blob([recordText()], { type: 'text/plain' }));
+    link.download = `${S.state.gameId}-${new Date().toISOString().slice(0, 10)}.tgr`;
+  });
+  $('record-file').addEventListener('change', () => {
+    const file = $('record-file').files[0];
+    if (file) openRecord(file);
+    $('record-file').value = '';
+  });
   $('replay-live').addEventListener('click', () => viewPly(null));
   // A click on a move of the list shows the position after it.
   $('move-list').addEventListener('click', (event) => {

@@ -145,20 +145,32 @@ function drawMancala(view, handlers) {
       const dead = cell.flags & view.CELL_DEAD;
       if (dead) {
         el('path', { d: 'M -10 -10 L 10 10 M 10 -10 L -10 10', stroke: '#5b4a3a', 'stroke-width': 3 }, group);
-      } else if (cell.count > MOST_PEBBLES) {
-        el('text', { class: 'count', 'font-size': HOLE_COUNT_SIZE + 3 }, group).textContent = cell.count;
-      } else if (cell.count > 0) {
-        for (const [dx, dy] of pebbleOffsets(cell.count, 5.6)) {
-          el('circle', { cx: dx.toFixed(1), cy: dy.toFixed(1), r: 4.6, class: 'pebble' }, group);
-        }
-        el('circle', { cx: 21, cy: -21, r: 14, class: 'count-badge' }, group);
-        el('text', { x: 21, y: -21, class: 'count-badge-text', 'font-size': HOLE_COUNT_SIZE }, group).textContent = cell.count;
+      } else {
+        drawHoleCount(group, cell.count);
       }
       svg.appendChild(group);
     }
   }
   return svg;
 }
+
+// A hole's counters: pebbles and a badge up to 12, a number beyond. Also used by the
+// animation, which redraws a hole's count as each counter drops.
+export function drawHoleCount(group, count) {
+  for (const node of group.querySelectorAll('.pebble, .count, .count-badge, .count-badge-text')) node.remove();
+  group.setAttribute('data-count', count);
+  if (count > MOST_PEBBLES) {
+    el('text', { class: 'count', 'font-size': HOLE_COUNT_SIZE + 3 }, group).textContent = count;
+  } else if (count > 0) {
+    for (const [dx, dy] of pebbleOffsets(count, 5.6)) {
+      el('circle', { cx: dx.toFixed(1), cy: dy.toFixed(1), r: 4.6, class: 'pebble' }, group);
+    }
+    el('circle', { cx: 21, cy: -21, r: 14, class: 'count-badge' }, group);
+    el('text', { x: 21, y: -21, class: 'count-badge-text', 'font-size': HOLE_COUNT_SIZE }, group).textContent = count;
+  }
+}
+
+export const svgElement = el;
 
 function describePiece(view) {
   return (cell, legal) => {

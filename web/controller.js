@@ -12,6 +12,9 @@ import {
 } from './panels.js';
 import { sendMove, requestUndo } from './online.js';
 import { renderLearn } from './learn.js';
+import { animateStory } from './animate.js';
+import { storyOf } from './story.js';
+import { ANIMATION_SPEEDS } from './session.js';
 
 const THROW_ANIMATION_MS = 500;
 // Not an animation: time to follow two bots (and no motion), so the setting leaves it.
@@ -35,6 +38,27 @@ export function record(move) {
   state.apply(move);
   S.log.push({ player, text, chance, key: String(S.nextEntryKey++) });
   if (chance) S.lastThrow = Number(text.split(':')[1]);
+}
+
+// The last move plays out on the board from its story before anything else happens (the
+// bot's reply waits for the person's move to finish); then the game goes on. With the
+// animation off, at once.
+export async function playOut() {
+  const factor = ANIMATION_SPEEDS[S.animation];
+  const index = S.log.length - 1;
+  if (factor === 0 || index < 0 || S.log[index].chance || S.viewPly !== null) {
+    advance();
+    return;
+  }
+  const gen = S.generation;
+  setPhase('animating');
+  await animateStory($('board'), storyOf(S.state, index), {
+    factor,
+    alive: () => gen === S.generation,
+    bottomPlayer: S.flipped ? 1 : 0,
+    isTab: S.state.gameId === 'tab',
+  });
+  if (gen === S.generation) advance();
 }
 
 // Drops a pending bot answer or throw: the game changed under it.
@@ -128,7 +152,7 @@ function onBotAnswer(event) {
     return;
   }
   record(move);
-  advance();
+  playOut();
 }
 
 export function startWorker() {
@@ -167,7 +191,7 @@ export function playPerson(move) {
     return false;
   }
   $('move-error').textContent = '';
-  advance();
+  playOut();
   return true;
 }
 
@@ -242,12 +266,29 @@ export function onMoveTyped(event) {
   if (playPerson(move)) input.value = '';
 }
 
+// The move list of a state that comes with its history (an opened record): who made each
+// move and its notation, read by replaying the history on a copy taken back to the start.
+function logOf(state) {
+  const scratch = state.clone();
+  const moves = state.history;
+  try {
+    for (let i = 0; i < moves.length; i++) scratch.undo();
+    return moves.map((move) => {
+      const entry = { player: scratch.turn, text: scratch.moveToString(move), chance: scratch.isChance, key: String(S.nextEntryKey++) };
+      scratch.apply(move);
+      return entry;
+    });
+  } finally {
+    scratch.free();
+  }
+}
+
 export function replaceState(next) {
   invalidate();
   S.state?.free();
   S.state = next;
-  S.log = [];
-  S.lastThrow = null;
+  S.log = logOf(next);
+  S.lastThrow = lastThrowIn(S.log);
   S.viewPly = null;
   clearError('move-error');
   S.flipped = S.online ? S.online.seat === 1 : S.flipped;
@@ -328,6 +369,26 @@ export function viewPly(k) {
 export function stepView(delta) {
   const current = S.viewPly ?? S.log.length;
   viewPly(current + delta);
+}
+
+// A game record (.tgr, docs/records.md) of the game so far, written by the library.
+export function recordText() {
+  return S.state.toRecord({ Site: location.host || 'web board', South: seatLabel(0), North: seatLabel(1) });
+}
+
+export async function openRecord(file) {
+  const text = await file.text();
+  if (S.online) return;
+  let next;
+  try {
+    next = S.tg.State.fromRecord(text);
+  } catch (error) {
+    if (!(error instanceof TGError)) throw error;
+    showError($('record-error'), error, 'record', gameIds());
+    return;
+  }
+  clearError('record-error');
+  replaceState(next);
 }
 
 // The same rules again, the seats swapped.

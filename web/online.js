@@ -9,7 +9,7 @@ import { t, has } from './i18n.js';
 import { S, $, params } from './session.js';
 import { render, renderClock } from './panels.js';
 import {
-  advance, invalidate, lastThrowIn, record, replaceState, setPhase,
+  advance, invalidate, lastThrowIn, playOut, record, replaceState, setPhase,
 } from './controller.js';
 
 // ?bot=SPEC: the page's own seat is played by a bot of the page (for unattended matches).
@@ -196,7 +196,9 @@ function onEvent(words) {
     if (online.notSent) $('move-error').textContent = '';
     online.notSent = false;
     invalidate();
-    advance();
+    // One new decision (a move as it happens, not a catch-up) plays out on the board.
+    if (words.length === 5 && from === S.log.length - 1) playOut();
+    else advance();
   } else if (kind === 'undone') {
     takeBackTo(Number(words[3]));
     online.undoBy = null;

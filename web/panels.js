@@ -9,6 +9,7 @@ import {
   replayAt,
 } from './session.js';
 import { activateCell, hoverCell, playPerson } from './controller.js';
+import { EVENT, endReasonName, storyLine, storyOf } from './story.js';
 
 export const SEATS = ['person', 'random', 'greedy', 'mcts:iterations=200', 'mcts:iterations=1000',
   'mcts:iterations=5000', 'mcts:iterations=20000'];
@@ -196,45 +197,53 @@ function renderBanner() {
     return;
   }
   banner.removeAttribute('data-by');
+  banner.removeAttribute('data-reason');
   if (!state.isTerminal) return;
+  const reason = endReasonName(state.endReason);
+  banner.setAttribute('data-reason', reason);
   const [s0, s1] = state.scores;
   $('banner-title').textContent = state.winner === DRAW ? t('banner.draw', s0, s1)
     : t('banner.wins-score', sideName(state.winner), state.score(state.winner), state.score(1 - state.winner));
-  $('banner-reason').textContent = describeEnding();
+  $('banner-reason').textContent = describeEnding(reason);
   $('rematch').hidden = Boolean(online);
 }
 
-function pieceCount(player) {
-  const { state } = S;
-  let pieces = 0;
-  for (let row = 0; row < state.rows; row++) {
-    for (let col = 0; col < state.cols; col++) if (state.owner(row, col) === player) pieces += state.count(row, col);
-  }
-  return pieces;
-}
-
-// The library reports who won, not why; the reason is read off what it does report: a last
-// move that left everything as it was (only an endless move does), the quiet count at its
-// limit, a side without pieces, a store too small for another round.
-function describeEnding() {
+// Why the game ended is the library's end reason (state.endReason); the page only words it.
+function describeEnding(reason) {
   const { state } = S;
   const decision = lastDecision();
   const loser = state.winner === DRAW ? null : 1 - state.winner;
-  if (state.gameId === 'tab') {
-    for (const player of [0, 1]) {
-      if (pieceCount(player) === 0) return t('end.no-pieces', sideName(player));
-    }
-    return t('end.all-across');
+  const side = (player) => sideName(player ?? 0);
+  switch (reason) {
+    case 'no-move': return decision ? t('end.no-move', sideName(1 - decision.player), decision.text) : t('end.loaded');
+    case 'empty-row': return t('end.empty-row', side(decision ? 1 - decision.player : loser));
+    case 'store-short': return t('end.store-short', side(loser), state.score(loser ?? 0));
+    case 'all-captured': return t('end.no-pieces', side(loser));
+    case 'all-across': return t('end.all-across');
+    case 'blocked': return t('end.blocked');
+    case 'quiet': return t('end.quiet', specOption('quiet'));
+    case 'endless': return decision ? t('end.endless', sideName(decision.player), decision.text, specOption('laps')) : t('end.loaded');
+    default: return t('end.loaded');
   }
-  if (decision && decision.unchanged) {
-    return t('end.endless', sideName(decision.player), decision.text, specOption('laps'));
+}
+
+// What the last decision did, in a line of words from its story (and, at the end of a round
+// of a Walak-pussa match, who won it and the reserves the next round starts from).
+function renderMoveStory() {
+  const { state, log } = S;
+  let i = log.length - 1;
+  while (i >= 0 && log[i].chance) i--;
+  if (i < 0) {
+    $('move-story').textContent = '';
+    return;
   }
+  const events = storyOf(state, i);
+  let line = `${sideName(log[i].player)}: ${storyLine(state, log[i].text, events)}`;
   const fields = positionFields();
-  const limit = specOption('quiet');
-  if (limit !== null && limit !== '0' && fields.quiet === limit) return t('end.quiet', limit);
-  if (specOption('rounds') === 'match' && loser !== null) return t('end.store-short', sideName(loser), state.score(loser));
-  if (decision) return t('end.no-move', sideName(1 - decision.player), decision.text);
-  return t('end.loaded');
+  if (events.some((e) => e.kind === EVENT.ROUND_END) && fields.reserve) {
+    line += `; ${t('story.reserves', ...fields.reserve.split(','))}`;
+  }
+  $('move-story').textContent = line;
 }
 
 export function clockText(ms) {
@@ -276,6 +285,7 @@ function renderUndoOffer() {
 function renderMatchLock() {
   const { online } = S;
   $('new-game-button').disabled = Boolean(online);
+  $('record-file').disabled = Boolean(online);
   $('paste-form').querySelector('button[type="submit"]').disabled = Boolean(online);
   $('leave-note').hidden = !online;
   $('move-form').hidden = Boolean(online && online.seat === null);
@@ -312,6 +322,7 @@ export function render() {
   $('flip').setAttribute('aria-pressed', String(S.flipped));
   $('flip').hidden = Boolean(online);
   $('status-text').textContent = statusText();
+  renderMoveStory();
   $('fields').textContent = fieldsText();
   renderTabPanel();
   renderMoveList();

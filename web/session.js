@@ -88,8 +88,7 @@ export function boardSignature(s) {
   return { cells, scores: s.scores.join(',') };
 }
 
-// The last decision (throws skipped): where it started, which cells it changed, and whether
-// it left the board and scores exactly as they were (the mark of an endless move).
+// The last decision (throws skipped): where it started and which cells it changed.
 export function lastDecision() {
   const { log, state } = S;
   let i = log.length - 1;
@@ -104,8 +103,7 @@ export function lastDecision() {
     const before = boardSignature(scratch);
     const changed = new Set();
     after.cells.forEach((cell, index) => { if (cell !== before.cells[index]) changed.add(index); });
-    const unchanged = changed.size === 0 && after.scores === before.scores;
-    return { ...log[i], origin: originCell(history[i]), changed, unchanged };
+    return { ...log[i], origin: originCell(history[i]), changed };
   } finally {
     scratch.free();
   }

@@ -8,7 +8,7 @@
 // bindings/js). The page is checked against the same package run here in Node: every move
 // the page made is replayed here and the positions must agree.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,6 +18,7 @@ import { startServer } from '../serve.js';
 import en from '../i18n/en.js';
 import ar from '../i18n/ar.js';
 import { LONG_SEARCH } from '../bench/long-search.js';
+import { EVENT, storyLine, storyOf } from '../story.js';
 
 const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
 const { load, TGError } = await import(join(packageDir, 'traditional-games.js'));
@@ -140,7 +141,7 @@ function replay(spec, moves) {
   const state = new tg.State(spec);
   try {
     for (const move of moves) state.apply(move);
-    return { position: state.toString(), winner: state.winner, scores: state.scores };
+    return { position: state.toString(), winner: state.winner, scores: state.scores, endReason: state.endReason };
   } finally {
     state.free();
   }
@@ -196,6 +197,9 @@ for (const [index, setup] of wholeGames.entries()) {
     assert.ok(title.includes(`${engine.scores[0] >= engine.scores[1] ? engine.scores[0] : engine.scores[1]}`), title);
     assert.ok(await page.$eval('#banner', (node) => !node.hidden), 'the game-over banner shows');
     assert.ok((await textOf(page, '#banner-reason')).length > 10, 'the banner says why the game ended');
+    // ... and why is the library's end reason, not the page's guess.
+    assert.notEqual(engine.endReason, 'unknown');
+    assert.equal(await page.$eval('#banner', (node) => node.dataset.reason), engine.endReason);
     await page.close();
   });
 }
@@ -210,6 +214,10 @@ test('typed moves: a legal one is played, an illegal or unreadable one shows the
   await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
   start.apply(legal[1]);
   assert.equal(await positionOf(page), start.toString());
+  // A line of words from the move's story, as the library tells it.
+  const line = storyLine(start, legal[1], storyOf(start, 0));
+  assert.equal(await textOf(page, '#move-story'), `South: ${line}`);
+  assert.match(line, /^[a-h][1-4]: sowed \d+/);
 
   const illegal = 'a1'; // player 0's hole, while player 1 is to move
   const expected = (() => { try { start.apply(start.moveFromString(illegal)); } catch (e) { return e; } return null; })();
@@ -544,10 +552,89 @@ test('the move list is a replay: a click shows the position after that move, key
   await page.close();
 });
 
+test('a move plays out from its story: the hand goes hole by hole along the real path, and the bot replies after it', async () => {
+  const page = await openPage();
+  // Not ?speed=fast, which turns the animation off: the same page at the fast setting.
+  await page.goto(`${base}?seed=3`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  await page.select('#animation', 'fast');
+  await newGame(page, { game: 'halusa', south: 'person', north: 'greedy' });
+  await page.evaluate(() => {
+    window.path = [];
+    window.phases = [];
+    new MutationObserver(() => {
+      const cell = document.getElementById('board').getAttribute('data-anim-cell');
+      if (cell && window.path.at(-1) !== cell) window.path.push(cell);
+      if (cell) window.lastStep = performance.now();
+    }).observe(document.getElementById('board'), { attributes: true, attributeFilter: ['data-anim-cell'] });
+    new MutationObserver(() => window.phases.push([document.body.dataset.phase, performance.now()]))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-phase'] });
+    // The last step of the person's move: the hand's last hole before the board moves on.
+    new MutationObserver(() => {
+      if (window.firstMoveDone === undefined && Number(document.body.dataset.ply) === 1 && window.path.length > 0) window.firstMoveDone = window.lastStep;
+    }).observe(document.body, { attributes: true, attributeFilter: ['data-phase'] });
+  });
+  await page.click('#board .cell.legal[data-name="c1"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) === 2, { timeout: 30000 });
+  const [path, phases, requests, firstMoveDone] = await page.evaluate(() => [window.path, window.phases,
+    performance.getEntriesByName('tg-bot-request').map((m) => m.startTime), window.firstMoveDone]);
+  // The story, from the library in Node: the cells lifted from and dropped into, in order.
+  const state = new tg.State('halusa');
+  state.apply('c1');
+  const real = [];
+  for (const e of storyOf(state, 0)) {
+    if (e.kind !== EVENT.LIFT && e.kind !== EVENT.DROP) continue;
+    const name = state.cellName(Math.floor(e.cell / state.cols), e.cell % state.cols);
+    if (real.at(-1) !== name) real.push(name);
+  }
+  state.free();
+  assert.deepEqual(path.slice(0, real.length), real, 'the hand follows the story, hole by hole');
+  const animating = phases.filter(([p]) => p === 'animating');
+  assert.ok(animating.length >= 1, 'the page was animating');
+  assert.equal(requests.length, 1, 'one search, for the bot\'s reply');
+  assert.ok(requests[0] >= firstMoveDone, `the search began at ${requests[0].toFixed(0)} ms, after the person's move had played out (${firstMoveDone.toFixed(0)} ms)`);
+  await page.close();
+});
+
+test('a game record: downloaded as the library writes it, opened again with every move', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'walak-pussa', south: 'person', north: 'person' });
+  const pick = clicker(31);
+  for (let i = 0; i < 3; i++) await clickOneMove(page, pick);
+  const moves = await movesOf(page);
+  await page.click('#download-record');
+  const [text, name] = await page.evaluate(async () => {
+    const link = document.getElementById('download-record');
+    return [await (await fetch(link.href)).text(), link.download];
+  });
+  assert.match(name, /^walak-pussa-\d{4}-\d{2}-\d{2}\.tgr$/);
+  const engine = tg.State.fromRecord(text);
+  assert.equal(engine.history.length, moves.length);
+  assert.equal(engine.toString(), await positionOf(page));
+  const file = join(userDataDir, name);
+  await writeFile(file, text);
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const input = await page.$('#record-file');
+  await input.uploadFile(file);
+  await page.waitForFunction((n) => Number(document.body.dataset.ply) === n, {}, moves.length);
+  assert.deepEqual(await movesOf(page), moves);
+  assert.equal(await positionOf(page), engine.toString());
+  engine.free();
+  // Text that is no record: the library's refusal in words, the game as it was.
+  await writeFile(file, 'not a record');
+  await input.uploadFile(file);
+  await page.waitForFunction(() => document.getElementById('record-error').textContent !== '');
+  assert.equal(await page.$eval('#record-error', (n) => n.dataset.status), 'TG_ERR_PARSE');
+  assert.equal(await positionOf(page), replay('walak-pussa', moves).position);
+  await page.close();
+});
+
 test('animation speed: a setting, off when the system asks for reduced motion', async () => {
   const seen = [];
   for (const reduce of [false, true]) {
     const page = await browser.newPage();
+    // Nothing remembered from an earlier page: the system's preference decides.
+    await page.evaluateOnNewDocument(() => localStorage.removeItem('tg-animation'));
     await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: reduce ? 'reduce' : 'no-preference' }]);
     await page.goto(`${base}?seed=1`);
     await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
