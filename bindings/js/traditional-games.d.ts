@@ -55,6 +55,7 @@ export declare const Status: Readonly<{
   TG_ERR_NO_HISTORY: 8;
   TG_ERR_GAME_OVER: 9;
   TG_ERR_RULES_MISMATCH: 10;
+  TG_ERR_BUSY: 11;
 }>;
 /** The kinds of story event (tg_event_kind), by name: `EventKind['lift'] === 1`. */
 export declare const EventKind: Readonly<{
@@ -136,6 +137,24 @@ export declare class NoHistory extends TGError {}
 export declare class GameOver extends TGError {}
 /** TG_ERR_RULES_MISMATCH: two states, or a state and a position string, of different rules. */
 export declare class RulesMismatch extends TGError {}
+/** TG_ERR_BUSY: a search is already running on the same engine (not through these bindings). */
+export declare class Busy extends TGError {}
+/** The error class of a status (TGError for one these bindings do not know). */
+export declare function errorClassOf(status: number): typeof TGError;
+
+/** One move of an analysis (state.analyse()), best first. */
+export interface MoveAnalysis {
+  /** The move (or, at a chance state, the outcome). */
+  readonly move: Move;
+  /** The move in notation. */
+  readonly name: string;
+  /** The expected result for the player to move, in [-1, 1] (1 win, 0 draw, -1 loss). */
+  readonly value: number;
+  /** Whether the value is exact (every line was seen to the end of the game). */
+  readonly proven: boolean;
+  /** The principal line in notation, starting with the move (at most 32 moves). */
+  readonly line: string[];
+}
 
 /** The caller's splitmix64 generator state, advanced by each call that draws from it. */
 export declare class Rng {
@@ -341,6 +360,11 @@ export interface State {
   botChoose(spec: string, rng: RngArg): Move;
   /** botChoose() then apply(); returns the move played. */
   playBot(spec: string, rng: RngArg): Move;
+  /** How good each legal move is, best first, by a bot spec ("search:nodes=N" gives the same
+   * answer on every platform; "search:time=MS"). The state is not changed; rng advances only
+   * where the bot draws. BadOption, GameOver. To abort one, use SearchWorker
+   * ('traditional-games/search'). */
+  analyse(spec: string, rng: RngArg): MoveAnalysis[];
 
   /** The position string: `SPEC BOARD TO_MOVE SCORE0,SCORE1[ FIELD=VALUE...]`. */
   toString(): string;
@@ -425,6 +449,9 @@ export interface LoadOptions {
   /** Warn once when more States than this hold wasm memory at the same time (default 100000;
    * Infinity: never). */
   liveStatesWarning?: number;
+  /** Called by a running search every 256 positions; once it returns true the search stops
+   * with its best so far (e.g. an Atomics flag set by another thread). */
+  shouldStop?: (() => boolean) | null;
 }
 
 /** Compile and instantiate the module (the .wasm beside this file when source is omitted). */

@@ -9,8 +9,8 @@
 //   state.free();                                // or `using`, or leave it to the collector
 //
 // Every rule lives in the C library; this file only moves numbers and text across the wasm
-// boundary. The module imports nothing (it was linked as a WASI reactor that never calls the
-// system), so it is instantiated with an empty import object.
+// boundary. The module (a WASI reactor) imports one function, WASI's clock_time_get, which
+// timed searches read; this file provides it (a monotonic clock) and nothing else of WASI.
 
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder('utf-8');
@@ -40,6 +40,7 @@ export const Status = Object.freeze({
   TG_ERR_NO_HISTORY: 8,
   TG_ERR_GAME_OVER: 9,
   TG_ERR_RULES_MISMATCH: 10,
+  TG_ERR_BUSY: 11,
 });
 
 const statusNames = Object.fromEntries(Object.entries(Status).map(([k, v]) => [v, k]));
@@ -103,6 +104,8 @@ export class BufferTooSmall extends TGError {}
 export class NoHistory extends TGError {}
 export class GameOver extends TGError {}
 export class RulesMismatch extends TGError {}
+/** A search is already running on the same engine (cannot happen through these bindings). */
+export class Busy extends TGError {}
 
 const errorClasses = {
   1: InvalidArgument,
@@ -115,7 +118,13 @@ const errorClasses = {
   8: NoHistory,
   9: GameOver,
   10: RulesMismatch,
+  11: Busy,
 };
+
+/** The error class of a status (TGError for one these bindings do not know). */
+export function errorClassOf(status) {
+  return errorClasses[status] ?? TGError;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers: the caller's 64-bit splitmix64 state, kept in JavaScript as a BigInt and lent
@@ -297,6 +306,8 @@ const REQUIRED_EXPORTS = [
   'tg_state_playout_stats', 'tg_perft', 'tg_bot_choose', 'tg_bot_check',
   'tg_state_story', 'tg_state_end_reason', 'tg_end_reason_name', 'tg_state_record',
   'tg_state_from_record',
+  'tg_search_new', 'tg_search_free', 'tg_search_analyse', 'tg_search_result_count',
+  'tg_search_result', 'tg_search_result_line', 'tg_search_stats', 'tg_search_stop',
 ];
 
 /**
@@ -307,15 +318,32 @@ const REQUIRED_EXPORTS = [
  *   a file path (Node); a fetch Response; or a compiled WebAssembly.Module.
  * @param options liveStatesWarning: warn once (process.emitWarning, else console.warn) when
  *   more States than this hold wasm memory at the same time (default 100000; Infinity: never).
+ *   shouldStop: a function the running search calls every 256 positions (when it reads the
+ *   clock); once it returns true the search stops with its best so far. With an Atomics flag
+ *   in a SharedArrayBuffer it lets another thread stop a search running in this one.
  */
 export async function load(source, options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`load() options must be an object, not ${describe(options)}`);
   }
-  const { liveStatesWarning = 100000 } = options;
+  const { liveStatesWarning = 100000, shouldStop = null } = options;
   if (liveStatesWarning !== Infinity) integerArg(liveStatesWarning, 'liveStatesWarning', 0, 2 ** 32);
+  if (shouldStop !== null && typeof shouldStop !== 'function') {
+    throw new TypeError(`shouldStop must be a function, not ${describe(shouldStop)}`);
+  }
   const module = await compileModule(source);
-  const instance = await WebAssembly.instantiate(module, {});
+  let memory = null;
+  // The search reads the clock every 256 positions; a nonzero answer (an errno) makes it stop
+  // with its best so far, which is how a stop flag set by another thread reaches a search
+  // running in this one (the Worker helper, traditional-games-search.js).
+  const clock_time_get = (id, precision, ptr) => {
+    if (shouldStop !== null && shouldStop()) return 1;
+    const ns = BigInt(Math.round(performance.now() * 1e6));
+    new DataView(memory.buffer).setBigUint64(ptr >>> 0, ns, true);
+    return 0;
+  };
+  const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: { clock_time_get } });
+  memory = instance.exports.memory;
   return bind(instance.exports, liveStatesWarning);
 }
 
@@ -1053,6 +1081,46 @@ function bind(wasm, liveStatesWarning) {
     /** botChoose() then apply(); returns the move played. */
     playBot(spec, rng) {
       return this.apply(this.botChoose(spec, rng));
+    }
+
+    /**
+     * How good each legal move is (at a chance state: each outcome), best first:
+     * `[{ move, name, value, proven, line }]`, value the expected result for the player to
+     * move in [-1, 1], proven whether it is exact, line the principal line in notation (an
+     * array, starting with the move). spec: a bot spec, usually "search:nodes=N" (the same
+     * answer on every run and platform) or "search:time=MS". The state is not changed; rng
+     * advances only where the bot draws. To stop it from outside, run it in a Worker
+     * (traditional-games-search.js).
+     */
+    analyse(spec, rng) {
+      const handle = this.#handle();
+      stringArg(spec, 'a bot spec');
+      rng = rngArg(rng);
+      const specPtr = inputText(spec, Status.TG_ERR_BAD_OPTION, 'bot');
+      check(wasm.tg_search_new(specPtr, scratch + OUT_PTR), 'bot', spec);
+      const search = readU32(scratch + OUT_PTR);
+      try {
+        withRng(rng, (rngPtr) => check(wasm.tg_search_analyse(search, handle, rngPtr), 'analyse'));
+        const count = wasm.tg_search_result_count(search) >>> 0;
+        const results = [];
+        for (let i = 0; i < count; i++) {
+          check(wasm.tg_search_result(search, i, scratch + OUT_MOVE, scratch + OUT_DOUBLES,
+            scratch + OUT_DOUBLES + 8), 'analyse');
+          const v = heap();
+          const move = v.getUint32(scratch + OUT_MOVE, true);
+          const value = v.getFloat64(scratch + OUT_DOUBLES, true);
+          const proven = v.getUint8(scratch + OUT_DOUBLES + 8) !== 0;
+          check(wasm.tg_search_result_line(search, i, 0, 0, scratch + OUT_SIZE), 'analyse');
+          const size = readU32(scratch + OUT_SIZE) + 1;
+          const ptr = reserve(outBuffer, size);
+          check(wasm.tg_search_result_line(search, i, ptr, size, 0), 'analyse');
+          const line = cString(ptr).split(' ').filter((m) => m !== '');
+          results.push({ move, name: line[0] ?? this.moveToString(move), value, proven, line });
+        }
+        return results;
+      } finally {
+        wasm.tg_search_free(search);
+      }
     }
 
     // -- text ----------------------------------------------------------------------------------

@@ -12,12 +12,17 @@
  *                                      of every move of the history (tg_state_story), the
  *                                      end reason (tg_end_reason_name) and the record
  *                                      (tg_state_record, tags White BOT0 and Black BOT1)
+ *   analyse SPEC SEED PLIES BOT        PLIES tg_state_apply_random() moves (fewer if the game
+ *                                      ends), then tg_search_analyse() with BOT
  *
  * and gets one line back: the final position string, its hash, the generator's state, the ply
  * and the moves made (for `random` and `game`), the leaf count for `perft`, or for `told`
- * `{"stories":[[kind,cell,count,player,...],...],"reason":"...","record":"..."}`. 64-bit values
+ * `{"stories":[[kind,cell,count,player,...],...],"reason":"...","record":"..."}`, for
+ * `analyse` `{"text":"...","rng":"...","results":[{"move":M,"value":V,"proven":B,"line":"..."}]}`
+ * (values with 17 significant digits: read back, the same doubles). 64-bit values
  * are written in decimal, as strings, so JavaScript reads them exactly. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +172,36 @@ static void play(char *kind, char *spec, char *rest)
             die("malloc", TG_ERR_NO_MEMORY);
         tg_state_history(state, log.moves, n, &log.n);
         print_result(state, rng, log.moves, log.n);
+    } else if (strcmp(kind, "analyse") == 0) {
+        char *end = NULL;
+        unsigned long plies = strtoul(bots, &end, 10);
+        const char *bot = end + strspn(end, " ");
+        for (unsigned long i = 0; i < plies && !tg_state_is_terminal(state); i++) {
+            if ((st = tg_state_apply_random(state, &rng)) != TG_OK)
+                die("tg_state_apply_random", st);
+        }
+        tg_search *search = NULL;
+        if ((st = tg_search_new(bot, &search)) != TG_OK)
+            die("tg_search_new", st);
+        if ((st = tg_search_analyse(search, state, &rng)) != TG_OK)
+            die("tg_search_analyse", st);
+        char text[4096];
+        if ((st = tg_state_to_string(state, text, sizeof text, NULL)) != TG_OK)
+            die("tg_state_to_string", st);
+        printf("{\"text\":\"%s\",\"rng\":\"%" PRIu64 "\",\"results\":[", text, rng);
+        for (size_t i = 0; i < tg_search_result_count(search); i++) {
+            tg_move m;
+            double value;
+            bool proven;
+            char line[1024];
+            if ((st = tg_search_result(search, i, &m, &value, &proven)) != TG_OK ||
+                (st = tg_search_result_line(search, i, line, sizeof line, NULL)) != TG_OK)
+                die("tg_search_result", st);
+            printf("%s{\"move\":%" PRIu32 ",\"value\":%.17g,\"proven\":%s,\"line\":\"%s\"}",
+                   i ? "," : "", m, value, proven ? "true" : "false", line);
+        }
+        printf("]}\n");
+        tg_search_free(search);
     } else if (strcmp(kind, "game") == 0 || strcmp(kind, "told") == 0) {
         char *bot[2];
         bot[0] = strtok(bots, " ");

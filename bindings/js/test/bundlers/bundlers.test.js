@@ -9,7 +9,7 @@
 // TG_NATIVE_ORACLE the native oracle (test/native-oracle.c, built by scripts/test-js.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -19,9 +19,10 @@ import webpack from 'webpack';
 import puppeteer from 'puppeteer-core';
 import { native } from '../helpers.js';
 import { SEED, BOTS } from './app/play.js';
-import { load } from 'traditional-games';
+import { load, Rng } from 'traditional-games';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+const packageDir = fileURLToPath(new URL('../../', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'tg-bundles-'));
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 const PAGE_TIMEOUT_MS = 120000;
@@ -50,9 +51,12 @@ before(async () => {
       waiting.get(name)?.();
       return;
     }
-    const file = normalize(join(out, path));
+    // The package's own files, unbundled, at /pkg/ (the SearchWorker page).
+    const file = path.startsWith('/pkg/') ? normalize(join(packageDir, path.slice(5))) : normalize(join(out, path));
     try {
-      if (!file.startsWith(out)) throw new Error('outside');
+      if (!file.startsWith(out) && !(file.startsWith(packageDir) && !file.slice(packageDir.length).includes('/'))) {
+        throw new Error('outside');
+      }
       const body = readFileSync(file);
       res.writeHead(200, { 'Content-Type': types[extname(file)] ?? 'application/octet-stream' });
       res.end(body);
@@ -90,6 +94,19 @@ const expected = {};
   }
   const answers = native(specs.map((spec) => `game ${spec} ${SEED} ${BOTS[0]} ${BOTS[1]}`));
   specs.forEach((spec, i) => { expected[spec] = answers[i]; });
+}
+
+// The SearchWorker page's position: Hawalis after a few random moves.
+const SEARCH_SPEC = 'hawalis';
+const SEARCH_BOT = 'search:nodes=5000';
+let searchPosition;
+{
+  const tg = await load();
+  const state = new tg.State(SEARCH_SPEC);
+  const rng = new Rng(5n);
+  for (let i = 0; i < 6; i++) state.applyRandom(rng);
+  searchPosition = state.toString();
+  state.free();
 }
 
 async function runInChromium(name) {
@@ -178,4 +195,46 @@ test('webpack (target web, no rule for .wasm): load() finds the emitted asset, p
   assert.ok(files('webpack').some((f) => f.endsWith('.wasm')), 'the .wasm was emitted');
   page('webpack', 'bundle.js', false);
   checkGames(await runInChromium('webpack'));
+});
+
+test('SearchWorker in Chromium (a module Worker): the analysis is Node\'s, an abort rejects at once', async () => {
+  mkdirSync(join(out, 'search'), { recursive: true });
+  writeFileSync(join(out, 'search', 'index.html'), `<!doctype html><meta charset="utf-8">
+<script type="module">
+  import { Rng } from '/pkg/traditional-games.js';
+  import { SearchWorker } from '/pkg/traditional-games-search.js';
+  import { load } from '/pkg/traditional-games.js';
+  import { report } from '/search/play.js';
+  report(async () => {
+    const tg = await load();
+    const state = tg.State.fromString('${SEARCH_SPEC}', '${searchPosition}');
+    const worker = new SearchWorker();
+    const analysis = await worker.analyse(state, '${SEARCH_BOT}', new Rng(1n));
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 300);
+    let aborted = null;
+    try {
+      await worker.analyse(state, 'search:nodes=1000000000', new Rng(1n), { signal: controller.signal });
+    } catch (e) {
+      aborted = e.name;
+    }
+    const abortedAfter = performance.now() - started;
+    const again = await worker.analyse(state, '${SEARCH_BOT}', new Rng(1n));
+    worker.terminate();
+    return { analysis, aborted, abortedAfter, again, shared: typeof SharedArrayBuffer === 'function' };
+  });
+</script>
+`);
+  writeFileSync(join(out, 'search', 'play.js'), readFileSync(join(here, 'app/play.js'), 'utf8')
+    .replace("import { Rng } from 'traditional-games';", ''));
+  const result = await runInChromium('search');
+  const tg = await load();
+  const state = tg.State.fromString(SEARCH_SPEC, searchPosition);
+  const expectedAnalysis = state.analyse(SEARCH_BOT, new Rng(1n));
+  state.free();
+  assert.deepEqual(result.analysis, expectedAnalysis);
+  assert.deepEqual(result.again, expectedAnalysis);
+  assert.equal(result.aborted, 'AbortError');
+  assert.ok(result.abortedAfter < 5000, `rejected after ${result.abortedAfter} ms`);
 });

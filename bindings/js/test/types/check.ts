@@ -7,6 +7,7 @@ import {
   type Move, type State, type Rules, type TraditionalGames, type GameInfo, type Player,
   type Turn, type Winner, type Decider, type WasmMemory,
 } from '../../traditional-games.js';
+import { SearchWorker } from '../../traditional-games-search.js';
 
 async function main(): Promise<void> {
   const tg: TraditionalGames = await load();
@@ -64,6 +65,13 @@ async function main(): Promise<void> {
   // @ts-expect-error tag values are strings
   state.toRecord({ Round: 3 });
   void badReason;
+  // Analysis, here and in a Worker with an AbortSignal.
+  const best: number = state.analyse('search:nodes=1000', rng)[0]?.value ?? 0;
+  const worker = new SearchWorker();
+  const analysed = await worker.analyse(state, 'search:time=100', rng, { signal: AbortSignal.timeout(50) });
+  const chosen: Move = await worker.choose(state, 'search:nodes=100', 1n);
+  worker.terminate();
+  void [best, analysed, chosen];
   const isChance: boolean = state.player === CHANCE;
   const cell: string = state.cellName(0, 0);
   const pass: number = MOVE_PASS;
