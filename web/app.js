@@ -10,6 +10,7 @@ import {
 import {
   newGame, onMoveTyped, undo, togglePause, toggleFlip, loadPosition, onSeatChange, cancelChoice,
   replaceState, startWorker, viewPly, stepView, rematch, recordText, openRecord,
+  requestAnalysis, toggleAnalysis,
 } from './controller.js';
 import {
   buildOptions, composeSpec, copyPosition, fillSelects, render,
@@ -85,6 +86,8 @@ function wire() {
   $('undo-decline').addEventListener('click', () => answerUndo('decline'));
   $('copy-position').addEventListener('click', copyPosition);
   $('rematch').addEventListener('click', rematch);
+  $('hint-button').addEventListener('click', requestAnalysis);
+  $('analysis').addEventListener('click', toggleAnalysis);
   // The record is written when the link is followed, so it holds the game as it is then.
   $('download-record').addEventListener('click', () => {
     const link = $('download-record');

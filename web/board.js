@@ -55,6 +55,7 @@ function cellGroup(view, cell, x, y, handlers, describe) {
   else if (view.changedCells.has(cell.index)) classes.push('changed');
   if (view.selectedCell === cell.index) classes.push('selected');
   if (view.previewCells.has(cell.index)) classes.push('preview');
+  if (view.bestCell === cell.index) classes.push('best');
   const group = el('g', {
     class: classes.join(' '),
     'data-cell': cell.index,
@@ -242,8 +243,22 @@ function drawTab(view, handlers) {
   return svg;
 }
 
+// The engine's value of the best move from each analysed cell, written under it: -1 loss,
+// 0 draw, +1 win for the player to move.
+function drawValues(svg, view) {
+  if (!view.values) return;
+  for (const [index, value] of view.values) {
+    const group = svg.querySelector(`[data-cell="${index}"]`);
+    if (!group) continue;
+    const text = el('text', { class: 'value', y: view.gameId === 'tab' ? 17 : 27 }, group);
+    text.textContent = `${value > 0 ? '+' : value < 0 ? '−' : '±'}${Math.abs(value).toFixed(2)}`;
+    group.setAttribute('data-value', value.toFixed(4));
+  }
+}
+
 export function drawBoard(container, view, handlers) {
   const svg = view.gameId === 'tab' ? drawTab(view, handlers) : drawMancala(view, handlers);
+  drawValues(svg, view);
   const focusedName = container.contains(document.activeElement)
     ? document.activeElement.getAttribute('data-name') : null;
   container.replaceChildren(svg);

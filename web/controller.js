@@ -5,7 +5,7 @@ import { TGError, MOVE_PASS } from './traditional-games/traditional-games.js';
 import { drawSticks } from './board.js';
 import { t, showError } from './i18n.js';
 import {
-  S, $, fast, originCell, personToDecide, animationMs,
+  S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC,
 } from './session.js';
 import {
   render, renderChoices, previewMove, seatLabel, syncGameControls,
@@ -22,6 +22,7 @@ const BOT_VERSUS_BOT_PAUSE_MS = fast ? 0 : 400;
 
 let worker;
 let nextRequestId = 1;
+let pendingAnalysis = null;
 
 export function setPhase(next) {
   S.phase = next;
@@ -84,6 +85,7 @@ export function advance() {
     document.querySelector('#board .cell[tabindex]')?.focus({ preventScroll: true });
   }
   const gen = S.generation;
+  if (S.analysing && S.phase === 'person' && S.analysis?.ply !== S.log.length) requestAnalysis();
   if (S.phase === 'throw') throwSticks(gen);
   else if (S.phase === 'bot') {
     const delay = seats.every((s) => s !== 'person') ? BOT_VERSUS_BOT_PAUSE_MS : 0;
@@ -135,7 +137,44 @@ function askBot(gen) {
   });
 }
 
+// The engine's values of the current position's legal moves, asked of the worker (the page
+// stays live); a late answer for another position is dropped.
+export function requestAnalysis() {
+  if (!personToDecide() || !S.tg) return;
+  const id = nextRequestId++;
+  pendingAnalysis = { id, ply: S.log.length, gen: S.generation };
+  $('hint').textContent = t('analysis.thinking');
+  worker.postMessage({
+    id, kind: 'analyse', spec: S.state.spec, position: S.state.toString(), bot: ANALYSIS_SPEC, rng: '0',
+  });
+}
+
+function onAnalysis({ id, analysis, error }) {
+  const pending = pendingAnalysis;
+  if (!pending || pending.id !== id) return;
+  pendingAnalysis = null;
+  if (pending.gen !== S.generation || pending.ply !== S.log.length || error) {
+    if (error) $('hint').textContent = t('status.bot-failed', error);
+    return;
+  }
+  S.analysis = { ply: pending.ply, moves: analysis };
+  render();
+  const best = analysis[0];
+  $('hint').textContent = best ? t('analysis.best', best.name, best.value, best.proven) : '';
+}
+
+export function toggleAnalysis() {
+  S.analysing = !S.analysing;
+  if (!S.analysing) S.analysis = null;
+  render();
+  if (S.analysing) requestAnalysis();
+}
+
 function onBotAnswer(event) {
+  if (event.data.analysis || (pendingAnalysis && event.data.id === pendingAnalysis.id)) {
+    onAnalysis(event.data);
+    return;
+  }
   performance.mark('tg-bot-answer');
   const { id, move, rng: rngState, error } = event.data;
   const pending = S.pendingBot;

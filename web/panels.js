@@ -336,6 +336,8 @@ export function render() {
   $('resign').disabled = Boolean(online && (online.result || state.isTerminal));
   renderUndoOffer();
   renderMatchLock();
+  $('analysis').setAttribute('aria-pressed', String(S.analysing));
+  $('hint-button').disabled = !personToDecide();
   $('pause').textContent = t(paused ? 'move.resume' : 'move.pause');
   $('pause').setAttribute('aria-pressed', String(paused));
   document.body.setAttribute('data-ply', String(log.length));

@@ -59,7 +59,16 @@ export const S = {
   // The ply whose position the board shows while the person replays the game (the move
   // list), or null for the game as it stands.
   viewPly: null,
+  // The engine's values of the legal moves of the position shown, from the worker: { ply,
+  // moves: [{ move, name, value, proven }] } best first, or null. analysing: the analysis
+  // mode is on (every position of a person's turn is analysed).
+  analysis: null,
+  analysing: false,
 };
+
+// The search the hint and the analysis mode ask for: fixed depth, so the same position gets
+// the same values on every machine.
+export const ANALYSIS_SPEC = 'search:depth=4';
 
 export const animationMs = (ms) => ms * ANIMATION_SPEEDS[S.animation];
 
@@ -164,11 +173,21 @@ export function replayAt(k) {
   return { shown, marks };
 }
 
+function valuesByCell(moves) {
+  const byCell = new Map();
+  for (const { move, value } of moves) {
+    const cell = originCell(move);
+    if (!byCell.has(cell) || byCell.get(cell) < value) byCell.set(cell, value);
+  }
+  return byCell;
+}
+
 // Everything board.js draws, read from the engine in one go: the session's position, or
 // (for the How to play diagrams) any state, with its marks given.
 export function snapshot(seatNames, state = S.state, marks = null) {
   const cells = cellsOf(state);
   const decision = marks ? null : lastDecision();
+  const analysed = !marks && S.analysis && S.analysis.ply === S.log.length ? S.analysis.moves : null;
   return {
     gameId: state.gameId, rows: state.rows, cols: state.cols,
     cell: (row, col) => cells[row * state.cols + col],
@@ -177,6 +196,9 @@ export function snapshot(seatNames, state = S.state, marks = null) {
     changedCells: marks ? marks.changed : decision ? decision.changed : new Set(),
     selectedCell: marks ? null : S.selectedCell,
     previewCells: new Set(),
+    // The best value of a move from each cell, and the cell of the best move of all.
+    values: analysed ? valuesByCell(analysed) : null,
+    bestCell: analysed && analysed.length ? originCell(analysed[0].move) : null,
     flipped: marks && !marks.flipped ? false : S.flipped,
     seatNames,
     CELL_LOCKED, CELL_DEAD,

@@ -629,6 +629,32 @@ test('a game record: downloaded as the library writes it, opened again with ever
   await page.close();
 });
 
+test('hint and analysis: the engine\'s value of every legal move, on the board, from the worker', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const state = new tg.State('halusa');
+  const expected = state.analyse('search:depth=4', 0);
+  state.free();
+  await page.click('#hint-button');
+  await page.waitForFunction(() => document.querySelectorAll('#board .cell[data-value]').length > 0, { timeout: 60000 });
+  const shown = await page.$$eval('#board .cell[data-value]', (nodes) => nodes.map((n) => [n.dataset.name, Number(n.dataset.value)]));
+  // One value per legal hole (a Halusa move is its hole), the engine's.
+  assert.deepEqual(shown.map(([name]) => name).sort(), expected.map((m) => m.name).sort());
+  for (const [name, value] of shown) assert.ok(Math.abs(value - expected.find((m) => m.name === name).value) < 1e-3, name);
+  assert.equal(await page.$eval('#board .cell.best', (n) => n.dataset.name), expected[0].name);
+  assert.match(await textOf(page, '#hint'), new RegExp(`^Best: ${expected[0].name},`));
+  // The analysis mode analyses every position where a person is to move.
+  await page.click('#analysis');
+  await clickOneMove(page, clicker(4));
+  await page.waitForFunction(() => document.querySelectorAll('#board .cell[data-value]').length > 0, { timeout: 60000 });
+  const next = new tg.State('halusa');
+  for (const move of await movesOf(page)) next.apply(move);
+  const values = next.analyse('search:depth=4', 0);
+  next.free();
+  assert.equal(await page.$eval('#board .cell.best', (n) => n.dataset.name), values[0].name);
+  await page.close();
+});
+
 test('animation speed: a setting, off when the system asks for reduced motion', async () => {
   const seen = [];
   for (const reduce of [false, true]) {
