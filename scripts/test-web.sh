@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The web board's tests in a real browser (examples/web/test/web.test.js): Debian's chromium
+# The web board's tests in a real browser (web/test/web.test.js): Debian's chromium
 # driven by puppeteer-core, checked against the same npm package run in Node.
 #
 #   scripts/test-web.sh [--wasm-build DIR] [--screenshots DIR] [--server PATH]
@@ -8,9 +8,9 @@
 # build-wasm/; scripts/test.sh passes the one its JavaScript step built). --screenshots writes
 # a screenshot of each game there (scripts/test-web.sh --screenshots docs/images regenerates
 # the documentation's). --server names a built tg-server: the online tests
-# (examples/web/test/online.test.js) then also run, pages playing each other through it over
+# (web/test/online.test.js) then also run, pages playing each other through it over
 # WebSocket. puppeteer-core comes from the npm registry, pinned by
-# examples/web/test/package-lock.json (`npm ci`); it never downloads a browser. Needs Node 20
+# web/test/package-lock.json (`npm ci`); it never downloads a browser. Needs Node 20
 # or later and the Debian package chromium (/usr/bin/chromium, or TG_CHROMIUM).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,7 +35,7 @@ chromium=${TG_CHROMIUM:-/usr/bin/chromium}
 
 scripts/build-wasm.sh --build-dir "$wasm_build"
 
-cd examples/web/test
+cd web/test
 npm ci --no-audit --no-fund --loglevel=error
 TG_CHROMIUM="$chromium" TG_WEB_SCREENSHOTS="$screenshots" TG_PACKAGE_DIR="$top/bindings/js" \
   node --test --test-reporter=spec web.test.js

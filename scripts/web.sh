@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Build the WebAssembly package and serve the web board (examples/web) for development:
+# Build the WebAssembly package and serve the web board (web/) for development:
 #
 #   scripts/web.sh [--port N] [--build-dir DIR]
 #   scripts/web.sh --online [--port N] [--build-dir DIR] [--db FILE]
 #
 # The module is built by scripts/build-wasm.sh (in DIR, default build-wasm/, reused from run
-# to run) into bindings/js/, and examples/web/serve.js serves the app and the package on
+# to run) into bindings/js/, and web/serve.js serves the app and the package on
 # 127.0.0.1 only, at the address it prints (any free port unless --port is given). Nothing is
 # fetched from the internet, at build time or when the page runs. Needs clang, lld, wasi-libc,
 # libclang-rt-14-dev-wasm32 (scripts/setup-deps.sh) and Node 20 or later.
@@ -35,7 +35,7 @@ done
 
 scripts/build-wasm.sh --build-dir "$build_dir"
 if [ "$online" = no ]; then
-  exec node examples/web/serve.js --port "${port:-0}" --package bindings/js
+  exec node web/serve.js --port "${port:-0}" --package bindings/js
 fi
 
 if [ ! -f "$server_dir/build.ninja" ]; then
@@ -45,7 +45,11 @@ meson compile -C "$server_dir" tg-server >/dev/null
 site=$server_dir/site
 rm -rf "$site"
 mkdir -p "$site/traditional-games"
-cp examples/web/index.html examples/web/app.js examples/web/board.js examples/web/bot-worker.js \
-  examples/web/style.css "$site/"
+# Every file of the app but its tests, benchmarks and development server.
+for f in web/*; do
+  case "$f" in web/test|web/bench|web/serve.js) ;; *) cp -r "$f" "$site/" ;; esac
+done
+mkdir -p "$site/docs"
+cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
 cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm "$site/traditional-games/"
 exec "$server_dir/examples/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"

@@ -1,5 +1,7 @@
-// Draws a board as SVG from a snapshot of the engine's answers (see snapshot() in app.js).
+// Draws a board as SVG from a snapshot of the engine's answers (see snapshot() in session.js).
 // Nothing here knows a rule: every count, owner, flag, name and legal move is the library's.
+
+import { t } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -27,6 +29,16 @@ function pebbleOffsets(n, spread) {
 }
 
 const MOST_PEBBLES = 12;
+// Counts are drawn this large (in the board's units), and the smallest cell on a narrow
+// screen is such that they stay at least 12 px high: 21 * 42 / 72 and 22 * 26 / 46.
+const HOLE_COUNT_SIZE = 21;
+const PIECE_COUNT_SIZE = 22;
+
+// Where a cell is drawn: row 0 at the bottom, column a on the left, unless the board is
+// turned round (North's own view), which puts both the other way.
+function placeOf(view, row, col) {
+  return view.flipped ? { fromTop: row, across: view.cols - 1 - col } : { fromTop: view.rows - 1 - row, across: col };
+}
 
 // On a narrow screen a wide board scrolls sideways rather than shrink its cells below a
 // fingertip (the board's frame scrolls, not the page).
@@ -43,10 +55,12 @@ function cellGroup(view, cell, x, y, handlers, describe) {
   else if (view.changedCells.has(cell.index)) classes.push('changed');
   if (view.selectedCell === cell.index) classes.push('selected');
   if (view.previewCells.has(cell.index)) classes.push('preview');
+  if (view.bestCell === cell.index) classes.push('best');
   const group = el('g', {
     class: classes.join(' '),
     'data-cell': cell.index,
     'data-name': cell.name,
+    'data-count': cell.count,
     'aria-label': describe(cell, legal),
     transform: `translate(${x} ${y})`,
   });
@@ -78,32 +92,32 @@ function ownerName(view, player) {
 function describeHole(view) {
   return (cell, legal) => {
     const parts = [cell.name];
-    if (cell.flags & view.CELL_DEAD) parts.push('dead hole, out of play this round');
-    else parts.push(`${cell.count} ${cell.count === 1 ? 'counter' : 'counters'}`);
-    parts.push(`${ownerName(view, cell.owner)}'s hole`);
-    if (legal) parts.push(`legal move ${legal.map((m) => m.name).join(', ')}`);
-    if (view.lastCells.has(cell.index)) parts.push('last move');
+    if (cell.flags & view.CELL_DEAD) parts.push(t('cell.dead'));
+    else parts.push(t('cell.counters', cell.count));
+    parts.push(t('cell.hole-of', ownerName(view, cell.owner)));
+    if (legal) parts.push(t('cell.legal', legal.map((m) => m.name)));
+    if (view.lastCells.has(cell.index)) parts.push(t('cell.last'));
     return parts.join(', ');
   };
 }
 
 function drawMancala(view, handlers) {
   const size = 72;
-  const margin = 26;
+  const margin = 20;
   // The gap between the two players' territories on four-row boards.
   const split = view.rows === 4 ? 14 : 6;
   const width = margin * 2 + view.cols * size;
   const height = margin * 2 + view.rows * size + split;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, role: 'presentation' });
-  keepTappable(svg, width, size, 40);
+  keepTappable(svg, width, size, 42);
   el('rect', { x: 2, y: 2, width: width - 4, height: height - 4, rx: 18, fill: 'var(--wood)',
     stroke: 'var(--wood-dark)', 'stroke-width': 3 }, svg);
   const yOf = (row) => {
-    const fromTop = view.rows - 1 - row;
-    return margin + fromTop * size + (row < view.rows / 2 ? split : 0);
+    const { fromTop } = placeOf(view, row, 0);
+    return margin + fromTop * size + (fromTop >= view.rows / 2 ? split : 0);
   };
   for (let col = 0; col < view.cols; col++) {
-    const x = margin + col * size + size / 2;
+    const x = margin + placeOf(view, 0, col).across * size + size / 2;
     const label = columnLabel(view, col);
     el('text', { x, y: margin / 2 + 1, class: 'edge-label' }, svg).textContent = label;
     el('text', { x, y: height - margin / 2 - 1, class: 'edge-label' }, svg).textContent = label;
@@ -115,28 +129,25 @@ function drawMancala(view, handlers) {
     el('text', { x: width - margin / 2, y: y + size / 2, class: 'edge-label' }, svg).textContent = row + 1;
     for (let col = 0; col < view.cols; col++) {
       const cell = view.cell(row, col);
-      const x = margin + col * size;
+      const x = margin + placeOf(view, row, col).across * size;
       el('rect', { x: x + 1, y: y + 1, width: size - 2, height: size - 2, rx: 10,
         class: `territory-${cell.owner}` }, svg);
       const group = cellGroup(view, cell, x + size / 2, y + size / 2, handlers, describe);
       // The whole cell takes the click, not only the hole: a bigger target for a finger.
       el('rect', { x: -size / 2, y: -size / 2, width: size, height: size, fill: 'transparent' }, group);
-      // Marks are drawn only where they show: a big board is redrawn after every move.
-      if (view.lastCells.has(cell.index)) el('circle', { r: size / 2 - 3, class: 'last-mark' }, group);
-      else if (view.changedCells.has(cell.index)) el('circle', { r: size / 2 - 3, class: 'change-mark' }, group);
-      el('circle', { r: 29, class: 'hole' }, group);
-      if (view.legalByCell.has(cell.index)) el('circle', { r: 29, class: 'ring' }, group);
+      // Marks are drawn only where they show: a big board is redrawn after every move. They
+      // lie on the territory, not on the dark hole, and differ in shape as well as colour:
+      // a ring round a hole that can be played, a square round the last move's cells.
+      const square = { x: -size / 2 + 3, y: -size / 2 + 3, width: size - 6, height: size - 6, rx: 8 };
+      if (view.lastCells.has(cell.index)) el('rect', { ...square, class: 'last-mark' }, group);
+      else if (view.changedCells.has(cell.index)) el('rect', { ...square, class: 'change-mark' }, group);
+      el('circle', { r: 28, class: 'hole' }, group);
+      if (view.legalByCell.has(cell.index)) el('circle', { r: 31, class: 'ring' }, group);
       const dead = cell.flags & view.CELL_DEAD;
       if (dead) {
         el('path', { d: 'M -10 -10 L 10 10 M 10 -10 L -10 10', stroke: '#5b4a3a', 'stroke-width': 3 }, group);
-      } else if (cell.count > MOST_PEBBLES) {
-        el('text', { class: 'count', 'font-size': 22 }, group).textContent = cell.count;
-      } else if (cell.count > 0) {
-        for (const [dx, dy] of pebbleOffsets(cell.count, 5.6)) {
-          el('circle', { cx: dx.toFixed(1), cy: dy.toFixed(1), r: 4.6, class: 'pebble' }, group);
-        }
-        el('circle', { cx: 23, cy: -23, r: 10, class: 'count-badge' }, group);
-        el('text', { x: 23, y: -23, class: 'count-badge-text' }, group).textContent = cell.count;
+      } else {
+        drawHoleCount(group, cell.count);
       }
       svg.appendChild(group);
     }
@@ -144,15 +155,33 @@ function drawMancala(view, handlers) {
   return svg;
 }
 
+// A hole's counters: pebbles and a badge up to 12, a number beyond. Also used by the
+// animation, which redraws a hole's count as each counter drops.
+export function drawHoleCount(group, count) {
+  for (const node of group.querySelectorAll('.pebble, .count, .count-badge, .count-badge-text')) node.remove();
+  group.setAttribute('data-count', count);
+  if (count > MOST_PEBBLES) {
+    el('text', { class: 'count', 'font-size': HOLE_COUNT_SIZE + 3 }, group).textContent = count;
+  } else if (count > 0) {
+    for (const [dx, dy] of pebbleOffsets(count, 5.6)) {
+      el('circle', { cx: dx.toFixed(1), cy: dy.toFixed(1), r: 4.6, class: 'pebble' }, group);
+    }
+    el('circle', { cx: 21, cy: -21, r: 14, class: 'count-badge' }, group);
+    el('text', { x: 21, y: -21, class: 'count-badge-text', 'font-size': HOLE_COUNT_SIZE }, group).textContent = count;
+  }
+}
+
+export const svgElement = el;
+
 function describePiece(view) {
   return (cell, legal) => {
     const parts = [cell.name];
-    if (cell.owner < 0) parts.push('empty');
-    else if (cell.flags & view.CELL_LOCKED) parts.push(`locked piece of ${ownerName(view, cell.owner)}`);
-    else if (cell.count === 1) parts.push(`piece of ${ownerName(view, cell.owner)}`);
-    else parts.push(`king of ${cell.count} pieces of ${ownerName(view, cell.owner)}`);
-    if (legal) parts.push(`moves ${legal.map((m) => m.name).join(', ')}`);
-    if (view.lastCells.has(cell.index)) parts.push('last move');
+    if (cell.owner < 0) parts.push(t('cell.empty'));
+    else if (cell.flags & view.CELL_LOCKED) parts.push(t('cell.locked', ownerName(view, cell.owner)));
+    else if (cell.count === 1) parts.push(t('cell.piece', ownerName(view, cell.owner)));
+    else parts.push(t('cell.king', cell.count, ownerName(view, cell.owner)));
+    if (legal) parts.push(t('cell.moves', legal.map((m) => m.name)));
+    if (view.lastCells.has(cell.index)) parts.push(t('cell.last'));
     return parts.join(', ');
   };
 }
@@ -165,7 +194,7 @@ function drawLock(group, owner) {
 
 function drawTab(view, handlers) {
   const size = 46;
-  const margin = 24;
+  const margin = 18;
   const width = margin * 2 + view.cols * size;
   const height = margin * 2 + view.rows * size;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, role: 'presentation' });
@@ -173,20 +202,20 @@ function drawTab(view, handlers) {
   el('rect', { x: 1, y: 1, width: width - 2, height: height - 2, rx: 10, fill: 'var(--wood)',
     stroke: 'var(--wood-dark)', 'stroke-width': 2 }, svg);
   for (let col = 0; col < view.cols; col++) {
-    const x = margin + col * size + size / 2;
+    const x = margin + placeOf(view, 0, col).across * size + size / 2;
     const label = columnLabel(view, col);
     el('text', { x, y: margin / 2, class: 'edge-label' }, svg).textContent = label;
     el('text', { x, y: height - margin / 2, class: 'edge-label' }, svg).textContent = label;
   }
   const describe = describePiece(view);
   for (let row = 0; row < view.rows; row++) {
-    const y = margin + (view.rows - 1 - row) * size;
+    const y = margin + placeOf(view, row, 0).fromTop * size;
     el('text', { x: margin / 2, y: y + size / 2, class: 'edge-label' }, svg).textContent = row + 1;
     el('text', { x: width - margin / 2, y: y + size / 2, class: 'edge-label' }, svg).textContent = row + 1;
     const central = row > 0 && row < view.rows - 1;
     for (let col = 0; col < view.cols; col++) {
       const cell = view.cell(row, col);
-      const x = margin + col * size;
+      const x = margin + placeOf(view, row, col).across * size;
       const group = cellGroup(view, cell, x + size / 2, y + size / 2, handlers, describe);
       // The square itself is the target of clicks, so an empty one can be played onto too.
       el('rect', { x: -size / 2, y: -size / 2, width: size, height: size,
@@ -194,14 +223,16 @@ function drawTab(view, handlers) {
       const mark = { x: -size / 2 + 2, y: -size / 2 + 2, width: size - 4, height: size - 4, rx: 6 };
       if (view.lastCells.has(cell.index)) el('rect', { ...mark, class: 'last-mark' }, group);
       else if (view.changedCells.has(cell.index)) el('rect', { ...mark, class: 'change-mark' }, group);
-      if (view.legalByCell.has(cell.index)) el('rect', { ...mark, class: 'ring' }, group);
+      if (view.legalByCell.has(cell.index)) {
+        el('rect', { x: -size / 2 + 6, y: -size / 2 + 6, width: size - 12, height: size - 12, rx: 4, class: 'ring' }, group);
+      }
       if (cell.owner >= 0) {
         // A king is drawn larger the more pieces it holds, up to the square's size.
         const radius = cell.count === 1 ? 13 : Math.min(20, 14 + 1.5 * cell.count);
         el('circle', { r: radius, class: `piece-${cell.owner}` }, group);
         if (cell.count > 1) {
           el('circle', { r: radius - 4, class: `piece-${cell.owner}`, 'stroke-width': 1 }, group);
-          el('text', { class: `piece-text-${cell.owner}`, 'font-size': 14 }, group).textContent = cell.count;
+          el('text', { class: `piece-text-${cell.owner}`, 'font-size': PIECE_COUNT_SIZE }, group).textContent = cell.count;
         } else if (cell.flags & view.CELL_LOCKED) {
           drawLock(group, cell.owner);
         }
@@ -212,8 +243,22 @@ function drawTab(view, handlers) {
   return svg;
 }
 
+// The engine's value of the best move from each analysed cell, written under it: -1 loss,
+// 0 draw, +1 win for the player to move.
+function drawValues(svg, view) {
+  if (!view.values) return;
+  for (const [index, value] of view.values) {
+    const group = svg.querySelector(`[data-cell="${index}"]`);
+    if (!group) continue;
+    const text = el('text', { class: 'value', y: view.gameId === 'tab' ? 17 : 27 }, group);
+    text.textContent = `${value > 0 ? '+' : value < 0 ? '−' : '±'}${Math.abs(value).toFixed(2)}`;
+    group.setAttribute('data-value', value.toFixed(4));
+  }
+}
+
 export function drawBoard(container, view, handlers) {
   const svg = view.gameId === 'tab' ? drawTab(view, handlers) : drawMancala(view, handlers);
+  drawValues(svg, view);
   const focusedName = container.contains(document.activeElement)
     ? document.activeElement.getAttribute('data-name') : null;
   container.replaceChildren(svg);

@@ -7,12 +7,19 @@ import { load, Rng } from './traditional-games/traditional-games.js';
 const ready = load();
 
 self.addEventListener('message', async (event) => {
-  const { id, spec, position, bot, rng } = event.data;
+  const { id, spec, position, bot, rng, kind } = event.data;
   try {
     const tg = await ready;
     const state = tg.State.fromString(spec, position);
     try {
       const generator = new Rng(BigInt(rng));
+      if (kind === 'analyse') {
+        // The engine's value of every legal move (state.analyse), for the hint and the
+        // analysis mode; the page's own generator is not advanced by it.
+        const analysis = state.analyse(bot, generator).map(({ move, name, value, proven }) => ({ move, name, value, proven }));
+        self.postMessage({ id, analysis });
+        return;
+      }
       const move = state.botChoose(bot, generator);
       self.postMessage({ id, move, rng: generator.state.toString() });
     } finally {

@@ -8,7 +8,7 @@
 // files and the package's two run-time files, as a deployment would lay them out.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import puppeteer from 'puppeteer-core';
 
 const serverBinary = process.env.TG_SERVER;
 if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
-const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../../bindings/js/', import.meta.url));
+const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
 let work;
@@ -70,7 +70,9 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'tg-online-'));
   const site = join(work, 'site');
   await mkdir(join(site, 'traditional-games'), { recursive: true });
-  for (const name of ['index.html', 'app.js', 'board.js', 'bot-worker.js', 'style.css']) {
+  // Every file of the app but its tests, benchmarks and development server.
+  for (const name of await readdir(appDir)) {
+    if (['test', 'bench', 'serve.js', '.gitignore'].includes(name)) continue;
     await symlink(join(appDir, name), join(site, name));
   }
   for (const name of ['traditional-games.js', 'traditional-games.wasm']) {
@@ -202,17 +204,27 @@ for (const spec of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
 }
 
 test('a flag falls: a short clock runs out for the seat that does not move', async () => {
-  const south = await openPage('?speed=fast&bot=random');
+  const south = await openPage('?speed=fast');
   const { id, opponent, watch } = await createMatch(south, 'halusa', '0.05+0');
   const north = await openPage(`${opponent}&speed=fast`);
   const watcher = await openPage(`${watch}&speed=fast`);
-  // South's bot opens, which starts the clocks; North never moves.
+  for (const page of [north, watcher]) await waitFor(page, () => document.body.dataset.connection === 'connected');
+  // South's first move starts the clocks, once every page is there (a loaded machine may take
+  // longer than the 3 s of the clock to open a page); North never moves.
+  await south.bringToFront(); // a click in a background tab never lands
+  await clickOnline(south, picker(3));
   await waitFor(north, () => document.body.dataset.phase === 'person');
   const before = await north.$eval('#clock-1', (n) => Number(n.dataset.ms));
   assert.ok(before > 0 && before <= 3000, `North's clock shows its time (${before} ms)`);
+  // Big clocks, the running one marked as such.
+  const clocks = await north.$$eval('.clock', (nodes) => nodes.map((n) => ({
+    id: n.id, running: n.classList.contains('running'), px: parseFloat(getComputedStyle(n).fontSize),
+  })));
+  assert.deepEqual(clocks.map((c) => [c.id, c.running]).sort(), [['clock-0', false], ['clock-1', true]]);
+  for (const clock of clocks) assert.ok(clock.px >= 20, `${clock.id} is ${clock.px} px`);
   for (const page of [south, north, watcher]) {
     await waitFor(page, () => document.getElementById('banner').dataset.by === 'time', { timeout: 10000 });
-    assert.match(await page.$eval('#banner-reason', (n) => n.textContent), /North \(player 1\) ran out of time/);
+    assert.match(await page.$eval('#banner-reason', (n) => n.textContent), /North ran out of time/);
     assert.equal(await page.$eval('#clock-1', (n) => n.textContent), '0.0');
   }
   const shown = await ask(`show ${id}`);
@@ -224,6 +236,26 @@ test('a page reloaded in the middle of a match picks it up where it was', async 
   const south = await openPage('?speed=fast&bot=random');
   const { id, opponent } = await createMatch(south, 'hus');
   let north = await openPage(`${opponent}&speed=fast`);
+  await waitFor(north, () => document.body.dataset.connection === 'connected');
+  // A seat page is in a match: New game and Load position must not swap in a local game while
+  // the page still says it is connected (issue 27, item 2).
+  const server = await ask(`show ${id}`);
+  const before = await positionOf(north);
+  assert.equal(before, server.slice(server.indexOf(' position=') + 10));
+  await north.$eval('#new-game', (node) => { node.open = true; });
+  await north.click('#new-game-button');
+  await north.$eval('#paste-input', (node) => { node.value = 'halusa'; });
+  await north.click('#paste-form button[type="submit"]');
+  assert.equal(await positionOf(north), before, 'New game and Load position leave the match alone');
+  assert.equal(await north.$eval('#new-game-button', (n) => n.disabled), true, 'New game is disabled in a match');
+  assert.equal(await north.$eval('#paste-form button[type="submit"]', (n) => n.disabled), true, 'Load position is disabled in a match');
+  assert.match(await north.$eval('#leave-note', (n) => n.textContent), /leave/i);
+  // Each seat sees its own side at the bottom, and is named You there.
+  const y = (page, name) => page.$eval(`#board [data-name="${name}"]`, (n) => n.getBoundingClientRect().y);
+  assert.ok((await y(north, 'a4')) > (await y(north, 'a1')), 'North\'s rows are at the bottom of North\'s page');
+  assert.ok((await y(south, 'a1')) > (await y(south, 'a4')), 'South\'s rows are at the bottom of South\'s page');
+  assert.match(await north.$eval('#seat-south', (n) => n.textContent), /^North · You/);
+  assert.equal(await north.$eval('#flip', (n) => n.hidden), true, 'no flip button online');
   const pick = picker(7);
   for (let i = 0; i < 4 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
   const seen = await movesOf(north);
@@ -243,6 +275,7 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
   const north = await openPage(`${opponent}&speed=fast`);
   const pick = picker(11);
   for (let i = 0; i < 3 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
+  assert.equal(await waitForTurn(north), 'person', 'North is to move when the server dies');
   const seen = await movesOf(north);
   serverDown = true;
   server.child.kill('SIGKILL');
@@ -252,12 +285,24 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
     await waitFor(page, () => document.body.dataset.connection === 'reconnecting', { timeout: 10000 });
     assert.match(await page.$eval('#connection', (n) => n.textContent), /Connection lost; reconnecting/);
   }
+  // A move clicked while the connection is down is not sent, and says so; the page stays
+  // North's to play (issue 27, item 1: it used to wait for a reply that never came).
+  await north.bringToFront();
+  const cell = await north.$eval('#board .cell.legal', (n) => n.dataset.cell);
+  await north.click(`#board .cell.legal[data-cell="${cell}"]`);
+  const choice = await north.$('#choices button');
+  if (choice) await choice.click();
+  const clickedDown = performance.now();
   await startTgServer(); // the same web port and database
   for (const page of [south, north]) {
     await waitFor(page, () => document.body.dataset.connection === 'connected', { timeout: 20000 });
     assert.equal(await page.$eval('#connection', (n) => n.textContent), 'Reconnected.');
   }
   serverDown = false;
+  await waitFor(north, () => document.body.dataset.phase === 'person', { timeout: 10000 })
+    .catch(() => assert.fail(`North's page froze after a move clicked while the server was down (not playable ${Math.round(performance.now() - clickedDown)} ms later)`));
+  assert.match(await north.$eval('#move-error', (n) => n.textContent), /not sent/i);
+  assert.equal(await plyOf(north), seen.length, 'nothing was played while the server was down');
   const history = (await ask(`history ${id}`)).split(' ').slice(1);
   assert.deepEqual(history.slice(0, seen.length), seen, 'every move acknowledged before the kill is kept');
   // North is a person clicking; Tab is long, so North hands its seat to its bot once it has
@@ -267,6 +312,26 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
   await Promise.all([south, north].map((page) => waitOver(page)));
   await expectSameEnd([south, north], id);
   await Promise.all([south, north].map((page) => page.close()));
+});
+
+test('a forged seat link and an unknown match are told in words at once, with nothing to click', async () => {
+  const created = (await ask('new halusa')).split(' ');
+  assert.equal(created[0], 'ok');
+  const forged = await openPage(`?match=${created[1]}&seat=0&token=${'0'.repeat(32)}&speed=fast`);
+  await waitFor(forged, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
+  assert.match(await forged.$eval('#connection', (n) => n.textContent), /not valid/);
+  // South is to move, and this page claims South's seat: still nothing may look playable.
+  assert.equal((await forged.$$('#board .cell.legal')).length, 0, 'no hole is offered');
+  const liveIn = (page, scope) => page.$$eval(`${scope} button`, (nodes) => nodes
+    .filter((n) => !n.disabled && n.getClientRects().length > 0).map((n) => n.id || n.textContent));
+  assert.deepEqual(await liveIn(forged, '#play'), [], 'no live button on the forged seat page');
+
+  const unknown = await openPage('?match=987654321&seat=0&token=0123456789abcdef0123456789abcdef&speed=fast');
+  await waitFor(unknown, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
+  assert.match(await unknown.$eval('#connection', (n) => n.textContent), /no match 987654321/);
+  assert.doesNotMatch(await unknown.$eval('#tagline', (n) => n.textContent), /Loading/);
+  assert.deepEqual(await liveIn(unknown, 'body'), [], 'no live button on the unknown match page');
+  await Promise.all([forged, unknown].map((page) => page.close()));
 });
 
 test('no console error or warning on any page', () => {

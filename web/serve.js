@@ -1,7 +1,8 @@
 // The development server of the web board: the app's own files at /, the npm package's
-// module and WebAssembly file at /traditional-games/, on 127.0.0.1 only.
+// module and WebAssembly file at /traditional-games/, the games' pages at /docs/, on
+// 127.0.0.1 only.
 //
-//   node examples/web/serve.js [--port N] [--package DIR]
+//   node web/serve.js [--port N] [--package DIR]
 //
 // --port 0 (the default) takes any free port; the address is printed once the server
 // listens. --package is the package folder holding traditional-games.js and
@@ -13,7 +14,9 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const appDir = fileURLToPath(new URL('.', import.meta.url));
-const defaultPackageDir = fileURLToPath(new URL('../../bindings/js/', import.meta.url));
+const defaultPackageDir = fileURLToPath(new URL('../bindings/js/', import.meta.url));
+// The game pages the How to play panel links to (docs/<game>.md).
+const docsDir = fileURLToPath(new URL('../docs/', import.meta.url));
 
 // Module scripts and workers are refused by browsers under any other JavaScript type.
 const contentTypes = {
@@ -23,12 +26,13 @@ const contentTypes = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.wasm': 'application/wasm',
+  '.md': 'text/markdown; charset=utf-8',
 };
 
 // Only what a page needs: the package's loader and module, and the app without its tests
 // and its server.
 const packageFiles = new Set(['traditional-games.js', 'traditional-games.wasm']);
-const appPrivate = ['test/', 'node_modules/', 'serve.js'];
+const appPrivate = ['test/', 'node_modules/', 'bench/', 'serve.js'];
 
 function resolve(urlPath, packageDir) {
   const prefix = '/traditional-games/';
@@ -36,6 +40,8 @@ function resolve(urlPath, packageDir) {
     const name = urlPath.slice(prefix.length);
     return packageFiles.has(name) ? join(packageDir, name) : null;
   }
+  const docs = urlPath.match(/^\/docs\/([a-z-]+\.md)$/);
+  if (docs) return join(docsDir, docs[1]);
   const relative = urlPath === '/' ? 'index.html' : urlPath.slice(1);
   if (appPrivate.some((p) => relative === p || relative.startsWith(p))) return null;
   const path = normalize(join(appDir, relative));

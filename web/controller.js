@@ -1,0 +1,449 @@
+// The game controller: whose turn it is and what happens next (a person's click, a bot in the
+// worker, the sticks thrown with the session's generator), the move list, undo, new games and
+// pasted positions. Every move goes through the library's apply(); its errors are shown.
+import { TGError, MOVE_PASS } from './traditional-games/traditional-games.js';
+import { drawSticks } from './board.js';
+import { t, showError } from './i18n.js';
+import {
+  S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC,
+} from './session.js';
+import {
+  render, renderChoices, previewMove, seatLabel, syncGameControls,
+} from './panels.js';
+import { sendMove, requestUndo } from './online.js';
+import { renderLearn } from './learn.js';
+import { animateStory } from './animate.js';
+import { storyOf } from './story.js';
+import { ANIMATION_SPEEDS } from './session.js';
+
+const THROW_ANIMATION_MS = 500;
+// Not an animation: time to follow two bots (and no motion), so the setting leaves it.
+const BOT_VERSUS_BOT_PAUSE_MS = fast ? 0 : 400;
+
+let worker;
+let nextRequestId = 1;
+let pendingAnalysis = null;
+
+export function setPhase(next) {
+  S.phase = next;
+  document.body.setAttribute('data-phase', next);
+  $('thinking').hidden = next !== 'bot';
+  if (next === 'bot') $('thinking-text').textContent = t('status.thinking', seatLabel(S.state.player));
+}
+
+export function record(move) {
+  const { state } = S;
+  const player = state.turn;
+  const chance = state.isChance;
+  const text = state.moveToString(move);
+  state.apply(move);
+  S.log.push({ player, text, chance, key: String(S.nextEntryKey++) });
+  if (chance) S.lastThrow = Number(text.split(':')[1]);
+}
+
+// The last move plays out on the board from its story before anything else happens (the
+// bot's reply waits for the person's move to finish); then the game goes on. With the
+// animation off, at once.
+export async function playOut() {
+  const factor = ANIMATION_SPEEDS[S.animation];
+  const index = S.log.length - 1;
+  if (factor === 0 || index < 0 || S.log[index].chance || S.viewPly !== null) {
+    advance();
+    return;
+  }
+  const gen = S.generation;
+  setPhase('animating');
+  await animateStory($('board'), storyOf(S.state, index), {
+    factor,
+    alive: () => gen === S.generation,
+    bottomPlayer: S.flipped ? 1 : 0,
+    isTab: S.state.gameId === 'tab',
+  });
+  if (gen === S.generation) advance();
+}
+
+// Drops a pending bot answer or throw: the game changed under it.
+export function invalidate() {
+  S.generation++;
+  S.pendingBot = null;
+}
+
+export function advance() {
+  const { state, online, seats } = S;
+  S.selectedCell = null;
+  $('hint').textContent = '';
+  if (state.isTerminal || online?.result) setPhase('over');
+  else if (online && (state.isChance || seats[state.player] === 'remote')) setPhase('remote');
+  else if (state.isChance) setPhase('throw');
+  else if (seats[state.player] === 'person') setPhase('person');
+  else setPhase('bot');
+  if (S.paused && (S.phase === 'throw' || S.phase === 'bot')) setPhase('paused');
+  render();
+  // Keyboard users keep their place: after a bot's move the board is theirs again.
+  const focus = document.activeElement;
+  if (S.phase === 'person' && (!focus || focus === document.body)) {
+    document.querySelector('#board .cell[tabindex]')?.focus({ preventScroll: true });
+  }
+  const gen = S.generation;
+  if (S.analysing && S.phase === 'person' && S.analysis?.ply !== S.log.length) requestAnalysis();
+  if (S.phase === 'throw') throwSticks(gen);
+  else if (S.phase === 'bot') {
+    const delay = seats.every((s) => s !== 'person') ? BOT_VERSUS_BOT_PAUSE_MS : 0;
+    if (delay) setTimeout(() => { if (gen === S.generation) askBot(gen); }, delay);
+    else askBot(gen);
+  }
+}
+
+function throwSticks(gen) {
+  // The library draws the throw (with this session's generator); the animation only shows it.
+  const { state } = S;
+  const history = state.history.length;
+  const scratch = state.clone();
+  let move;
+  try {
+    scratch.applyRandom(S.rng);
+    move = scratch.history[history];
+  } finally {
+    scratch.free();
+  }
+  const finish = () => {
+    if (gen !== S.generation) return;
+    record(move);
+    advance();
+  };
+  const duration = animationMs(THROW_ANIMATION_MS);
+  if (duration === 0) {
+    setTimeout(finish, 0);
+    return;
+  }
+  const sticks = $('sticks');
+  sticks.classList.add('sticks-rolling');
+  const timer = setInterval(() => drawSticks(sticks, Math.floor(Math.random() * 5)), 70);
+  setTimeout(() => {
+    clearInterval(timer);
+    sticks.classList.remove('sticks-rolling');
+    finish();
+  }, duration);
+}
+
+function askBot(gen) {
+  const id = nextRequestId++;
+  S.pendingBot = { id, gen };
+  // User Timing marks bracket each search, for profilers and for the tests, which check that
+  // the page's thread stays free in between.
+  performance.mark('tg-bot-request');
+  worker.postMessage({
+    id, spec: S.state.spec, position: S.state.toString(), bot: S.seats[S.state.player], rng: S.rng.state.toString(),
+  });
+}
+
+// The engine's values of the current position's legal moves, asked of the worker (the page
+// stays live); a late answer for another position is dropped.
+export function requestAnalysis() {
+  if (!personToDecide() || !S.tg) return;
+  const id = nextRequestId++;
+  pendingAnalysis = { id, ply: S.log.length, gen: S.generation };
+  $('hint').textContent = t('analysis.thinking');
+  worker.postMessage({
+    id, kind: 'analyse', spec: S.state.spec, position: S.state.toString(), bot: ANALYSIS_SPEC, rng: '0',
+  });
+}
+
+function onAnalysis({ id, analysis, error }) {
+  const pending = pendingAnalysis;
+  if (!pending || pending.id !== id) return;
+  pendingAnalysis = null;
+  if (pending.gen !== S.generation || pending.ply !== S.log.length || error) {
+    if (error) $('hint').textContent = t('status.bot-failed', error);
+    return;
+  }
+  S.analysis = { ply: pending.ply, moves: analysis };
+  render();
+  const best = analysis[0];
+  $('hint').textContent = best ? t('analysis.best', best.name, best.value, best.proven) : '';
+}
+
+export function toggleAnalysis() {
+  S.analysing = !S.analysing;
+  if (!S.analysing) S.analysis = null;
+  render();
+  if (S.analysing) requestAnalysis();
+}
+
+function onBotAnswer(event) {
+  if (event.data.analysis || (pendingAnalysis && event.data.id === pendingAnalysis.id)) {
+    onAnalysis(event.data);
+    return;
+  }
+  performance.mark('tg-bot-answer');
+  const { id, move, rng: rngState, error } = event.data;
+  const pending = S.pendingBot;
+  if (!pending || pending.id !== id || pending.gen !== S.generation) return;
+  S.pendingBot = null;
+  if (error) {
+    setPhase('error');
+    $('status-text').textContent = t('status.bot-failed', error);
+    return;
+  }
+  S.rng.state = BigInt(rngState);
+  if (S.online) {
+    sendMove(move);
+    return;
+  }
+  record(move);
+  playOut();
+}
+
+export function startWorker() {
+  worker = new Worker(new URL('./bot-worker.js', import.meta.url), { type: 'module' });
+  worker.addEventListener('message', onBotAnswer);
+  worker.addEventListener('error', (event) => {
+    setPhase('error');
+    $('status-text').textContent = t('status.worker-failed', event.message);
+  });
+}
+
+export function playPerson(move) {
+  if (!personToDecide()) return false;
+  const { state } = S;
+  if (S.online) {
+    // The library says the move is legal here; the server, holding the same library, decides.
+    if (!state.legalMoves().includes(move)) {
+      const scratch = state.clone();
+      try {
+        scratch.apply(move);
+      } catch (error) {
+        showMoveError(error);
+      } finally {
+        scratch.free();
+      }
+      return false;
+    }
+    $('move-error').textContent = '';
+    sendMove(move);
+    return true;
+  }
+  try {
+    record(move);
+  } catch (error) {
+    showMoveError(error);
+    return false;
+  }
+  $('move-error').textContent = '';
+  playOut();
+  return true;
+}
+
+export function showMoveError(error) {
+  if (!(error instanceof TGError)) throw error;
+  showError($('move-error'), error, 'move');
+}
+
+const gameIds = () => S.tg.games().map((g) => g.id);
+
+function clearError(id) {
+  $(id).textContent = '';
+  delete $(id).dataset.status;
+}
+
+const movesFrom = (cell) => S.state.legalMoves().filter((m) => m !== MOVE_PASS && originCell(m) === cell);
+
+export function activateCell(cell) {
+  if (!personToDecide()) return;
+  const moves = movesFrom(cell);
+  if (moves.length === 0) return;
+  if (moves.length === 1) {
+    playPerson(moves[0]);
+    return;
+  }
+  // Tab: one piece, several throws to spend (or a king to split): the person picks.
+  S.selectedCell = cell;
+  for (const node of $('board').querySelectorAll('[data-cell]')) {
+    node.classList.toggle('selected', Number(node.getAttribute('data-cell')) === cell);
+  }
+  renderChoices();
+  const { state } = S;
+  $('hint').textContent = t('hint.choose', state.cellName(Math.floor(cell / state.cols), cell % state.cols));
+  $('choices').querySelector('button')?.focus({ preventScroll: true });
+}
+
+export function hoverCell(cell) {
+  if (cell === null || !personToDecide()) {
+    if (S.selectedCell === null) {
+      $('hint').textContent = '';
+      previewMove(null);
+    }
+    return;
+  }
+  const moves = movesFrom(cell);
+  $('hint').textContent = t('hint.legal', moves.map((m) => S.state.moveToString(m)));
+  if (S.selectedCell === null && S.state.gameId === 'tab' && moves.length === 1) previewMove(moves[0]);
+}
+
+export function cancelChoice() {
+  if (S.selectedCell === null) return;
+  S.selectedCell = null;
+  advance();
+}
+
+export function onMoveTyped(event) {
+  event.preventDefault();
+  const input = $('move-input');
+  const text = input.value.trim();
+  if (!personToDecide()) {
+    $('move-error').textContent = t(S.state.isTerminal ? 'move.over' : 'move.not-your-turn');
+    return;
+  }
+  let move;
+  try {
+    move = S.state.moveFromString(text);
+  } catch (error) {
+    showMoveError(error);
+    return;
+  }
+  // An illegal move is refused by the library itself, with its own text, and changes nothing.
+  if (playPerson(move)) input.value = '';
+}
+
+// The move list of a state that comes with its history (an opened record): who made each
+// move and its notation, read by replaying the history on a copy taken back to the start.
+function logOf(state) {
+  const scratch = state.clone();
+  const moves = state.history;
+  try {
+    for (let i = 0; i < moves.length; i++) scratch.undo();
+    return moves.map((move) => {
+      const entry = { player: scratch.turn, text: scratch.moveToString(move), chance: scratch.isChance, key: String(S.nextEntryKey++) };
+      scratch.apply(move);
+      return entry;
+    });
+  } finally {
+    scratch.free();
+  }
+}
+
+export function replaceState(next) {
+  invalidate();
+  S.state?.free();
+  S.state = next;
+  S.log = logOf(next);
+  S.lastThrow = lastThrowIn(S.log);
+  S.viewPly = null;
+  clearError('move-error');
+  S.flipped = S.online ? S.online.seat === 1 : S.flipped;
+  syncGameControls(next.gameId, next.spec);
+  renderLearn();
+  advance();
+}
+
+export function newGame(event) {
+  event?.preventDefault();
+  // A page in an online match keeps it: the person leaves the match first (panels.js says so).
+  if (S.online) return;
+  let next;
+  try {
+    next = new S.tg.State($('spec-input').value.trim());
+  } catch (error) {
+    if (!(error instanceof TGError)) throw error;
+    showError($('spec-error'), error, 'spec', gameIds());
+    return;
+  }
+  clearError('spec-error');
+  S.seats = [$('seat0').value, $('seat1').value];
+  replaceState(next);
+}
+
+export function lastThrowIn(log) {
+  const throws = log.filter((entry) => entry.chance);
+  return throws.length ? Number(throws.at(-1).text.split(':')[1]) : null;
+}
+
+export function undo() {
+  if (S.online) {
+    requestUndo();
+    return;
+  }
+  const { state, log, seats } = S;
+  if (log.length === 0) return;
+  invalidate();
+  const anyPerson = seats.includes('person');
+  do {
+    state.undo();
+    log.pop();
+  } while (log.length > 0 && (state.isChance || (anyPerson && seats[state.player] !== 'person')));
+  S.lastThrow = lastThrowIn(log);
+  $('move-error').textContent = '';
+  advance();
+}
+
+export function loadPosition(event) {
+  event.preventDefault();
+  if (S.online) return;
+  const text = $('paste-input').value.trim();
+  let next;
+  try {
+    next = S.tg.State.fromString(text.split(' ')[0], text);
+  } catch (error) {
+    if (!(error instanceof TGError)) throw error;
+    showError($('paste-error'), error, 'position', gameIds());
+    return;
+  }
+  clearError('paste-error');
+  replaceState(next);
+}
+
+export function onSeatChange() {
+  S.seats = [$('seat0').value, $('seat1').value];
+  invalidate();
+  if (!S.state.isTerminal) advance();
+  else render();
+}
+
+// The replay: the board shows the position after ply k (null: the game as it stands).
+export function viewPly(k) {
+  S.viewPly = k === null || k >= S.log.length ? null : Math.max(0, k);
+  render();
+}
+
+export function stepView(delta) {
+  const current = S.viewPly ?? S.log.length;
+  viewPly(current + delta);
+}
+
+// A game record (.tgr, docs/records.md) of the game so far, written by the library.
+export function recordText() {
+  return S.state.toRecord({ Site: location.host || 'web board', South: seatLabel(0), North: seatLabel(1) });
+}
+
+export async function openRecord(file) {
+  const text = await file.text();
+  if (S.online) return;
+  let next;
+  try {
+    next = S.tg.State.fromRecord(text);
+  } catch (error) {
+    if (!(error instanceof TGError)) throw error;
+    showError($('record-error'), error, 'record', gameIds());
+    return;
+  }
+  clearError('record-error');
+  replaceState(next);
+}
+
+// The same rules again, the seats swapped.
+export function rematch() {
+  if (S.online) return;
+  S.seats = [S.seats[1], S.seats[0]];
+  replaceState(new S.tg.State(S.state.spec));
+}
+
+export function toggleFlip() {
+  S.flipped = !S.flipped;
+  render();
+}
+
+export function togglePause() {
+  S.paused = !S.paused;
+  invalidate();
+  advance();
+}

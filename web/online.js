@@ -1,0 +1,324 @@
+// Online: a match on tg-server, over WebSocket.
+//
+// The server keeps the match: its moves, its throws, its clocks. This page holds a copy of the
+// game in its own tg.State, kept in step by the events the server pushes (docs/server.md):
+// `moves FROM M...` is applied move by move with the library, `undone N` takes back to ply N.
+// A seat's decisions are sent as `play`, and shown only once the server's event comes back.
+import { TGError } from './traditional-games/traditional-games.js';
+import { t, has } from './i18n.js';
+import { S, $, params } from './session.js';
+import { render, renderClock } from './panels.js';
+import {
+  advance, invalidate, lastThrowIn, playOut, record, replaceState, setPhase,
+} from './controller.js';
+
+// ?bot=SPEC: the page's own seat is played by a bot of the page (for unattended matches).
+const onlineBot = params.get('bot');
+let socket = null;
+let replyQueue = [];
+let reconnectDelay = 250;
+let clockTimer = null;
+let keepAliveTimer = null;
+const KEEP_ALIVE_MS = 60000;
+
+function serverUrl() {
+  if (params.has('server')) return params.get('server');
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+}
+
+export function request(line) {
+  return new Promise((resolve) => {
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      resolve('err disconnected the connection to the server is down');
+      return;
+    }
+    replyQueue.push(resolve);
+    socket.send(line);
+  });
+}
+
+// The server's refusal in words: its fixed WORD (docs/server.md) names a catalogue sentence;
+// a WORD the catalogue does not know shows the server's own text.
+function errorText(reply) {
+  const word = reply.split(' ')[1];
+  return has(`server.${word}`) ? t(`server.${word}`) : t('server.other', reply.split(' ').slice(2).join(' ') || reply);
+}
+
+function setConnection(text, stateName) {
+  const box = $('connection');
+  box.hidden = false;
+  box.textContent = text;
+  box.setAttribute('data-state', stateName);
+  document.body.setAttribute('data-connection', stateName);
+}
+
+function connect(onOpen) {
+  const ws = new WebSocket(serverUrl());
+  socket = ws;
+  ws.addEventListener('open', () => {
+    reconnectDelay = 250;
+    onOpen();
+  });
+  ws.addEventListener('message', (event) => {
+    const line = String(event.data);
+    if (line.startsWith('event ')) onEvent(line.split(' '));
+    else replyQueue.shift()?.(line);
+  });
+  ws.addEventListener('close', () => {
+    if (socket !== ws) return;
+    socket = null;
+    for (const resolve of replyQueue) resolve('err disconnected the connection to the server was lost');
+    replyQueue = [];
+    if (!S.online) return;
+    // Nothing is lost: the server stored every acknowledged move; the page asks again for
+    // what it missed once it is back.
+    setConnection(t('online.lost', (reconnectDelay / 1000).toFixed(1)), 'reconnecting');
+    setTimeout(() => connect(() => subscribe(true)), reconnectDelay);
+    reconnectDelay = Math.min(reconnectDelay * 2, 5000);
+  });
+}
+
+export function joinMatch(id, seat, token) {
+  S.online = {
+    id, seat: seat === null || seat === undefined || token === null ? null : Number(seat),
+    token, clock: null, result: null, undoBy: null, sending: false, notSent: false,
+  };
+  $('new-game').open = false;
+  setConnection(t('online.connecting'), 'connecting');
+  if (socket && socket.readyState === WebSocket.OPEN) subscribe(false);
+  else connect(() => subscribe(false));
+}
+
+// Whether the match exists and the link's token is one of its seats, asked before the page
+// shows anything playable. The server checks a token before anything else a change needs,
+// so a change that cannot happen (an undo answer at a ply no match reaches) tells a forged
+// token (bad-token) from a real one (any other refusal) and changes nothing.
+async function checkLink() {
+  const { online } = S;
+  const probe = online.seat === null ? `show ${online.id}`
+    : `decline ${online.id} 18446744073709551615 ${/^[0-9a-f]{32}$/.test(online.token) ? online.token : '0'.repeat(32)}`;
+  const reply = await request(probe);
+  const word = reply.split(' ')[1];
+  if (word === 'no-such-match' || word === 'set-aside') {
+    refuse(t(word === 'no-such-match' ? 'online.no-match' : 'online.set-aside', online.id));
+    return false;
+  }
+  if (word === 'disconnected') return false;
+  if (word === 'bad-token') {
+    online.seat = null;
+    online.token = null;
+    online.forged = true;
+  }
+  return true;
+}
+
+// No such match: nothing on the page can act, so only the words and a way back are shown.
+function refuse(text) {
+  setConnection(text, 'refused');
+  const back = Object.assign(document.createElement('a'), { href: location.pathname, textContent: t('online.play-here') });
+  $('connection').append(' ', back);
+  document.querySelector('main').hidden = true;
+  $('tagline').textContent = t('online.no-match-tagline');
+  setPhase('refused');
+  S.online = null;
+}
+
+// `watch ID PLY` answers with the match's spec, then the events since the ply this page last saw.
+async function subscribe(again) {
+  const { online } = S;
+  if (!again && !(await checkLink())) return;
+  const reply = await request(`watch ${online.id} ${S.state && online.spec ? S.log.length : 0}`);
+  if (!reply.startsWith('ok')) {
+    setConnection(t('online.refused', errorText(reply)), 'refused');
+    return;
+  }
+  const fields = Object.fromEntries(reply.split(' ').slice(2).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
+  if (!online.spec) {
+    online.spec = fields.spec;
+    const mine = online.seat;
+    S.seats = [0, 1].map((p) => (p === mine ? onlineBot ?? 'person' : 'remote'));
+    replaceState(new S.tg.State(fields.spec));
+  }
+  if (again) {
+    // The server knows how many plies this page had, not which: if a ply it saw was taken back
+    // and replaced while it was away, the positions differ now (the reply to `show` comes
+    // after the catch-up events), and the page starts its copy again from the first ply.
+    const shown = await request(`show ${online.id}`);
+    const position = shown.slice(shown.indexOf(' position=') + 10);
+    if (shown.startsWith('ok') && position !== S.state.toString()) {
+      replaceState(new S.tg.State(online.spec));
+      await request(`watch ${online.id} 0`);
+    }
+  }
+  if (online.forged) setConnection(t('online.bad-token', online.id), 'refused');
+  else setConnection(t(again ? 'online.reconnected' : 'online.connected'), 'connected');
+  if (again) {
+    // Whatever was waiting on the lost connection (a move being sent) is over: the catch-up
+    // above has brought every move the server stored, and the page is playable again.
+    invalidate();
+    advance();
+  }
+  // A person may think for longer than the server's --idle-timeout: a cheap read now and then
+  // keeps the connection (it is a command like any other).
+  clearInterval(keepAliveTimer);
+  const ws = socket;
+  keepAliveTimer = setInterval(() => {
+    if (socket === ws) request(`show ${online.id}`);
+    else clearInterval(keepAliveTimer);
+  }, KEEP_ALIVE_MS);
+}
+
+function onEvent(words) {
+  // event ID KIND ...
+  const { online } = S;
+  if (!online || words[1] !== online.id) return;
+  const kind = words[2];
+  if (kind === 'moves') {
+    const from = Number(words[3]);
+    if (from > S.log.length) {
+      // Plies were missed: ask for them again.
+      subscribe(true);
+      return;
+    }
+    takeBackTo(from);
+    try {
+      for (const name of words.slice(4)) record(S.state.moveFromString(name));
+    } catch (error) {
+      // The moves do not follow from this page's copy: a move it saw was taken back while it
+      // was away. Start the copy again from the first ply.
+      if (!(error instanceof TGError)) throw error;
+      replaceState(new S.tg.State(online.spec));
+      subscribe(true);
+      return;
+    }
+    online.sending = false;
+    online.undoBy = null;
+    if (online.notSent) $('move-error').textContent = '';
+    online.notSent = false;
+    invalidate();
+    // One new decision (a move as it happens, not a catch-up) plays out on the board.
+    if (words.length === 5 && from === S.log.length - 1) playOut();
+    else advance();
+  } else if (kind === 'undone') {
+    takeBackTo(Number(words[3]));
+    online.undoBy = null;
+    online.sending = false;
+    invalidate();
+    advance();
+  } else if (kind === 'clock') {
+    online.clock = { left: [Number(words[3]), Number(words[4])], running: words[5] === '-' ? null : Number(words[5]), at: performance.now() };
+    tickClocks();
+  } else if (kind === 'undo-requested') {
+    online.undoBy = Number(words[3]);
+    render();
+  } else if (kind === 'undo-declined') {
+    online.undoBy = null;
+    if (online.seat !== null && Number(words[3]) !== online.seat) $('move-error').textContent = t('online.undo-declined');
+    render();
+  } else if (kind === 'result') {
+    online.result = { winner: words[3], by: (words[4] ?? 'by=rules').slice(3) };
+    if (online.clock) online.clock.running = null;
+    invalidate();
+    advance();
+  }
+}
+
+function takeBackTo(ply) {
+  while (S.log.length > ply) {
+    S.state.undo();
+    S.log.pop();
+  }
+  S.lastThrow = lastThrowIn(S.log);
+}
+
+export async function sendMove(move) {
+  const { online } = S;
+  const name = S.state.moveToString(move);
+  online.sending = true;
+  setPhase('sending');
+  const reply = await request(`play ${online.id} ${S.log.length} ${name} ${online.token}`);
+  if (reply.startsWith('ok')) return; // the event has brought the move, or is on its way
+  online.sending = false;
+  // stale-ply and busy mean the page is behind or early: the events will bring it up to date.
+  const word = reply.split(' ')[1];
+  if (word === 'disconnected') {
+    // Not sent (or its answer lost with the connection): the person plays it again once the
+    // page is back; the catch-up then shows it if the server did store it.
+    online.notSent = true;
+    $('move-error').textContent = t('online.not-sent');
+    advance();
+    return;
+  }
+  if (word !== 'stale-ply' && word !== 'busy') $('move-error').textContent = errorText(reply);
+  if (word === 'busy') setTimeout(() => { if (S.phase === 'sending') advance(); }, 100);
+  else advance();
+}
+
+// The server decides when a flag falls; the page only counts down between its events.
+function tickClocks() {
+  if (!document.getElementById('clock-0')) render();
+  renderClock(0);
+  renderClock(1);
+  clearTimeout(clockTimer);
+  if (S.online.clock.running !== null) clockTimer = setTimeout(tickClocks, 100);
+}
+
+export function requestUndo() {
+  const { online } = S;
+  if (online.seat === null) return;
+  request(`undo ${online.id} ${S.log.length} ${online.token}`).then((reply) => {
+    $('move-error').textContent = reply.startsWith('ok') ? t('online.undo-asked') : errorText(reply);
+  });
+}
+
+export async function answerUndo(word) {
+  const { online } = S;
+  const reply = await request(`${word} ${online.id} ${S.log.length} ${online.token}`);
+  if (!reply.startsWith('ok')) $('move-error').textContent = errorText(reply);
+}
+
+export function resign() {
+  const { online } = S;
+  if (online?.seat === null || !confirmResign()) return;
+  request(`resign ${online.id} ${online.token}`);
+}
+
+function confirmResign() {
+  return params.get('speed') === 'fast' || window.confirm(t('online.confirm-resign'));
+}
+
+function shareLink(query) {
+  const url = new URL(location.href);
+  url.search = new URLSearchParams(query).toString();
+  return url.toString();
+}
+
+export async function createOnlineMatch(event) {
+  event.preventDefault();
+  const spec = $('spec-input').value.trim();
+  const clock = $('clock-input').value.trim();
+  $('online-error').textContent = '';
+  const open = socket && socket.readyState === WebSocket.OPEN;
+  if (!open) {
+    await new Promise((resolve, reject) => {
+      connect(resolve);
+      socket.addEventListener('error', () => reject(new Error('no server')), { once: true });
+    }).catch(() => null);
+  }
+  const reply = await request(`new ${spec}${clock ? ` clock=${clock}` : ''}`);
+  if (!reply.startsWith('ok')) {
+    $('online-error').textContent = reply.startsWith('err disconnected') ? t('online.no-server') : errorText(reply);
+    return;
+  }
+  const [, id, token0, token1] = reply.split(' ');
+  const keep = {};
+  if (params.has('speed')) keep.speed = params.get('speed');
+  if (onlineBot) keep.bot = onlineBot;
+  history.replaceState(null, '', shareLink({ ...keep, match: id, seat: 0, token: token0 }));
+  $('link-opponent').value = shareLink({ match: id, seat: 1, token: token1 });
+  $('link-watch').value = shareLink({ match: id });
+  $('online-links').hidden = false;
+  S.online = null;
+  joinMatch(id, '0', token0);
+}
+

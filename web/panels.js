@@ -1,0 +1,424 @@
+// Everything around the board: the seat bars and clocks, the status line, the Tab sticks and
+// choice buttons, the move list, the game-over banner, the New game form built from the
+// library's catalogue. Each is redrawn from the session by render().
+import { DRAW, MOVE_PASS } from './traditional-games/traditional-games.js';
+import { drawBoard, drawSticks, markPreview } from './board.js';
+import { t, has } from './i18n.js';
+import {
+  S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
+  replayAt,
+} from './session.js';
+import { activateCell, hoverCell, playPerson } from './controller.js';
+import { EVENT, endReasonName, storyLine, storyOf } from './story.js';
+
+export const SEATS = ['person', 'random', 'greedy', 'mcts:iterations=200', 'mcts:iterations=1000',
+  'mcts:iterations=5000', 'mcts:iterations=20000'];
+
+export const sideName = (player) => t(`side.${player}`);
+
+export function seatLabel(player) {
+  const { online, seats } = S;
+  if (online) {
+    const who = t(online.seat === player ? 'seat.you' : online.seat === null ? 'seat.player' : 'seat.opponent');
+    return seats[player] !== 'person' && seats[player] !== 'remote' ? t('seat.with-bot', who, seats[player]) : who;
+  }
+  return SEATS.includes(seats[player]) ? t(`seat.${seats[player]}`) : seats[player];
+}
+
+function renderSeatBar(bar, player, state = S.state) {
+  const { online } = S;
+  const fields = positionFields(state.toString());
+  const match = specOption('rounds') === 'match';
+  bar.replaceChildren();
+  bar.classList.toggle('to-move', !state.isTerminal && state.turn === player);
+  const who = document.createElement('span');
+  who.textContent = t('bar.who', sideName(player), seatLabel(player));
+  const score = document.createElement('span');
+  score.className = 'score';
+  score.textContent = t(match ? 'bar.store' : 'bar.score', state.score(player));
+  if (match && fields.reserve) {
+    const reserve = document.createElement('span');
+    reserve.className = 'fields';
+    reserve.textContent = t('bar.reserve', fields.reserve.split(',')[player]);
+    score.appendChild(reserve);
+  }
+  score.setAttribute('data-score', state.score(player));
+  bar.append(who, score);
+  if (online?.clock) {
+    const clock = document.createElement('span');
+    clock.className = 'clock';
+    clock.id = `clock-${player}`;
+    bar.append(clock);
+    renderClock(player);
+  }
+}
+
+export function gameName(id) {
+  return t(`game.${id}`);
+}
+
+function statusText() {
+  const { state, online, seats, phase } = S;
+  const decision = lastDecision();
+  const last = decision ? t('status.played', sideName(decision.player), decision.text) : '';
+  if (state.isTerminal || online?.result) return `${last}${t('status.over')}`;
+  const who = sideName(state.turn);
+  if (online) {
+    if (state.isChance) return `${last}${t('status.server-throws', who)}`;
+    if (online.seat === state.player) return `${last}${t('status.your-turn', who)}`;
+    return `${last}${online.seat === null ? t('status.to-move', who) : t('status.waiting', who)}`;
+  }
+  const pause = phase === 'paused' ? t('status.paused') : '';
+  if (state.isChance) return `${last}${t('status.throws', who)}${pause}`;
+  return seats[state.player] === 'person' ? `${last}${t('status.to-move', who)}`
+    : `${last}${t('status.to-move-seat', who, seatLabel(state.player))}${pause}`;
+}
+
+function fieldsText() {
+  const fields = positionFields();
+  const parts = [];
+  if (fields.round) {
+    parts.push(t('fields.round', fields.round, sideName(Number(fields.starter))));
+    if (fields.dead && fields.dead !== '-') parts.push(t('fields.dead', fields.dead.split('+')));
+  }
+  if (fields.quiet !== undefined) {
+    const limit = specOption('quiet');
+    parts.push(limit === '0' ? t('fields.quiet-unlimited', fields.quiet) : t('fields.quiet', fields.quiet, limit));
+  }
+  return parts.join('; ');
+}
+
+export function sticksWhite(value) {
+  // A throw is the number of white sides up, and 6 when none is (docs/tab.md).
+  return value === 6 ? 0 : value;
+}
+
+function renderTabPanel() {
+  const { state, lastThrow, phase } = S;
+  const panel = $('tab-panel');
+  panel.hidden = state.gameId !== 'tab';
+  if (panel.hidden) return;
+  if (phase !== 'throw') drawSticks($('sticks'), lastThrow === null ? null : sticksWhite(lastThrow));
+  $('sticks').setAttribute('aria-label', lastThrow === null ? t('sticks.none') : t('sticks.last', lastThrow));
+  const throws = positionFields().throws;
+  const stored = !throws || throws === '-' ? [] : throws.split(',');
+  $('throws-text').textContent = state.isTerminal ? '' : t('sticks.to-spend', sideName(state.turn), stored);
+  renderChoices();
+}
+
+export function renderChoices() {
+  const { state, selectedCell } = S;
+  const box = $('choices');
+  box.replaceChildren();
+  if (!personToDecide()) return;
+  const legal = state.legalMoves();
+  let options = [];
+  if (selectedCell !== null) options = legal.filter((m) => m !== MOVE_PASS && originCell(m) === selectedCell);
+  if (legal.includes(MOVE_PASS)) options.push(MOVE_PASS);
+  for (const move of options) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'choice';
+    const name = state.moveToString(move);
+    button.textContent = move === MOVE_PASS ? t('choice.pass') : choiceLabel(name);
+    button.setAttribute('data-move', name);
+    button.setAttribute('aria-label', t('choice.play', name));
+    button.addEventListener('click', () => playPerson(move));
+    button.addEventListener('mouseenter', () => previewMove(move));
+    button.addEventListener('focus', () => previewMove(move));
+    button.addEventListener('mouseleave', () => previewMove(null));
+    button.addEventListener('blur', () => previewMove(null));
+    box.appendChild(button);
+  }
+}
+
+function choiceLabel(name) {
+  // e2+3 moves the whole unit; e2+3x2 moves 2 pieces of a king (docs/notation.md).
+  const split = name.match(/^([a-z]+[0-9]+)\+([0-9]+)x([0-9]+)$/);
+  if (split) return t('choice.split', split[2], split[3], name);
+  const whole = name.match(/^([a-z]+[0-9]+)\+([0-9]+)$/);
+  return whole ? t('choice.whole', whole[2], name) : name;
+}
+
+// Which cells a move would change: the engine plays it on a copy.
+export function previewMove(move) {
+  const cells = new Set();
+  if (move !== null && move !== MOVE_PASS) {
+    const scratch = S.state.clone();
+    try {
+      const before = boardSignature(scratch).cells;
+      scratch.apply(move);
+      boardSignature(scratch).cells.forEach((cell, index) => {
+        if (cell !== before[index] && index !== originCell(move)) cells.add(index);
+      });
+    } finally {
+      scratch.free();
+    }
+  }
+  markPreview($('board'), cells);
+}
+
+function renderMoveList() {
+  // Only the end of the list changes from one render to the next: a long Tab game has
+  // hundreds of entries.
+  const { log } = S;
+  const list = $('move-list');
+  const items = list.children;
+  let same = 0;
+  while (same < items.length && same < log.length && items[same].getAttribute('data-key') === log[same].key) same++;
+  while (items.length > same) items[items.length - 1].remove();
+  for (const entry of log.slice(same)) {
+    const item = document.createElement('li');
+    item.textContent = `${t(`side.short.${entry.player}`)} ${entry.text}`;
+    item.setAttribute('data-move', entry.text);
+    item.setAttribute('data-key', entry.key);
+    // Each move is a button to the position after it.
+    item.tabIndex = 0;
+    item.setAttribute('role', 'button');
+    list.appendChild(item);
+  }
+  list.querySelector('.current')?.classList.remove('current');
+  const current = S.viewPly === null ? list.lastElementChild : list.children[S.viewPly - 1];
+  current?.classList.add('current');
+  if (S.viewPly === null) list.scrollTop = list.scrollHeight;
+}
+
+function renderBanner() {
+  const { state, online } = S;
+  const banner = $('banner');
+  const ended = online?.result && !state.isTerminal ? online.result : null;
+  banner.hidden = !state.isTerminal && !ended;
+  if (ended) {
+    const winner = Number(ended.winner);
+    $('banner-title').textContent = t('banner.wins', sideName(winner));
+    $('banner-reason').textContent = t(ended.by === 'time' ? 'banner.time' : 'banner.resigned', sideName(1 - winner));
+    banner.setAttribute('data-by', ended.by);
+    $('rematch').hidden = true;
+    return;
+  }
+  banner.removeAttribute('data-by');
+  banner.removeAttribute('data-reason');
+  if (!state.isTerminal) return;
+  const reason = endReasonName(state.endReason);
+  banner.setAttribute('data-reason', reason);
+  const [s0, s1] = state.scores;
+  $('banner-title').textContent = state.winner === DRAW ? t('banner.draw', s0, s1)
+    : t('banner.wins-score', sideName(state.winner), state.score(state.winner), state.score(1 - state.winner));
+  $('banner-reason').textContent = describeEnding(reason);
+  $('rematch').hidden = Boolean(online);
+}
+
+// Why the game ended is the library's end reason (state.endReason); the page only words it.
+function describeEnding(reason) {
+  const { state } = S;
+  const decision = lastDecision();
+  const loser = state.winner === DRAW ? null : 1 - state.winner;
+  const side = (player) => sideName(player ?? 0);
+  switch (reason) {
+    case 'no-move': return decision ? t('end.no-move', sideName(1 - decision.player), decision.text) : t('end.loaded');
+    case 'empty-row': return t('end.empty-row', side(decision ? 1 - decision.player : loser));
+    case 'store-short': return t('end.store-short', side(loser), state.score(loser ?? 0));
+    case 'all-captured': return t('end.no-pieces', side(loser));
+    case 'all-across': return t('end.all-across');
+    case 'blocked': return t('end.blocked');
+    case 'quiet': return t('end.quiet', specOption('quiet'));
+    case 'endless': return decision ? t('end.endless', sideName(decision.player), decision.text, specOption('laps')) : t('end.loaded');
+    default: return t('end.loaded');
+  }
+}
+
+// What the last decision did, in a line of words from its story (and, at the end of a round
+// of a Walak-pussa match, who won it and the reserves the next round starts from).
+function renderMoveStory() {
+  const { state, log } = S;
+  let i = log.length - 1;
+  while (i >= 0 && log[i].chance) i--;
+  if (i < 0) {
+    $('move-story').textContent = '';
+    return;
+  }
+  const events = storyOf(state, i);
+  let line = `${sideName(log[i].player)}: ${storyLine(state, log[i].text, events)}`;
+  const fields = positionFields();
+  if (events.some((e) => e.kind === EVENT.ROUND_END) && fields.reserve) {
+    line += `; ${t('story.reserves', ...fields.reserve.split(','))}`;
+  }
+  $('move-story').textContent = line;
+}
+
+export function clockText(ms) {
+  const total = Math.max(0, Math.ceil(ms / 100)) / 10;
+  const minutes = Math.floor(total / 60);
+  const seconds = total - minutes * 60;
+  return total < 10 ? `${seconds.toFixed(1)}` : `${minutes}:${String(Math.floor(seconds)).padStart(2, '0')}`;
+}
+
+export function clockLeft(player) {
+  const c = S.online.clock;
+  return c.left[player] - (c.running === player ? performance.now() - c.at : 0);
+}
+
+export function renderClock(player) {
+  const node = document.getElementById(`clock-${player}`);
+  if (!node || !S.online?.clock) return;
+  const left = clockLeft(player);
+  node.textContent = clockText(left);
+  node.setAttribute('data-ms', String(Math.max(0, Math.round(left))));
+  node.classList.toggle('running', S.online.clock.running === player);
+  node.classList.toggle('low', S.online.clock.running === player && left < 10000);
+}
+
+function renderUndoOffer() {
+  const { online } = S;
+  const offer = $('undo-offer');
+  const show = Boolean(online && online.undoBy !== null && !online.result);
+  offer.hidden = !show;
+  if (!show) return;
+  const mine = online.seat !== null && online.undoBy !== online.seat;
+  $('undo-offer-text').textContent = t('online.undo-offer', sideName(online.undoBy));
+  $('undo-accept').hidden = !mine;
+  $('undo-decline').hidden = !mine;
+}
+
+// In an online match New game and Load position would replace the match on this page only:
+// they are off, and a note says how to leave the match. A watcher has no move to type.
+function renderMatchLock() {
+  const { online } = S;
+  $('new-game-button').disabled = Boolean(online);
+  $('record-file').disabled = Boolean(online);
+  $('paste-form').querySelector('button[type="submit"]').disabled = Boolean(online);
+  $('leave-note').hidden = !online;
+  $('move-form').hidden = Boolean(online && online.seat === null);
+}
+
+// The move list as a replay: the position after the chosen ply, read from the library on a
+// copy, with the game going on underneath.
+function renderReplay() {
+  const { log, viewPly } = S;
+  const bar = $('replay-bar');
+  bar.hidden = viewPly === null;
+  if (viewPly === null) return null;
+  $('replay-text').textContent = t('replay.viewing', viewPly, log.length);
+  const { shown, marks } = replayAt(viewPly);
+  marks.flipped = true;
+  return { shown, marks };
+}
+
+export function render() {
+  const { state, online, log, paused } = S;
+  if (S.viewPly !== null && S.viewPly >= log.length) S.viewPly = null;
+  const replay = renderReplay();
+  const shown = replay ? replay.shown : state;
+  try {
+    drawBoard($('board'), replay ? snapshot([0, 1].map(sideName), shown, replay.marks)
+      : snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
+    renderSeatBar($('seat-north'), S.flipped ? 0 : 1, shown);
+    renderSeatBar($('seat-south'), S.flipped ? 1 : 0, shown);
+    $('position').textContent = shown.toString();
+  } finally {
+    if (replay) shown.free();
+  }
+  $('board').setAttribute('aria-label', t('board.label', gameName(state.gameId), state.rows, state.cols));
+  $('flip').setAttribute('aria-pressed', String(S.flipped));
+  $('flip').hidden = Boolean(online);
+  $('status-text').textContent = statusText();
+  renderMoveStory();
+  $('fields').textContent = fieldsText();
+  renderTabPanel();
+  renderMoveList();
+  renderBanner();
+  // The spec is notation: isolated left to right inside a right-to-left sentence.
+  $('tagline').textContent = t('page.tagline', gameName(state.gameId), `\u2066${state.spec}\u2069`);
+  const names = personToDecide() ? state.legalMoveNames() : [];
+  $('legal-moves').replaceChildren(...names.map((name) => Object.assign(document.createElement('option'), { value: name })));
+  $('undo').disabled = log.length === 0 || Boolean(online && (online.seat === null || online.result));
+  $('resign').hidden = !online || online.seat === null;
+  $('resign').disabled = Boolean(online && (online.result || state.isTerminal));
+  renderUndoOffer();
+  renderMatchLock();
+  $('analysis').setAttribute('aria-pressed', String(S.analysing));
+  $('hint-button').disabled = !personToDecide();
+  $('pause').textContent = t(paused ? 'move.resume' : 'move.pause');
+  $('pause').setAttribute('aria-pressed', String(paused));
+  document.body.setAttribute('data-ply', String(log.length));
+}
+
+// The option controls come from the library's catalogue: a list option is a drop-down of its
+// choices, a range option a number field with its bounds.
+export function buildOptions(gameId, spec) {
+  const game = S.tg.games().find((g) => g.id === gameId);
+  const given = Object.fromEntries((spec.split(':')[1] ?? '').split(',').filter(Boolean).map((p) => p.split('=')));
+  const box = $('options');
+  box.replaceChildren();
+  // The catalogue names each option and choice; a game may name an option its own way (a
+  // Tab row has squares, not holes), and a number needs no words.
+  const words = (key) => (has(`option.${gameId}.${key}`) ? t(`option.${gameId}.${key}`) : has(`option.${key}`) ? t(`option.${key}`) : key);
+  for (const option of game.options) {
+    const label = document.createElement('label');
+    label.append(`${words(option.key)} `);
+    let control;
+    if (option.choices) {
+      control = document.createElement('select');
+      for (const choice of option.choices) {
+        control.appendChild(Object.assign(document.createElement('option'), { value: choice, textContent: has(`option.${option.key}.${choice}`) ? t(`option.${option.key}.${choice}`) : choice }));
+      }
+    } else {
+      control = document.createElement('input');
+      control.type = 'number';
+      control.min = option.range.min;
+      control.max = option.range.max;
+      control.step = 1;
+    }
+    control.value = given[option.key] ?? option.default;
+    control.id = `option-${option.key}`;
+    control.setAttribute('data-key', option.key);
+    control.addEventListener('change', composeSpec);
+    control.addEventListener('input', composeSpec);
+    label.appendChild(control);
+    box.appendChild(label);
+  }
+}
+
+export function composeSpec() {
+  const gameId = $('game-select').value;
+  const options = [...$('options').querySelectorAll('[data-key]')]
+    .map((control) => `${control.getAttribute('data-key')}=${control.value}`);
+  $('spec-input').value = options.length ? `${gameId}:${options.join(',')}` : gameId;
+}
+
+export function syncGameControls(gameId, spec) {
+  $('game-select').value = gameId;
+  buildOptions(gameId, spec);
+  $('spec-input').value = spec;
+  $('seat0').value = S.seats[0];
+  $('seat1').value = S.seats[1];
+}
+
+export function fillSelects() {
+  $('game-select').replaceChildren();
+  for (const game of S.tg.games()) {
+    $('game-select').appendChild(Object.assign(document.createElement('option'), { value: game.id, textContent: gameName(game.id) }));
+  }
+  for (const select of [$('seat0'), $('seat1')]) {
+    select.replaceChildren();
+    for (const seat of SEATS) {
+      select.appendChild(Object.assign(document.createElement('option'), { value: seat, textContent: t(`seat.${seat}`) }));
+    }
+  }
+}
+
+export async function copyPosition() {
+  const text = S.state.toString();
+  try {
+    await navigator.clipboard.writeText(text);
+    $('copy-position').textContent = t('position.copied');
+  } catch {
+    // No clipboard permission (an http page, a headless browser): select the text instead.
+    const range = document.createRange();
+    range.selectNodeContents($('position'));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    $('copy-position').textContent = t('position.selected');
+  }
+  setTimeout(() => { $('copy-position').textContent = t('position.copy'); }, 1500);
+}

@@ -1,0 +1,756 @@
+// The web board in a real browser: Debian's chromium, driven by puppeteer-core.
+//
+//   node --test web.test.js      (scripts/test-web.sh runs it)
+//
+// Environment: TG_CHROMIUM (default /usr/bin/chromium); TG_WEB_SCREENSHOTS, a folder for the
+// screenshots of each game (scripts/test-web.sh --screenshots docs/images regenerates the
+// ones in the docs); TG_PACKAGE_DIR, the package folder with the built module (default
+// bindings/js). The page is checked against the same package run here in Node: every move
+// the page made is replayed here and the positions must agree.
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { startServer } from '../serve.js';
+import en from '../i18n/en.js';
+import ar from '../i18n/ar.js';
+import { LONG_SEARCH } from '../bench/long-search.js';
+import { EVENT, storyLine, storyOf } from '../story.js';
+
+const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
+const { load, TGError } = await import(join(packageDir, 'traditional-games.js'));
+const tg = await load();
+
+const screenshotDir = process.env.TG_WEB_SCREENSHOTS || null;
+let server;
+let browser;
+let userDataDir;
+let base;
+const consoleProblems = [];
+
+before(async () => {
+  server = await startServer({ packageDir });
+  base = `http://127.0.0.1:${server.address().port}/`;
+  userDataDir = await mkdtemp(join(tmpdir(), 'tg-web-chromium-'));
+  browser = await puppeteer.launch({
+    executablePath: process.env.TG_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    userDataDir,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+});
+
+// A small seeded generator, so that the person's clicks are the same from run to run.
+function clicker(seed) {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * n | 0;
+  };
+}
+
+async function openPage({ seed = 1, viewport = { width: 1000, height: 900 }, languages = ['en-GB'], dark = false } = {}) {
+  const page = await browser.newPage();
+  await page.evaluateOnNewDocument((list) => {
+    Object.defineProperty(navigator, 'languages', { get: () => list });
+    Object.defineProperty(navigator, 'language', { get: () => list[0] });
+  }, languages);
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: dark ? 'dark' : 'light' }]);
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      consoleProblems.push(`${message.type()}: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => consoleProblems.push(`request failed: ${request.url()}`));
+  await page.setViewport(viewport);
+  await page.goto(`${base}?speed=fast&seed=${seed}`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  return page;
+}
+
+const phaseOf = (page) => page.$eval('body', (body) => body.dataset.phase);
+const plyOf = (page) => page.$eval('body', (body) => Number(body.dataset.ply));
+const positionOf = (page) => page.$eval('#position', (node) => node.textContent);
+const movesOf = (page) => page.$$eval('#move-list li', (items) => items.map((li) => li.dataset.move));
+const textOf = (page, selector) => page.$eval(selector, (node) => node.textContent);
+
+async function waitForPerson(page, timeout = 60000) {
+  await page.waitForFunction(() => ['person', 'over'].includes(document.body.dataset.phase), { timeout });
+  return phaseOf(page);
+}
+
+// Through the controls, as a person would: game, options, seats, New game.
+async function newGame(page, { game, options = {}, south = 'person', north = 'greedy' }) {
+  await page.select('#game-select', game);
+  for (const [key, value] of Object.entries(options)) {
+    const tag = await page.$eval(`#option-${key}`, (node) => node.tagName);
+    if (tag === 'SELECT') await page.select(`#option-${key}`, value);
+    else {
+      await page.$eval(`#option-${key}`, (node) => { node.value = ''; });
+      await page.type(`#option-${key}`, value);
+    }
+  }
+  await page.select('#seat0', south);
+  await page.select('#seat1', north);
+  // The click's handler replaces the game before the click returns.
+  await page.click('#new-game-button');
+  assert.equal(await textOf(page, '#spec-error'), '');
+  return waitForPerson(page);
+}
+
+// The person's turn: click a piece or hole the page marks as legal, then, when the page asks,
+// the throw to spend.
+async function clickOneMove(page, pick) {
+  const cells = await page.$$eval('#board .cell.legal', (nodes) => nodes.map((n) => n.dataset.cell));
+  assert.ok(cells.length > 0, 'a person to move has a legal hole or piece to click');
+  const before = await plyOf(page);
+  await page.click(`#board .cell.legal[data-cell="${cells[pick(cells.length)]}"]`);
+  if ((await plyOf(page)) === before) {
+    const choices = await page.$$eval('#choices button', (nodes) => nodes.map((n) => n.dataset.move));
+    assert.ok(choices.length > 1, 'a click that plays nothing offers a choice');
+    await page.click(`#choices button[data-move="${choices[pick(choices.length)]}"]`);
+  }
+  assert.ok((await plyOf(page)) > before, 'the click played a move');
+}
+
+// A library error is shown in the catalogue's words for its status, never as TG_ERR_...; the
+// status the library gave is kept in a data attribute, so the test knows it was that error.
+async function expectError(page, selector, error, action) {
+  const shown = await page.$eval(selector, (node) => ({ text: node.textContent, status: node.dataset.status }));
+  assert.equal(shown.status, error.code);
+  const entry = en[`error.${action}.${error.code}`] ?? en[`error.${error.code}`];
+  assert.equal(shown.text, typeof entry === 'function' ? entry(tg.games().map((g) => g.id)) : entry);
+  assert.doesNotMatch(shown.text, /TG_ERR|player [01]/);
+}
+
+function replay(spec, moves) {
+  const state = new tg.State(spec);
+  try {
+    for (const move of moves) state.apply(move);
+    return { position: state.toString(), winner: state.winner, scores: state.scores, endReason: state.endReason };
+  } finally {
+    state.free();
+  }
+}
+
+async function screenshot(page, name, { full = false } = {}) {
+  if (!screenshotDir) return;
+  await mkdir(screenshotDir, { recursive: true });
+  if (full) {
+    await page.screenshot({ path: join(screenshotDir, `web-${name}.png`) });
+    return;
+  }
+  // The board, the seats and the sticks: the controls below them would only add bytes.
+  const box = await page.evaluate(() => {
+    const top = document.getElementById('seat-north').getBoundingClientRect();
+    const panel = document.getElementById('tab-panel');
+    const last = (panel.hidden ? document.getElementById('fields') : panel).getBoundingClientRect();
+    return { x: top.x, y: top.y, width: top.width, height: last.bottom - top.y };
+  });
+  await page.screenshot({ path: join(screenshotDir, `web-${name}.png`), clip: box });
+}
+
+const wholeGames = [
+  { game: 'halusa', north: 'greedy' },
+  { game: 'hus', north: 'greedy' },
+  { game: 'hawalis', north: 'greedy' },
+  { game: 'walak-pussa', options: { rounds: 'match' }, north: 'greedy' },
+  { game: 'tab', north: 'random' },
+];
+
+for (const [index, setup] of wholeGames.entries()) {
+  test(`${setup.game}: a person clicks a whole game against a bot; the page's position is the engine's`, async () => {
+    // 820 px: the two-column layout, and screenshots of a modest size.
+    const page = await openPage({ seed: 11 + index, viewport: { width: 820, height: 900 } });
+    const pick = clicker(101 + index);
+    let phase = await newGame(page, setup);
+    // The sticks and the throws belong to Tab alone.
+    assert.equal(await page.$eval('#tab-panel', (node) => node.getClientRects().length > 0), setup.game === 'tab');
+    let clicks = 0;
+    while (phase !== 'over') {
+      await clickOneMove(page, pick);
+      clicks++;
+      if (clicks === 3) await screenshot(page, setup.game);
+      phase = await waitForPerson(page);
+    }
+    const spec = (await positionOf(page)).split(' ')[0];
+    const moves = await movesOf(page);
+    const engine = replay(spec, moves);
+    assert.equal(await positionOf(page), engine.position);
+    assert.ok(moves.length > clicks, 'both sides moved');
+    assert.ok(clicks > 0);
+    const title = await textOf(page, '#banner-title');
+    assert.ok(title.includes(`${engine.scores[0] >= engine.scores[1] ? engine.scores[0] : engine.scores[1]}`), title);
+    assert.ok(await page.$eval('#banner', (node) => !node.hidden), 'the game-over banner shows');
+    assert.ok((await textOf(page, '#banner-reason')).length > 10, 'the banner says why the game ended');
+    // ... and why is the library's end reason, not the page's guess.
+    assert.notEqual(engine.endReason, 'unknown');
+    assert.equal(await page.$eval('#banner', (node) => node.dataset.reason), engine.endReason);
+    await page.close();
+  });
+}
+
+test('typed moves: a legal one is played, an illegal or unreadable one shows the library\'s error and changes nothing', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'hawalis', south: 'person', north: 'person' });
+  const start = new tg.State('hawalis');
+  const legal = start.legalMoveNames();
+  await page.type('#move-input', legal[1]);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  start.apply(legal[1]);
+  assert.equal(await positionOf(page), start.toString());
+  // A line of words from the move's story, as the library tells it.
+  const line = storyLine(start, legal[1], storyOf(start, 0));
+  assert.equal(await textOf(page, '#move-story'), `South: ${line}`);
+  assert.match(line, /^[a-h][1-4]: sowed \d+/);
+
+  const illegal = 'a1'; // player 0's hole, while player 1 is to move
+  const expected = (() => { try { start.apply(start.moveFromString(illegal)); } catch (e) { return e; } return null; })();
+  assert.ok(expected instanceof TGError);
+  await page.type('#move-input', illegal);
+  await page.keyboard.press('Enter');
+  await expectError(page, '#move-error', expected, 'move');
+  assert.equal(await positionOf(page), start.toString());
+  assert.equal(await plyOf(page), 1);
+
+  await page.$eval('#move-input', (node) => { node.value = ''; });
+  const unreadable = (() => { try { start.moveFromString('q99'); } catch (e) { return e; } return null; })();
+  assert.ok(unreadable instanceof TGError);
+  await page.type('#move-input', 'q99');
+  await page.click('#move-form button[type="submit"]');
+  await expectError(page, '#move-error', unreadable, 'move');
+  assert.equal(await positionOf(page), start.toString());
+  start.free();
+  await page.close();
+});
+
+test('pasted positions: a good one is loaded (a Tab king to split), bad text shows the library\'s error and changes nothing', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  // docs/tab.md, example 4: a king of 3 on d3 and a 2 to spend.
+  const king = 'tab:width=13 O,O,O,O,O,O,O,O,O,O,O,O,O/.,.,.,x3,.,.,.,.,.,.,.,.,./.,.,.,.,.,.,.,.,.,.,.,.,./X,X,X,X,X,X,X,X,X,X,.,.,. 0 0,0 throws=2';
+  await page.type('#paste-input', king);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && document.querySelector('#board .cell[data-name="d3"]'));
+  const state = tg.State.fromString('tab', king);
+  assert.equal(await positionOf(page), state.toString());
+  const label = await page.$eval('#board .cell[data-name="d3"]', (node) => node.getAttribute('aria-label'));
+  assert.match(label, /^d3, king of 3 pieces of North|^d3, king of 3 pieces of South/);
+  await page.click('#board .cell[data-name="d3"]');
+  const choices = await page.$$eval('#choices button', (nodes) => nodes.map((n) => n.dataset.move));
+  assert.deepEqual(choices, state.legalMoveNames());
+  await page.click('#choices button[data-move="d3+2x2"]');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) >= 1);
+  state.apply('d3+2x2');
+  const afterSplit = await movesOf(page);
+  assert.equal(afterSplit[0], 'd3+2x2');
+  const engine = tg.State.fromString('tab', king);
+  for (const move of afterSplit) engine.apply(move);
+  assert.equal(await positionOf(page), engine.toString());
+  state.free();
+  engine.free();
+
+  // A Walak-pussa match in its second round: a dead hole, shown as such.
+  const match = 'walak-pussa:rounds=match,laps=10000,quiet=100 0,4,4,4,4,4,4/4,4,4,4,4,4,4 1 3,1 round=2 dead=a2 reserve=3,1 starter=1 quiet=0';
+  await page.$eval('#paste-input', (node) => { node.value = ''; });
+  await page.type('#paste-input', match);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.querySelector('#board .cell[data-name="a2"]'));
+  assert.match(await page.$eval('#board .cell[data-name="a2"]', (n) => n.getAttribute('aria-label')), /dead hole/);
+  assert.match(await textOf(page, '#fields'), /Round 2/);
+  const loaded = await positionOf(page);
+  assert.equal(loaded, tg.State.fromString('walak-pussa:rounds=match', match).toString());
+
+  for (const bad of [
+    'halusa:remainder=last-mover,quiet=100 6,6,6,6,6,6/6,6,6,6,6,7 0 0,0 quiet=0',
+    'chess 1/2 0 0,0',
+    'hus:width=9 1 0 0,0',
+    'tab:width=13 garbage',
+  ]) {
+    let expected = null;
+    try { tg.State.fromString(bad.split(' ')[0], bad); } catch (e) { expected = e; }
+    assert.ok(expected instanceof TGError, bad);
+    await page.$eval('#paste-input', (node) => { node.value = ''; });
+    await page.type('#paste-input', bad);
+    await page.click('#paste-form button[type="submit"]');
+    await expectError(page, '#paste-error', expected, 'position');
+    assert.equal(await positionOf(page), loaded, 'a refused paste changes nothing');
+  }
+  await page.close();
+});
+
+test('an mcts:iterations=5000 bot thinks in the worker: the main thread\'s longest task stays far below the search', async () => {
+  const { spec, bot, position } = LONG_SEARCH;
+  const probe = tg.State.fromString(spec, position);
+  const began = performance.now();
+  probe.botChoose(bot, 1);
+  const searchMs = performance.now() - began;
+  probe.free();
+  assert.ok(searchMs > 300, `the search takes ${Math.round(searchMs)} ms in Node: too short to tell`);
+
+  const page = await openPage();
+  await newGame(page, { game: 'tab', options: { width: '29' }, south: 'person', north: 'person' });
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  assert.equal(await positionOf(page), tg.State.fromString(spec, position).toString());
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.longTasks.push({ start: entry.startTime, duration: entry.duration });
+    }).observe({ type: 'longtask' });
+  });
+  // The probe must be able to see a blocked main thread, or its silence proves nothing.
+  await page.evaluate(() => setTimeout(() => { const end = performance.now() + 250; while (performance.now() < end); }, 0));
+  await page.waitForFunction(() => window.longTasks.some((t) => t.duration >= 200));
+  await page.evaluate(() => { window.longTasks = []; });
+
+  // North, to move, becomes the bot: it takes over from this position.
+  const start = await page.evaluate(() => performance.now());
+  await page.select('#seat1', bot);
+  assert.equal(await phaseOf(page), 'bot');
+  assert.equal(await page.$eval('#thinking', (node) => node.hidden), false, 'the thinking indicator shows');
+  assert.match(await textOf(page, '#thinking-text'), /5,000/);
+  await waitForPerson(page, 120000);
+  const [tasks, requests, answers] = await page.evaluate(() => [window.longTasks,
+    performance.getEntriesByName('tg-bot-request').map((m) => m.startTime),
+    performance.getEntriesByName('tg-bot-answer').map((m) => m.startTime)]);
+  // The page marks each request to the worker and each answer: the search ran between them,
+  // in the worker. A task blocks the thinking for the part of it that lies in between; the
+  // work the page does once the answer is in (drawing the bot's move) is not thinking.
+  const thinking = requests.filter((t) => t >= start)
+    .map((t) => [t, answers.find((a) => a >= t) ?? Infinity]);
+  assert.ok(thinking.length > 0 && thinking.every(([, a]) => a !== Infinity), 'every request was answered');
+  const thoughtMs = thinking.reduce((sum, [r, a]) => sum + a - r, 0);
+  assert.ok(thoughtMs > 100, `the bot thought for ${Math.round(thoughtMs)} ms`);
+  // What the design guarantees, on any machine: the search does not run on the page's thread.
+  // Had it done so, one task would cover nearly all of the thinking; the page's own tasks
+  // (drawing, input) are a small part of it. The tight figure (how long that longest task is
+  // on an idle machine) is a measurement: scripts/bench-web.sh.
+  const longest = Math.max(0, ...tasks.map((task) => Math.max(0, ...thinking.map(([r, a]) =>
+    Math.min(task.start + task.duration, a) - Math.max(task.start, r)))));
+  assert.ok(longest < thoughtMs / 2,
+    `the main thread was blocked for ${Math.round(longest)} ms of the ${Math.round(thoughtMs)} ms the bot thought`);
+  const engine = tg.State.fromString(spec, position);
+  const moves = await movesOf(page);
+  assert.ok(moves.length > 0 && !moves[0].startsWith('throw'), 'the bot moved first');
+  for (const move of moves) engine.apply(move);
+  assert.equal(await positionOf(page), engine.toString());
+  engine.free();
+  await page.close();
+});
+
+// The rendered height of a board's count, in CSS pixels: its font size times the SVG's scale.
+const countSizes = (page) => page.$$eval('#board text.count, #board text.count-badge-text, #board text[class^="piece-text"]',
+  (nodes) => nodes.map((n) => parseFloat(getComputedStyle(n).fontSize) * n.getScreenCTM().a));
+
+test('a 390 px phone screen: no game scrolls the page sideways, counts are 12 px or more, cells big enough to tap, a tap plays', async () => {
+  const page = await openPage({ viewport: { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 } });
+  const setups = [
+    { game: 'tab', options: { width: '29' }, smallest: 24, scrolls: true },
+    { game: 'tab', options: { width: '13' }, smallest: 24, scrolls: false },
+    { game: 'hus', options: { width: '16' }, smallest: 38, scrolls: true },
+    { game: 'hus', options: { width: '8' }, smallest: 38, scrolls: false },
+    { game: 'hawalis', options: { variant: 'zanzibar' }, smallest: 38, scrolls: false },
+    { game: 'hawalis', options: { variant: 'oman' }, smallest: 38, scrolls: false },
+    { game: 'walak-pussa', options: { rounds: 'match' }, smallest: 38, scrolls: false },
+    { game: 'halusa', smallest: 38, scrolls: false },
+  ];
+  for (const setup of setups) {
+    await newGame(page, { ...setup, south: 'person', north: 'person' });
+    const name = `${setup.game} ${JSON.stringify(setup.options ?? {})}`;
+    const page0 = await page.evaluate(() => ({ scroll: document.scrollingElement.scrollWidth, inner: innerWidth }));
+    assert.ok(page0.scroll <= page0.inner, `${name}: the page is ${page0.scroll} px wide in ${page0.inner}`);
+    const frame = await page.$eval('#board-wrap', (node) => ({ client: node.clientWidth, scroll: node.scrollWidth }));
+    assert.ok(frame.client <= 390 && frame.client > 300, `${name}: board frame ${frame.client} px`);
+    assert.equal(frame.scroll > frame.client, setup.scrolls, `${name}: the board scrolls sideways: ${frame.scroll} > ${frame.client}`);
+    const cell = await page.$eval('#board .cell.legal', (node) => node.getBoundingClientRect().width);
+    assert.ok(cell >= setup.smallest, `${name}: a cell is ${cell} px wide`);
+    const sizes = await countSizes(page);
+    if (setup.game !== 'tab') assert.ok(sizes.length > 0, `${name}: counts are drawn`);
+    for (const size of sizes) assert.ok(size >= 12, `${name}: a count is ${size.toFixed(1)} px high`);
+  }
+  // A Tab king carries its size as a number.
+  const king = 'tab:width=29 O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O/.,.,.,x3,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,./.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,./X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,.,.,. 0 0,0 throws=2';
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, king);
+  await page.click('#paste-form button[type="submit"]');
+  const kingSizes = await countSizes(page);
+  assert.equal(kingSizes.length, 1);
+  assert.ok(kingSizes[0] >= 12, `a king's count is ${kingSizes[0].toFixed(1)} px high`);
+  await screenshot(page, 'phone', { full: true });
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  await page.tap('#board .cell.legal');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  assert.equal(await positionOf(page), replay('halusa', await movesOf(page)).position);
+  await page.close();
+});
+
+// WCAG's contrast ratio of two computed CSS colours (rgb(...) strings).
+function contrast(a, b) {
+  const luminance = (text) => {
+    const [r, g, bl] = text.match(/[\d.]+/g).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+// The marks on the board and the colours under them, as the browser computed them.
+const markColours = (page) => page.evaluate(() => {
+  const colour = (node, property) => getComputedStyle(node)[property];
+  const opaque = (node) => Number(getComputedStyle(node).opacity) === 1;
+  const marks = [...document.querySelectorAll('#board .cell.legal .ring, #board .cell.last .last-mark, #board .cell.changed .change-mark')];
+  const boards = [...document.querySelectorAll('#board [class^="territory-"], #board .tab-square')];
+  return {
+    marks: marks.map((n) => ({ kind: n.getAttribute('class'), stroke: colour(n, 'stroke'), opaque: opaque(n) })),
+    boards: [...new Set(boards.map((n) => colour(n, 'fill')))],
+    ink: colour(document.body, 'color'),
+    paper: colour(document.documentElement, 'backgroundColor'),
+  };
+});
+
+for (const dark of [false, true]) {
+  test(`${dark ? 'dark' : 'light'} theme: legal-move and last-move marks stand out 3:1 from every board colour`, async () => {
+    const page = await openPage({ dark, viewport: { width: 820, height: 900 } });
+    for (const game of ['hus', 'tab']) {
+      await newGame(page, { game, south: 'person', north: 'person' });
+      if (game === 'tab') await page.waitForFunction(() => document.body.dataset.phase === 'person');
+      // One move, so that a last move and the cells it changed are marked too.
+      await clickOneMove(page, clicker(3));
+      await waitForPerson(page);
+      if (game === 'tab' && (await page.$$('#board .cell.legal')).length === 0) continue;
+      const seen = await markColours(page);
+      const kinds = new Set(seen.marks.map((m) => m.kind));
+      assert.ok(kinds.has('ring') && kinds.has('last-mark'), `${game}: marks drawn: ${[...kinds]}`);
+      for (const mark of seen.marks) {
+        assert.ok(mark.opaque, `${game}: the ${mark.kind} is not faded`);
+        for (const board of seen.boards) {
+          const ratio = contrast(mark.stroke, board);
+          assert.ok(ratio >= 3, `${game}: ${mark.kind} ${mark.stroke} on ${board}: ${ratio.toFixed(2)}:1`);
+        }
+      }
+      assert.ok(contrast(seen.ink, seen.paper) >= 7, `text ${seen.ink} on ${seen.paper}`);
+      if (dark) assert.ok(contrast(seen.paper, 'rgb(0,0,0)') < 1.5, `a dark page: ${seen.paper}`);
+      if (game === 'hus') await screenshot(page, dark ? 'dark' : 'hus-marks');
+    }
+    await page.close();
+  });
+}
+
+test('the flip button turns the board (and the seat bars) round; How to play shows the rules, diagrams and the docs link', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'walak-pussa', south: 'person', north: 'person' });
+  const y = (name) => page.$eval(`#board [data-name="${name}"]`, (n) => n.getBoundingClientRect().y);
+  assert.ok((await y('a1')) > (await y('a2')), 'South\'s row is at the bottom');
+  assert.match(await textOf(page, '#seat-south'), /^South/);
+  await page.click('#flip');
+  assert.ok((await y('a1')) < (await y('a2')), 'turned: South\'s row is at the top');
+  assert.match(await textOf(page, '#seat-south'), /^North/);
+  assert.equal(await page.$eval('#flip', (n) => n.getAttribute('aria-pressed')), 'true');
+  const x = (name) => page.$eval(`#board [data-name="${name}"]`, (n) => n.getBoundingClientRect().x);
+  assert.ok((await x('a1')) > (await x('g1')), 'turned: column a is on the right');
+  await page.click('#flip');
+  assert.ok((await y('a1')) > (await y('a2')));
+
+  for (const game of tg.games()) {
+    await page.select('#game-select', game.id);
+    await page.click('#new-game-button');
+    await page.$eval('#learn', (n) => { n.open = true; });
+    const learn = await page.$eval('#learn-body', (n) => ({
+      paragraphs: [...n.querySelectorAll('p')].map((p) => p.textContent),
+      diagrams: [...n.querySelectorAll('.diagram svg')].length,
+      captions: [...n.querySelectorAll('figcaption')].map((c) => c.textContent),
+      link: n.querySelector('#learn-more').getAttribute('href'),
+    }));
+    assert.deepEqual(learn.paragraphs.slice(0, -1), en[`learn.${game.id}`], game.id);
+    assert.equal(learn.diagrams, 2, `${game.id}: the start and a first move`);
+    assert.match(learn.captions[1], /^After South plays \S+$/);
+    assert.equal(learn.link, `docs/${game.id}.md`);
+    // The options are named in words, never by their keys.
+    const labels = await page.$$eval('#options label', (nodes) => nodes.map((n) => n.firstChild.textContent.trim()));
+    assert.equal(labels.length, game.options.length);
+    for (const [i, option] of game.options.entries()) {
+      assert.notEqual(labels[i], option.key, `${game.id}: option ${option.key} in words`);
+      assert.ok(labels[i].split(' ').length >= 2, `${game.id}: "${labels[i]}"`);
+      for (const choice of option.choices ?? []) {
+        const shown = await page.$eval(`#option-${option.key} option[value="${choice}"]`, (n) => n.textContent);
+        if (!/^\d+$/.test(choice)) assert.notEqual(shown, choice, `${game.id}: ${option.key}=${choice} in words`);
+      }
+    }
+  }
+  const doc = await page.evaluate(async () => (await fetch('docs/hus.md')).text());
+  assert.match(doc, /^# Hus/);
+  await page.close();
+});
+
+test('the move list is a replay: a click shows the position after that move, keys step, Esc returns; a rematch swaps the seats', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const pick = clicker(21);
+  for (let i = 0; i < 4; i++) await clickOneMove(page, pick);
+  const moves = await movesOf(page);
+  const live = await positionOf(page);
+  const boardCounts = () => page.$$eval('#board .cell', (nodes) => nodes.map((n) => Number(n.dataset.count)));
+  const engineAt = (k) => {
+    const state = new tg.State('halusa');
+    for (const move of moves.slice(0, k)) state.apply(move);
+    const out = { position: state.toString(), counts: state.board.flat() };
+    state.free();
+    return out;
+  };
+  await page.click('#move-list li:nth-child(2)');
+  assert.equal(await positionOf(page), engineAt(2).position);
+  assert.deepEqual(await boardCounts(), engineAt(2).counts);
+  assert.equal(await page.$eval('#replay-bar', (n) => n.hidden), false);
+  assert.equal((await page.$$('#board .cell.legal')).length, 0, 'a past position cannot be played');
+  await page.focus('#move-list li:nth-child(2)');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await positionOf(page), engineAt(3).position);
+  await page.keyboard.press('Home');
+  assert.equal(await positionOf(page), engineAt(0).position);
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await positionOf(page), engineAt(0).position, 'no step before the start');
+  await page.keyboard.press('Escape');
+  assert.equal(await positionOf(page), live);
+  assert.equal(await page.$eval('#replay-bar', (n) => n.hidden), true);
+  assert.ok((await page.$$('#board .cell.legal')).length > 0, 'back in the game');
+
+  // A finished game (pasted), then the rematch: the same rules, the seats swapped.
+  await page.select('#seat1', 'greedy');
+  // A finished position, as the library leaves one: a random Hus game played to its end.
+  const game = new tg.State('hus');
+  game.playout(7);
+  const finished = game.toString();
+  assert.ok(game.isTerminal, 'the pasted position is over');
+  game.free();
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, finished);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'over');
+  await page.click('#rematch');
+  assert.deepEqual([await page.$eval('#seat0', (n) => n.value), await page.$eval('#seat1', (n) => n.value)], ['greedy', 'person']);
+  // The bot, now South, opens the new game; the person answers as North.
+  await waitForPerson(page);
+  assert.equal(await plyOf(page), 1);
+  assert.equal(await positionOf(page), replay('hus:width=8,laps=10000,quiet=100', await movesOf(page)).position);
+  await page.close();
+});
+
+test('a move plays out from its story: the hand goes hole by hole along the real path, and the bot replies after it', async () => {
+  const page = await openPage();
+  // Not ?speed=fast, which turns the animation off: the same page at the fast setting.
+  await page.goto(`${base}?seed=3`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  await page.select('#animation', 'fast');
+  await newGame(page, { game: 'halusa', south: 'person', north: 'greedy' });
+  await page.evaluate(() => {
+    window.path = [];
+    window.phases = [];
+    new MutationObserver(() => {
+      const cell = document.getElementById('board').getAttribute('data-anim-cell');
+      if (cell && window.path.at(-1) !== cell) window.path.push(cell);
+      if (cell) window.lastStep = performance.now();
+    }).observe(document.getElementById('board'), { attributes: true, attributeFilter: ['data-anim-cell'] });
+    new MutationObserver(() => window.phases.push([document.body.dataset.phase, performance.now()]))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-phase'] });
+    // The last step of the person's move: the hand's last hole before the board moves on.
+    new MutationObserver(() => {
+      if (window.firstMoveDone === undefined && Number(document.body.dataset.ply) === 1 && window.path.length > 0) window.firstMoveDone = window.lastStep;
+    }).observe(document.body, { attributes: true, attributeFilter: ['data-phase'] });
+  });
+  await page.click('#board .cell.legal[data-name="c1"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) === 2, { timeout: 30000 });
+  const [path, phases, requests, firstMoveDone] = await page.evaluate(() => [window.path, window.phases,
+    performance.getEntriesByName('tg-bot-request').map((m) => m.startTime), window.firstMoveDone]);
+  // The story, from the library in Node: the cells lifted from and dropped into, in order.
+  const state = new tg.State('halusa');
+  state.apply('c1');
+  const real = [];
+  for (const e of storyOf(state, 0)) {
+    if (e.kind !== EVENT.LIFT && e.kind !== EVENT.DROP) continue;
+    const name = state.cellName(Math.floor(e.cell / state.cols), e.cell % state.cols);
+    if (real.at(-1) !== name) real.push(name);
+  }
+  state.free();
+  assert.deepEqual(path.slice(0, real.length), real, 'the hand follows the story, hole by hole');
+  const animating = phases.filter(([p]) => p === 'animating');
+  assert.ok(animating.length >= 1, 'the page was animating');
+  assert.equal(requests.length, 1, 'one search, for the bot\'s reply');
+  assert.ok(requests[0] >= firstMoveDone, `the search began at ${requests[0].toFixed(0)} ms, after the person's move had played out (${firstMoveDone.toFixed(0)} ms)`);
+  await page.close();
+});
+
+test('a game record: downloaded as the library writes it, opened again with every move', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'walak-pussa', south: 'person', north: 'person' });
+  const pick = clicker(31);
+  for (let i = 0; i < 3; i++) await clickOneMove(page, pick);
+  const moves = await movesOf(page);
+  await page.click('#download-record');
+  const [text, name] = await page.evaluate(async () => {
+    const link = document.getElementById('download-record');
+    return [await (await fetch(link.href)).text(), link.download];
+  });
+  assert.match(name, /^walak-pussa-\d{4}-\d{2}-\d{2}\.tgr$/);
+  const engine = tg.State.fromRecord(text);
+  assert.equal(engine.history.length, moves.length);
+  assert.equal(engine.toString(), await positionOf(page));
+  const file = join(userDataDir, name);
+  await writeFile(file, text);
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const input = await page.$('#record-file');
+  await input.uploadFile(file);
+  await page.waitForFunction((n) => Number(document.body.dataset.ply) === n, {}, moves.length);
+  assert.deepEqual(await movesOf(page), moves);
+  assert.equal(await positionOf(page), engine.toString());
+  engine.free();
+  // Text that is no record: the library's refusal in words, the game as it was.
+  await writeFile(file, 'not a record');
+  await input.uploadFile(file);
+  await page.waitForFunction(() => document.getElementById('record-error').textContent !== '');
+  assert.equal(await page.$eval('#record-error', (n) => n.dataset.status), 'TG_ERR_PARSE');
+  assert.equal(await positionOf(page), replay('walak-pussa', moves).position);
+  await page.close();
+});
+
+test('hint and analysis: the engine\'s value of every legal move, on the board, from the worker', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const state = new tg.State('halusa');
+  const expected = state.analyse('search:depth=4', 0);
+  state.free();
+  await page.click('#hint-button');
+  await page.waitForFunction(() => document.querySelectorAll('#board .cell[data-value]').length > 0, { timeout: 60000 });
+  const shown = await page.$$eval('#board .cell[data-value]', (nodes) => nodes.map((n) => [n.dataset.name, Number(n.dataset.value)]));
+  // One value per legal hole (a Halusa move is its hole), the engine's.
+  assert.deepEqual(shown.map(([name]) => name).sort(), expected.map((m) => m.name).sort());
+  for (const [name, value] of shown) assert.ok(Math.abs(value - expected.find((m) => m.name === name).value) < 1e-3, name);
+  assert.equal(await page.$eval('#board .cell.best', (n) => n.dataset.name), expected[0].name);
+  assert.match(await textOf(page, '#hint'), new RegExp(`^Best: ${expected[0].name},`));
+  // The analysis mode analyses every position where a person is to move.
+  await page.click('#analysis');
+  await clickOneMove(page, clicker(4));
+  await page.waitForFunction(() => document.querySelectorAll('#board .cell[data-value]').length > 0, { timeout: 60000 });
+  const next = new tg.State('halusa');
+  for (const move of await movesOf(page)) next.apply(move);
+  const values = next.analyse('search:depth=4', 0);
+  next.free();
+  assert.equal(await page.$eval('#board .cell.best', (n) => n.dataset.name), values[0].name);
+  await page.close();
+});
+
+test('animation speed: a setting, off when the system asks for reduced motion', async () => {
+  const seen = [];
+  for (const reduce of [false, true]) {
+    const page = await browser.newPage();
+    // Nothing remembered from an earlier page: the system's preference decides.
+    await page.evaluateOnNewDocument(() => localStorage.removeItem('tg-animation'));
+    await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: reduce ? 'reduce' : 'no-preference' }]);
+    await page.goto(`${base}?seed=1`);
+    await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+    seen.push(await page.$eval('#animation', (n) => [n.value, [...n.options].map((o) => o.value)]));
+    await page.close();
+  }
+  assert.deepEqual(seen, [['normal', ['off', 'slow', 'normal', 'fast']], ['off', ['off', 'slow', 'normal', 'fast']]]);
+});
+
+test('Arabic: chosen by the browser\'s language, complete, right to left around a board that stays as the game has it; the switch goes back', async () => {
+  // Both catalogues have the same keys, and every entry gives text.
+  assert.deepEqual(Object.keys(ar).sort(), Object.keys(en).sort());
+  const page = await openPage({ languages: ['ar-EG', 'en'], viewport: { width: 390, height: 844, isMobile: true, hasTouch: true } });
+  assert.equal(await page.$eval('html', (n) => n.getAttribute('dir')), 'rtl');
+  assert.equal(await page.$eval('html', (n) => n.lang), 'ar');
+  assert.equal(await page.$eval('#board-wrap', (n) => getComputedStyle(n).direction), 'ltr');
+  await newGame(page, { game: 'hawalis', options: { variant: 'zanzibar' }, south: 'person', north: 'greedy' });
+  await clickOneMove(page, clicker(9));
+  await waitForPerson(page);
+  const x = (name) => page.$eval(`#board [data-name="${name}"]`, (n) => n.getBoundingClientRect().x);
+  assert.ok((await x('a1')) < (await x('b1')), 'the board runs a, b, ... left to right');
+  await page.$eval('#learn', (n) => { n.open = true; });
+  // No English sentence of the catalogue is left on the page.
+  const text = await page.evaluate(() => document.body.innerText);
+  for (const [key, value] of Object.entries(en)) {
+    if (typeof value === 'string' && value.split(' ').length >= 3) assert.ok(!text.includes(value), `English left: ${key}`);
+  }
+  assert.ok(text.includes(ar['new.summary']) && text.includes(ar['learn.summary']));
+  assert.match(await textOf(page, '#status-text'), /الجنوب|الشمال/);
+  const page0 = await page.evaluate(() => ({ scroll: document.scrollingElement.scrollWidth, inner: innerWidth }));
+  assert.ok(page0.scroll <= page0.inner, `the Arabic page is ${page0.scroll} px wide`);
+  await screenshot(page, 'arabic', { full: true });
+  await page.select('#language', 'en');
+  assert.equal(await page.$eval('html', (n) => n.getAttribute('dir')), 'ltr');
+  assert.match(await textOf(page, '#status-text'), /South|North/);
+  assert.equal(await page.$eval('#seat1', (n) => n.value), 'greedy', 'the form is as it was');
+  await page.close();
+});
+
+test('keyboard: Tab reaches the legal holes, which carry their name, count and owner; Enter and Space play', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  await page.focus('#move-input');
+  let label = null;
+  for (let i = 0; i < 10 && !label; i++) {
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('Tab');
+    await page.keyboard.up('Shift');
+    label = await page.evaluate(() => (document.activeElement.matches?.('#board .cell.legal')
+      ? document.activeElement.getAttribute('aria-label') : null));
+  }
+  assert.match(label ?? '', /^[a-f]1, 6 counters, South's hole, legal move [a-f]1/);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  // The board keeps the focus for the next player.
+  const focused = await page.evaluate(() => document.activeElement.getAttribute('aria-label') ?? '');
+  assert.match(focused, /North's hole, legal move/);
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 2);
+  assert.equal(await positionOf(page), replay('halusa', await movesOf(page)).position);
+  await page.click('#undo');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  assert.equal(await positionOf(page), replay('halusa', await movesOf(page)).position);
+  await page.close();
+});
+
+test('two bots play on their own; Pause stops them, Undo takes a move back, Resume goes on', async () => {
+  const page = await openPage({ seed: 5 });
+  await page.select('#game-select', 'tab');
+  await page.select('#seat0', 'random');
+  await page.select('#seat1', 'random');
+  await page.click('#new-game-button');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) >= 20);
+  await page.click('#pause');
+  assert.equal(await phaseOf(page), 'paused');
+  const ply = await plyOf(page);
+  await new Promise((resolve) => { setTimeout(resolve, 300); });
+  assert.equal(await plyOf(page), ply, 'no bot moves while paused');
+  await page.click('#undo');
+  const back = await plyOf(page);
+  assert.ok(back < ply, 'undo took a move back');
+  assert.equal(await phaseOf(page), 'paused');
+  assert.equal(await positionOf(page), replay('tab', await movesOf(page)).position);
+  await page.click('#pause');
+  await page.waitForFunction((n) => Number(document.body.dataset.ply) > n + 5, {}, ply);
+  await page.click('#pause');
+  assert.equal(await positionOf(page), replay('tab', await movesOf(page)).position);
+  await page.close();
+});
+
+test('no console errors or warnings, no failed requests, in any of the above', () => {
+  assert.deepEqual(consoleProblems, []);
+});
