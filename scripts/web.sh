@@ -48,4 +48,4 @@ mkdir -p "$site/traditional-games"
 cp examples/web/index.html examples/web/app.js examples/web/board.js examples/web/bot-worker.js \
   examples/web/style.css "$site/"
 cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm "$site/traditional-games/"
-exec "$server_dir/examples/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"
+exec "$server_dir/server/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"

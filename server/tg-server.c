@@ -32,11 +32,11 @@
  * bad arguments. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "server/common.h"
-#include "server/migrate.h"
-#include "server/pool.h"
-#include "server/store.h"
-#include "server/web.h"
+#include "common.h"
+#include "migrate.h"
+#include "pool.h"
+#include "store.h"
+#include "web.h"
 
 #include <traditional-games.h>
 
