@@ -103,15 +103,20 @@ void check_flags(struct server *sv)
             continue;
         }
         i++;
+        enum change_kind kind = CH_FLAG;
         int running = clock_running(m);
-        if (running < 0 || clock_left(m, running, sv->now) > 0)
+        /* A match whose first decision does not come is aborted rather than kept loaded
+         * (and its seats waiting) for ever. */
+        if (!m->clock.kept.started && sv->now - m->clock.turn_began > sv->opt.first_move_timeout)
+            kind = CH_ABORT;
+        else if (running < 0 || clock_left(m, running, sv->now) > 0)
             continue;
-        struct change *ch = change_new(sv, CH_FLAG, m, 0);
+        struct change *ch = change_new(sv, kind, m, 0);
         if (!ch)
             return; /* out of memory: looked at again next time */
         ch->seat = running;
         m->busy = true;
-        m->flag_staged = true;
+        m->flag_staged = kind == CH_FLAG;
         stage(sv, ch);
     }
 }

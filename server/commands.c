@@ -36,8 +36,10 @@ void cmd_new(struct server *sv, struct client *c, const char *spec, const char *
     size_t staged = 0;
     for (size_t i = 0; i < sv->change_count; i++)
         staged += sv->changes[i].kind == CH_NEW;
-    if (sv->match_count + staged >= sv->opt.max_matches) {
-        reply_error(c, "match-limit", "this server holds its limit of %" PRIu64 " matches",
+    if (sv->live_count + staged >= sv->opt.max_matches) {
+        reply_error(c, "match-limit",
+                    "this server has its limit of %" PRIu64 " matches being "
+                    "played; one must end first",
                     sv->opt.max_matches);
         return;
     }
@@ -111,6 +113,10 @@ static int acting_seat(struct client *c, struct match *m, const char *ply_text, 
     }
     if (m->resigned >= 0) {
         reply_error(c, "game-over", "the match ended by resignation");
+        return -1;
+    }
+    if (m->aborted) {
+        reply_error(c, "game-over", "the match was aborted: its first move did not come in time");
         return -1;
     }
     uint64_t ply;
@@ -249,6 +255,8 @@ void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w)
     }
     m->undo_requested_by = seat;
     m->undo_request_ply = tg_state_ply(m->state);
+    m->undo_requested_at = sv->now;
+    match_touch(sv, m); /* pinned until answered or lapsed */
     /* Events go out before the reply, as they do for every change. */
     push_event(sv, m, "undo-requested %d", seat);
     buf_printf(&c->out, "ok requested\n");

@@ -46,16 +46,24 @@ void push_event(struct server *sv, const struct match *m, const char *fmt, ...)
         if (c->dead || !watches(c, m->id))
             continue;
         /* A watcher that stopped reading is let go rather than buffered for without end. */
-        if (c->out.len > WATCHER_OUT_MAX ||
-            !buf_printf(&c->out, "event %" PRIu64 " %s\n", m->id, line.data))
+        size_t before = c->out.len;
+        if (output_over_budget(sv, c) ||
+            !buf_printf(&c->out, "event %" PRIu64 " %s\n", m->id, line.data)) {
             c->dead = true;
+            sv->dropped_watchers++;
+            continue;
+        }
+        sv->out_total += c->out.len - before;
     }
     free(line.data);
 }
 
 const char *end_reason(const struct match *m)
 {
-    return m->resigned >= 0 ? "resignation" : m->clock.kept.flagged >= 0 ? "time" : "rules";
+    return m->resigned >= 0             ? "resignation"
+           : m->clock.kept.flagged >= 0 ? "time"
+           : m->aborted                 ? "no-first-move"
+                                        : "rules";
 }
 
 /* The event lines that bring a watcher from having seen `from` plies to the match as it is. */
@@ -105,6 +113,8 @@ const char *result_word(const struct match *m)
         return m->resigned == 0 ? "1" : "0";
     if (m->clock.kept.flagged >= 0)
         return m->clock.kept.flagged == 0 ? "1" : "0";
+    if (m->aborted)
+        return "aborted";
     switch (tg_state_winner(m->state)) {
     case 0:
         return "0";

@@ -110,7 +110,7 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
     if (m) {
         if (m->loading)
             return RUN_WAIT;
-        m->last_used = sv->now;
+        match_touch(sv, m);
         *out = m;
         return RUN_DONE;
     }
@@ -165,7 +165,7 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
     m->resigned = -1;
     m->undo_requested_by = -1;
     m->loading = true;
-    m->last_used = sv->now;
+    match_touch(sv, m);
     memcpy(m->tokens, j->stored.tokens, sizeof m->tokens);
     j->base.work = work_load;
     j->kind = JOB_LOAD;
@@ -215,6 +215,12 @@ static void load_done(struct server *sv, struct job *j)
     char why[256];
     snprintf(why, sizeof why, "%s", j->why);
     bool ok = j->status == TG_OK && result_consistent(j, why, sizeof why);
+    if (ok && j->stored.aborted &&
+        (!j->stored.clock.on || j->stored.clock.started || j->stored.clock.flagged >= 0 ||
+         j->stored.has_result || tg_state_is_terminal(j->state))) {
+        snprintf(why, sizeof why, "an abort is recorded for a match that had begun or ended");
+        ok = false;
+    }
     if (ok && j->stored.clock.flagged >= 0 &&
         (j->stored.has_result || tg_state_is_terminal(j->state))) {
         snprintf(why, sizeof why, "a flag fall is recorded for a match that ended otherwise");
@@ -226,9 +232,10 @@ static void load_done(struct server *sv, struct job *j)
         m->loading = false;
         if (j->stored.by_resignation)
             m->resigned = 1 - j->stored.winner;
+        m->aborted = j->stored.aborted;
         m->clock.kept = j->stored.clock;
         m->clock.turn_began = sv->now;
-        m->last_used = sv->now;
+        match_touch(sv, m);
         if (track_clock(sv, m))
             return;
         m->loading = true; /* out of memory: dropped below, and the waiting clients retry */

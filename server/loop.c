@@ -142,6 +142,7 @@ static bool client_run(struct server *sv, struct client *c)
             c->blocked = true;
             return false;
         }
+        c->charged = false;
         buf_consume(&c->in, used);
     }
     return !c->awaiting && c->in.len && memchr(c->in.data, '\n', c->in.len) != NULL;
@@ -164,19 +165,49 @@ static void client_write(struct server *sv, struct client *c)
     }
 }
 
-void client_free(struct client *c)
+void client_free(struct server *sv, struct client *c)
 {
+    address_detach(sv, c);
     close(c->fd);
     free(c->in.data);
     free(c->out.data);
     free(c);
 }
 
+static void refuse_client(struct server *sv, int fd)
+{
+    /* Told at once rather than left hanging in the listen queue. */
+    static const char full[] = "err too-many-clients the server has its limit of "
+                               "connections; try again later\n";
+    ssize_t ignored = send(fd, full, sizeof full - 1, MSG_NOSIGNAL);
+    (void)ignored;
+    close(fd);
+    sv->refused_full++;
+}
+
+/* Out of descriptors: the one held in reserve is let go to accept the client, tell it, and
+ * close it, so that no client waits untold in the listen queue. */
+static bool refuse_with_reserve(struct server *sv, int listen_fd)
+{
+    if (sv->reserve_fd < 0)
+        return false;
+    close(sv->reserve_fd);
+    int fd = accept(listen_fd, NULL, NULL);
+    if (fd >= 0)
+        refuse_client(sv, fd);
+    sv->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return fd >= 0;
+}
+
 static void accept_clients(struct server *sv, int listen_fd, double *accept_paused_until)
 {
     for (int k = 0; k < 64; k++) {
-        int fd = accept(listen_fd, NULL, NULL);
+        struct sockaddr_storage peer;
+        socklen_t peer_len = sizeof peer;
+        int fd = accept(listen_fd, (struct sockaddr *)&peer, &peer_len);
         if (fd < 0) {
+            if ((errno == EMFILE || errno == ENFILE) && refuse_with_reserve(sv, listen_fd))
+                continue;
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
                 *accept_paused_until = sv->now + 0.1; /* out of descriptors: do not spin */
             return;
@@ -186,14 +217,13 @@ static void accept_clients(struct server *sv, int listen_fd, double *accept_paus
             continue;
         }
         if (sv->client_count >= sv->opt.max_clients) {
-            /* Told at once rather than left hanging in the listen queue. */
-            static const char full[] = "err too-many-clients the server has its limit of "
-                                       "connections; try again later\n";
-            ssize_t ignored = send(fd, full, sizeof full - 1, MSG_NOSIGNAL);
-            (void)ignored;
-            close(fd);
+            refuse_client(sv, fd);
             continue;
         }
+        /* The kernel's buffer for a client that does not read is bounded too (the loop's own
+         * is, by --max-buffered): loopback to a local proxy needs no more. */
+        int sndbuf = SOCKET_SEND_BUFFER;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
         struct client *c = calloc(1, sizeof *c);
         struct client **grown =
             c ? realloc(sv->clients, (sv->client_count + 1) * sizeof *grown) : NULL;
@@ -206,24 +236,14 @@ static void accept_clients(struct server *sv, int listen_fd, double *accept_paus
         c->fd = fd;
         c->serial = ++sv->next_serial;
         c->last_active = sv->now;
+        char name[INET6_ADDRSTRLEN] = "?";
+        if (peer.ss_family == AF_INET)
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr, name, sizeof name);
+        else if (peer.ss_family == AF_INET6)
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&peer)->sin6_addr, name, sizeof name);
+        address_attach(sv, c, name);
         sv->clients[sv->client_count++] = c;
     }
-}
-
-/* Unloads matches nobody has used for a while: memory goes to the matches being played. */
-static void unload_idle_matches(struct server *sv)
-{
-    for (size_t b = 0; b < sv->bucket_count; b++)
-        for (struct match **p = &sv->buckets[b]; *p;) {
-            struct match *m = *p;
-            if (evictable(m) && sv->now - m->last_used > sv->opt.unload_after) {
-                *p = m->next_in_bucket;
-                sv->loaded_count--;
-                match_free(sv, m);
-                continue;
-            }
-            p = &m->next_in_bucket;
-        }
 }
 
 void serve(struct server *sv, int listen_fd)
@@ -255,6 +275,7 @@ void serve(struct server *sv, int listen_fd)
         if (pfd[0].revents & POLLIN)
             accept_clients(sv, listen_fd, &accept_paused_until);
         take_finished_jobs(sv);
+        count_output(sv);
         if (sv->now >= next_flag_check) {
             check_flags(sv);
             next_flag_check = sv->now + FLAG_CHECK_SECONDS;
@@ -296,7 +317,7 @@ void serve(struct server *sv, int listen_fd)
                     if (watched && watched->watchers)
                         watched->watchers--;
                 }
-                client_free(c);
+                client_free(sv, c);
                 sv->clients[i] = sv->clients[--sv->client_count];
                 continue;
             }
@@ -304,6 +325,7 @@ void serve(struct server *sv, int listen_fd)
         }
         if (sv->now >= next_housekeeping) {
             unload_idle_matches(sv);
+            addresses_sweep(sv);
             next_housekeeping = sv->now + 1.0;
         }
     }

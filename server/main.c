@@ -62,7 +62,9 @@ static const char usage_text[] =
     "usage: tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N]\n"
     "                 [--max-matches N] [--max-loaded N] [--idle-timeout S] [--bot-threads N]\n"
     "                 [--move-threads N] [--max-bot-iterations N] [--max-laps N]\n"
-    "                 [--unload-after S] [--check] [--web-port N] [--web DIR]\n"
+    "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
+    "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
+    "                 [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH]\n"
     "       tg-server --db PATH --migrate-logs DIR\n";
 
@@ -87,6 +89,17 @@ static void usage(FILE *f)
           "  --max-laps N             the largest lap limit (laps=N) a new match may set\n"
           "                           (default 10000); laps=0, no limit, is refused\n"
           "  --unload-after S         unload a match unused for S seconds (default 60)\n"
+          "  --first-move-timeout S   abort a clocked match with no decision after S seconds\n"
+          "                           (default 60)\n"
+          "  --undo-timeout S         an undo request unanswered for S seconds lapses\n"
+          "                           (default 60)\n"
+          "  --rate N                 costly commands (new, bot, undo, accept, decline, watch,\n"
+          "                           list, history) a connection may make per second, 5 s\n"
+          "                           of them at once (default 20); more: err rate-limited\n"
+          "  --address-rate N         the same for all connections from one address\n"
+          "                           (default 100)\n"
+          "  --max-buffered KB        output waiting for all clients together before watchers\n"
+          "                           that do not read are let go (default 32768)\n"
           "  --check                  before serving, run PRAGMA integrity_check and replay\n"
           "                           every stored match, setting aside any that fails\n"
           "  --web-port N             WebSocket (the same protocol) and HTTP on 127.0.0.1:N\n"
@@ -137,6 +150,11 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .move_threads = 2,
                           .max_bot_iterations = 100000,
                           .max_laps = 10000,
+                          .first_move_timeout = 60,
+                          .undo_timeout = 60,
+                          .rate = 20,
+                          .address_rate = 100,
+                          .max_buffered = 32u * 1024u * 1024u,
                           .web_port = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -210,6 +228,26 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 1000000000, &n) || n == 0)
                 return bad_args("--max-laps needs a number from 1 to 1000000000", v);
             o->max_laps = n;
+        } else if (strcmp(a, "--first-move-timeout") == 0) {
+            if (!parse_number(v, 86400, &n) || n == 0)
+                return bad_args("--first-move-timeout needs seconds, from 1 to 86400", v);
+            o->first_move_timeout = (double)n;
+        } else if (strcmp(a, "--undo-timeout") == 0) {
+            if (!parse_number(v, 86400, &n) || n == 0)
+                return bad_args("--undo-timeout needs seconds, from 1 to 86400", v);
+            o->undo_timeout = (double)n;
+        } else if (strcmp(a, "--rate") == 0) {
+            if (!parse_number(v, 1000000, &n) || n == 0)
+                return bad_args("--rate needs a number from 1 to 1000000", v);
+            o->rate = (double)n;
+        } else if (strcmp(a, "--address-rate") == 0) {
+            if (!parse_number(v, 1000000, &n) || n == 0)
+                return bad_args("--address-rate needs a number from 1 to 1000000", v);
+            o->address_rate = (double)n;
+        } else if (strcmp(a, "--max-buffered") == 0) {
+            if (!parse_number(v, 16u * 1024u * 1024u, &n) || n < 64)
+                return bad_args("--max-buffered needs kilobytes, from 64 to 16777216", v);
+            o->max_buffered = (size_t)n * 1024u;
         } else if (strcmp(a, "--max-bot-iterations") == 0) {
             if (!parse_number(v, 10000000, &n) || n == 0)
                 return bad_args("--max-bot-iterations needs a number from 1 to 10000000", v);
@@ -270,31 +308,6 @@ static void check_everything(struct server *sv)
     write_set_aside_marks(sv);
 }
 
-/* Every client must be able to have its descriptor: otherwise accept() fails before the
- * client can even be told the server is full. */
-static void fit_clients_to_descriptor_limit(struct options *o)
-{
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
-        return;
-    rlim_t wanted = (rlim_t)o->max_clients + SPARE_DESCRIPTORS;
-    if (lim.rlim_cur < wanted) {
-        lim.rlim_cur =
-            lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= wanted ? wanted : lim.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &lim);
-        getrlimit(RLIMIT_NOFILE, &lim);
-    }
-    if (lim.rlim_cur < wanted) {
-        size_t fit =
-            lim.rlim_cur > SPARE_DESCRIPTORS ? (size_t)lim.rlim_cur - SPARE_DESCRIPTORS : 1;
-        fprintf(stderr,
-                "tg-server: --max-clients lowered from %zu to %zu to fit the limit of "
-                "%llu descriptors\n",
-                o->max_clients, fit, (unsigned long long)lim.rlim_cur);
-        o->max_clients = fit;
-    }
-}
-
 static void free_jobs(struct pool_job *list)
 {
     for (struct pool_job *next; list; list = next) {
@@ -334,10 +347,15 @@ int main(int argc, char **argv)
     if (sv.opt.check)
         check_everything(&sv);
     if (!store_count_matches(sv.store, &sv.match_count) ||
+        !store_count_live_matches(sv.store, &sv.live_count) ||
         !store_each_set_aside(sv.store, on_stored_set_aside, &sv))
         fatal("cannot read the database %s: %s", sv.opt.db_path, store_error(sv.store));
     double open_s = monotonic_seconds() - t0;
 
+    /* Held to be let go when descriptors run out, so that a client can still be told. */
+    sv.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!new_token(sv.relay_secret))
+        fatal("cannot read the operating system's random source");
     int wake[2];
     if (pipe(wake) != 0 || !set_nonblocking(wake[0]) || !set_nonblocking(wake[1]))
         fatal("pipe: %s", strerror(errno));
@@ -362,7 +380,7 @@ int main(int argc, char **argv)
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
         unsigned web_port = 0;
         web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, sv.opt.web_dir,
-                        port, &web_port, err, sizeof err);
+                        port, sv.relay_secret, sv.opt.max_clients, &web_port, err, sizeof err);
         if (!web)
             fatal("%s", err);
         printf("tg-server: WebSocket%s on 127.0.0.1:%u\n", sv.opt.web_dir ? " and web app" : "",
@@ -380,7 +398,7 @@ int main(int argc, char **argv)
 
     close(listen_fd);
     for (size_t i = 0; i < sv.client_count; i++)
-        client_free(sv.clients[i]);
+        client_free(&sv, sv.clients[i]);
     free(sv.clients);
     /* Searches cannot be interrupted: a stop waits a little for them, and if one is still
      * running its move is abandoned (never acknowledged) and the process just ends. */
@@ -408,6 +426,9 @@ int main(int argc, char **argv)
         free(sv.set_aside[i].reason);
     free(sv.set_aside);
     free(sv.clocked);
+    addresses_free(&sv);
+    if (sv.reserve_fd >= 0)
+        close(sv.reserve_fd);
     for (size_t i = 0; i < sv.rules_count; i++) {
         tg_rules_free(sv.rules[i]->rules);
         free(sv.rules[i]);

@@ -92,6 +92,7 @@ bool table_insert(struct server *sv, struct match *m)
     m->next_in_bucket = sv->buckets[b];
     sv->buckets[b] = m;
     sv->loaded_count++;
+    match_touch(sv, m);
     return true;
 }
 
@@ -101,8 +102,82 @@ void table_remove(struct server *sv, struct match *m)
         if (*p == m) {
             *p = m->next_in_bucket;
             sv->loaded_count--;
+            lru_unlink(sv, m);
             return;
         }
+}
+
+/* ---- which loaded matches may be unloaded --------------------------------------------- */
+
+void lru_unlink(struct server *sv, struct match *m)
+{
+    struct match **head = m->pinned ? &sv->pinned_head : &sv->lru_head;
+    if (m->lru_prev)
+        m->lru_prev->lru_next = m->lru_next;
+    else if (*head == m)
+        *head = m->lru_next;
+    else
+        return; /* on neither list */
+    if (m->lru_next)
+        m->lru_next->lru_prev = m->lru_prev;
+    else if (!m->pinned)
+        sv->lru_tail = m->lru_prev;
+    m->lru_prev = m->lru_next = NULL;
+}
+
+/* Files the match on the list its state calls for: unloadable ones at the recent end of the
+ * LRU list, the others (loading, busy, watched, clock running, undo asked) as pinned. */
+static void lru_place(struct server *sv, struct match *m)
+{
+    lru_unlink(sv, m);
+    m->pinned = !evictable(m);
+    if (m->pinned) {
+        m->lru_next = sv->pinned_head;
+        if (sv->pinned_head)
+            sv->pinned_head->lru_prev = m;
+        sv->pinned_head = m;
+        return;
+    }
+    m->lru_prev = sv->lru_tail;
+    if (sv->lru_tail)
+        sv->lru_tail->lru_next = m;
+    else
+        sv->lru_head = m;
+    sv->lru_tail = m;
+}
+
+void match_touch(struct server *sv, struct match *m)
+{
+    m->last_used = sv->now;
+    lru_place(sv, m);
+}
+
+/* Unloads the idle matches unused for --unload-after, oldest first, lets unanswered undo
+ * requests lapse, and moves the pinned matches that were let go back to the LRU list. Once a
+ * second: the pinned sweep is the only walk over many matches, and it never runs on a client's
+ * request. */
+void unload_idle_matches(struct server *sv)
+{
+    for (struct match *m = sv->pinned_head, *next; m; m = next) {
+        next = m->lru_next;
+        if (m->undo_requested_by >= 0 && sv->now - m->undo_requested_at > sv->opt.undo_timeout) {
+            /* Unanswered: the request lapses, as if the other seat had declined it. */
+            int asked_by = m->undo_requested_by;
+            m->undo_requested_by = -1;
+            push_event(sv, m, "undo-declined %d by=timeout", 1 - asked_by);
+        }
+        if (evictable(m))
+            lru_place(sv, m);
+    }
+    while (sv->lru_head && sv->now - sv->lru_head->last_used > sv->opt.unload_after) {
+        struct match *m = sv->lru_head;
+        if (!evictable(m)) {
+            lru_place(sv, m);
+            continue;
+        }
+        table_remove(sv, m);
+        match_free(sv, m);
+    }
 }
 
 void match_free(struct server *sv, struct match *m)
@@ -114,6 +189,7 @@ void match_free(struct server *sv, struct match *m)
             sv->clocked[i] = sv->clocked[--sv->clocked_count];
             break;
         }
+    lru_unlink(sv, m);
     tg_state_free(m->state);
     free(m->names.data);
     free(m->plies);
@@ -123,7 +199,8 @@ void match_free(struct server *sv, struct match *m)
 
 bool match_over(const struct match *m)
 {
-    return m->resigned >= 0 || m->clock.kept.flagged >= 0 || tg_state_is_terminal(m->state);
+    return m->resigned >= 0 || m->clock.kept.flagged >= 0 || m->aborted ||
+           tg_state_is_terminal(m->state);
 }
 
 /* Appends plies to the match's names; false (and nothing appended) when memory runs out. */
@@ -178,21 +255,23 @@ bool evictable(const struct match *m)
 }
 
 /* Makes room for one more loaded match by unloading the least recently used idle one: a
- * client reading through every stored match must not bring them all into memory. */
+ * client reading through every stored match must not bring them all into memory. The LRU list
+ * holds only unloadable matches, so a refusal (all pinned) costs nothing. */
 bool room_to_load(struct server *sv)
 {
     if (sv->loaded_count < sv->opt.max_loaded)
         return true;
-    struct match *oldest = NULL;
-    for (size_t b = 0; b < sv->bucket_count; b++)
-        for (struct match *m = sv->buckets[b]; m; m = m->next_in_bucket)
-            if (evictable(m) && (!oldest || m->last_used < oldest->last_used))
-                oldest = m;
-    if (!oldest)
-        return false;
-    table_remove(sv, oldest);
-    match_free(sv, oldest);
-    return true;
+    while (sv->lru_head) {
+        struct match *m = sv->lru_head;
+        if (!evictable(m)) { /* pinned since it was filed */
+            lru_place(sv, m);
+            continue;
+        }
+        table_remove(sv, m);
+        match_free(sv, m);
+        return true;
+    }
+    return false;
 }
 
 /* ---- set-aside matches ------------------------------------------------------------- */

@@ -137,7 +137,7 @@ static void cmd_show(struct server *sv, struct client *c, struct match *m)
     if (m->clock.kept.on)
         snprintf(clock, sizeof clock, " clock=%" PRId64 ",%" PRId64, clock_left(m, 0, sv->now),
                  clock_left(m, 1, sv->now));
-    if (m->resigned >= 0 || m->clock.kept.flagged >= 0)
+    if (m->resigned >= 0 || m->clock.kept.flagged >= 0 || m->aborted)
         snprintf(by, sizeof by, " by=%s", end_reason(m));
     buf_printf(&c->out, "ok ply=%zu turn=%s result=%s%s%s%s position=%s\n", tg_state_ply(m->state),
                to_move, result_word(m), by, undo, clock, text.data);
@@ -179,9 +179,11 @@ static void cmd_status(struct server *sv, struct client *c)
 {
     buf_printf(&c->out,
                "ok matches=%" PRIu64 " loaded=%zu clients=%zu move-jobs=%zu bot-jobs=%zu "
-               "set-aside=%zu",
+               "live=%" PRIu64 " buffered=%zu rate-limited=%" PRIu64 " refused-full=%" PRIu64
+               " dropped-watchers=%" PRIu64 " set-aside=%zu",
                sv->match_count, sv->loaded_count, sv->client_count, pool_in_flight(sv->move_pool),
-               pool_in_flight(sv->bot_pool), sv->set_aside_count);
+               pool_in_flight(sv->bot_pool), sv->live_count, sv->out_total, sv->refused_rate,
+               sv->refused_full, sv->dropped_watchers, sv->set_aside_count);
     for (size_t i = 0; i < sv->set_aside_count && i < STATUS_IDS_MAX; i++)
         buf_printf(&c->out, "%c%" PRIu64, i ? ',' : ':', sv->set_aside[i].id);
     buf_append(&c->out, "\n", 1);
@@ -220,6 +222,8 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
     size_t n = split_words(line, w, 5);
     if (n == 0)
         return RUN_DONE; /* blank lines are ignored */
+    if (client_greet(sv, c, w, n))
+        return RUN_DONE;
     static const struct {
         const char *name;
         size_t min_words, max_words;
@@ -249,6 +253,10 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         return RUN_DONE;
     }
     const char *cmd = w[0];
+    /* A command waiting for its match to load runs again: it is charged once. */
+    if (!c->charged && !spend_budget(sv, c, cmd))
+        return RUN_DONE;
+    c->charged = true;
     if (strcmp(cmd, "quit") == 0) {
         buf_append(&c->out, "ok bye\n", 7);
         c->closing = true;

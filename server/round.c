@@ -87,6 +87,9 @@ void stage(struct server *sv, struct change *ch)
         break;
     case CH_FLAG:
         break;
+    case CH_ABORT:
+        ok = ok && store_set_aborted(sv->store, m->id);
+        break;
     }
     if (ch->kind != CH_NEW) {
         ch->clock = clock_after(m, sv->now, ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
@@ -142,12 +145,15 @@ void finish_round(struct server *sv)
         }
         bool kept = true;
         size_t plies_before = m->ply_count;
+        bool live_before = ch->kind != CH_NEW && !match_over(m);
         if (ch->kind == CH_NEW || ch->kind == CH_MOVES)
             kept = note_plies(m, ch->made.items, ch->made.count);
         else if (ch->kind == CH_UNDO)
             forget_plies(m, ch->keep_plies);
         else if (ch->kind == CH_RESIGN)
             m->resigned = ch->seat;
+        else if (ch->kind == CH_ABORT)
+            m->aborted = true;
         m->clock = ch->clock;
         m->flag_staged = false;
         if (ch->state) {
@@ -157,7 +163,11 @@ void finish_round(struct server *sv)
         }
         m->busy = false;
         m->undo_requested_by = -1;
-        m->last_used = sv->now;
+        if (!match_over(m))
+            sv->live_count++;
+        if (live_before)
+            sv->live_count--;
+        match_touch(sv, m);
         if (ch->kind == CH_NEW) {
             sv->match_count++;
             kept = kept && table_insert(sv, m);

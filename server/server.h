@@ -36,6 +36,9 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define WATCH_MAX 16                 /* matches one connection may watch at once */
 #define WATCHER_OUT_MAX (1024u * 1024u) /* a watcher this far behind on its events is dropped */
 #define FLAG_CHECK_SECONDS 0.05         /* how often running clocks are looked at */
+#define SOCKET_SEND_BUFFER (64 * 1024)  /* bytes the kernel holds for one client's replies */
+#define WEB_DESCRIPTORS 3  /* a WebSocket: its socket, the relay's, and the loop's end of it */
+#define BUDGET_SECONDS 5.0 /* a budget holds this many seconds' worth of costly commands */
 
 struct options {
     unsigned port;
@@ -53,6 +56,10 @@ struct options {
     unsigned bot_threads, move_threads;
     unsigned long max_bot_iterations;
     unsigned long max_laps;
+    double first_move_timeout; /* a clocked match with no decision by then is aborted */
+    double undo_timeout;       /* an unanswered undo request lapses after this */
+    double rate, address_rate; /* costly commands per second, per connection and per address */
+    size_t max_buffered;       /* bytes of output waiting for all clients together */
     bool check;
 };
 
@@ -94,6 +101,25 @@ struct match {
     struct match_clock clock;
     size_t watchers;  /* connections receiving its events: it stays loaded while watched */
     bool flag_staged; /* its flag fall is in this round's transaction */
+    bool aborted;     /* a clocked match whose first decision did not come in time */
+    double undo_requested_at;
+    /* The matches the loop may unload, least recently used first, and the pinned ones: a
+     * refusal or an unload never walks every loaded match. */
+    struct match *lru_prev, *lru_next;
+    bool pinned;
+};
+
+/* A token bucket: `tokens` commands may be made now; it refills at the budget's rate. */
+struct budget {
+    double tokens, stamp;
+};
+
+/* The budget shared by every connection from one address (a browser's, told by the relay). */
+struct address {
+    char name[64];
+    struct budget budget;
+    size_t clients;
+    struct address *next;
 };
 
 struct client {
@@ -110,6 +136,10 @@ struct client {
     double last_active;
     uint64_t watching[WATCH_MAX];
     size_t watch_count;
+    bool greeted; /* its first line was seen: only that one may be the relay's `via` */
+    bool charged; /* the command waiting for a load has been charged to the budgets */
+    struct budget budget;
+    struct address *address;
 };
 
 enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT };
@@ -129,7 +159,7 @@ struct job {
     char why[256]; /* JOB_LOAD: why the stored match does not replay */
 };
 
-enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG };
+enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG, CH_ABORT };
 
 /* A change made in this round's transaction; applied to memory and answered once committed. */
 struct change {
@@ -171,9 +201,28 @@ struct server {
     struct match **clocked; /* loaded matches whose clocks may still run */
     size_t clocked_count, clocked_cap;
     double now;
+    uint64_t live_count; /* matches stored and still being played: what --max-matches bounds */
+    struct match *lru_head, *lru_tail, *pinned_head;
+    struct address **addresses;
+    size_t address_buckets, address_count;
+    size_t out_total; /* output bytes waiting for every client, as of the last count */
+    int reserve_fd;   /* closed to accept and refuse a client when descriptors run out */
+    char relay_secret[TOKEN_HEX_LEN + 1]; /* what the WebSocket relay's first line carries */
+    uint64_t refused_rate, refused_full, dropped_watchers;
 };
 
 enum run_result { RUN_DONE, RUN_WAIT };
+
+/* limits.c */
+void fit_clients_to_descriptor_limit(struct options *o);
+bool client_greet(struct server *sv, struct client *c, char **w, size_t n);
+bool spend_budget(struct server *sv, struct client *c, const char *cmd);
+bool address_attach(struct server *sv, struct client *c, const char *name);
+void address_detach(struct server *sv, struct client *c);
+void addresses_free(struct server *sv);
+void addresses_sweep(struct server *sv);
+void count_output(struct server *sv);
+bool output_over_budget(const struct server *sv, const struct client *c);
 
 /* clock.c */
 void check_flags(struct server *sv);
@@ -213,7 +262,7 @@ void work_load(struct pool_job *pj);
 void work_play(struct pool_job *pj);
 
 /* loop.c */
-void client_free(struct client *c);
+void client_free(struct server *sv, struct client *c);
 TG_NORETURN void fatal(const char *fmt, ...) TG_PRINTF(1, 2);
 int listen_loopback(unsigned port, unsigned *bound);
 double monotonic_seconds(void);
@@ -223,6 +272,9 @@ bool set_nonblocking(int fd);
 
 /* match.c */
 bool evictable(const struct match *m);
+void match_touch(struct server *sv, struct match *m);
+void lru_unlink(struct server *sv, struct match *m);
+void unload_idle_matches(struct server *sv);
 const struct set_aside_entry *find_set_aside(const struct server *sv, uint64_t id);
 void forget_plies(struct match *m, size_t keep);
 struct match *loaded_match(struct server *sv, uint64_t id);

@@ -59,6 +59,11 @@ static const char *const schema_sql =
     "  left1_ms     INTEGER NOT NULL,"
     "  started      INTEGER NOT NULL CHECK (started IN (0, 1)),"
     "  flagged      INTEGER CHECK (flagged IN (0, 1)));"
+    /* Added in place like clocks: a clocked match whose first decision never came, ended
+     * with no result (docs/server.md, "Clocks"). */
+    "CREATE TABLE IF NOT EXISTS aborted ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  at       INTEGER NOT NULL);"
     /* No reference to matches: a match whose own row is damaged is set aside too. */
     "CREATE TABLE IF NOT EXISTS set_aside ("
     "  match_id INTEGER PRIMARY KEY,"
@@ -89,6 +94,9 @@ enum stmt_id {
     S_LOAD_CLOCK,
     S_LOAD_MOVES,
     S_COUNT,
+    S_COUNT_LIVE,
+    S_INSERT_ABORTED,
+    S_LOAD_ABORTED,
     S_EXISTS,
     S_EACH_SET_ASIDE,
     S_LIST,
@@ -125,6 +133,13 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_LOAD_MOVES] = "SELECT ply, move, notation, hash_after, seat FROM moves "
                      "WHERE match_id = ?1 ORDER BY ply",
     [S_COUNT] = "SELECT count(*) FROM matches",
+    /* The matches still being played: no result, no flag fall, not aborted. */
+    [S_COUNT_LIVE] = "SELECT count(*) FROM matches m WHERE NOT EXISTS (SELECT 1 FROM results r "
+                     "WHERE r.match_id = m.id) AND NOT EXISTS (SELECT 1 FROM clocks c WHERE "
+                     "c.match_id = m.id AND c.flagged IS NOT NULL) AND NOT EXISTS (SELECT 1 "
+                     "FROM aborted a WHERE a.match_id = m.id)",
+    [S_INSERT_ABORTED] = "INSERT INTO aborted (match_id, at) VALUES (?1, ?2)",
+    [S_LOAD_ABORTED] = "SELECT at FROM aborted WHERE match_id = ?1",
     [S_EXISTS] = "SELECT 1 FROM matches WHERE id = ?1",
     [S_EACH_SET_ASIDE] = "SELECT match_id, reason FROM set_aside ORDER BY match_id",
     [S_LIST] = "SELECT id FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2",
@@ -396,6 +411,16 @@ bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c
     return run(st, s);
 }
 
+bool store_set_aborted(struct store *st, uint64_t id)
+{
+    sqlite3_stmt *s = prepared(st, S_INSERT_ABORTED);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)time(NULL));
+    return run(st, s);
+}
+
 bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation,
                       uint64_t ply, int score0, int score1)
 {
@@ -565,6 +590,18 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
         return damaged(st, s, out, why, why_cap, "clocks row", rc);
     sqlite3_reset(s);
 
+    if (!(s = prepared(st, S_LOAD_ABORTED)))
+        return damaged(st, NULL, out, why, why_cap, "aborted row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        out->aborted = true;
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "aborted row", rc);
+    sqlite3_reset(s);
+
     if (!(s = prepared(st, S_LOAD_MOVES)))
         return damaged(st, NULL, out, why, why_cap, "moves rows", st->last_code);
     sqlite3_bind_int64(s, 1, key);
@@ -623,6 +660,17 @@ static bool single_integer(struct store *st, sqlite3_stmt *s, sqlite3_int64 *out
 bool store_count_matches(struct store *st, uint64_t *count)
 {
     sqlite3_stmt *s = prepared(st, S_COUNT);
+    sqlite3_int64 n = 0;
+    bool found;
+    if (!s || !single_integer(st, s, &n, &found))
+        return false;
+    *count = (uint64_t)n;
+    return true;
+}
+
+bool store_count_live_matches(struct store *st, uint64_t *count)
+{
+    sqlite3_stmt *s = prepared(st, S_COUNT_LIVE);
     sqlite3_int64 n = 0;
     bool found;
     if (!s || !single_integer(st, s, &n, &found))

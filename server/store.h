@@ -40,6 +40,7 @@ struct stored_match {
     bool by_resignation;
     uint64_t result_ply;
     struct stored_clock clock;
+    bool aborted; /* a clocked match whose first decision never came */
     struct stored_move *moves;
     size_t move_count;
 };
@@ -76,6 +77,10 @@ bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resigna
                       uint64_t ply, int score0, int score1);
 bool store_clear_result(struct store *st, uint64_t id);
 /* Writes the match's clocks row (a match without a time control has none). */
+/* Ends a match with no result: its first decision did not come in time. */
+bool store_set_aborted(struct store *st, uint64_t id);
+/* The matches still being played (no result, no flag fall, not aborted). */
+bool store_count_live_matches(struct store *st, uint64_t *count);
 bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c);
 
 /* Marks a match as set aside, in its own small transaction outside any round. */

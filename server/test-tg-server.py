@@ -43,6 +43,12 @@ class Server:
     def __init__(self, db, *extra, limit_files=None):
         self.db = db
         self.extra = list(extra)
+        # The other tests make matches and undo requests as fast as they can from one address:
+        # budgets out of their way, unless a test sets its own (test-tg-server-limits.py).
+        if "--rate" not in self.extra:
+            self.extra += ["--rate", "1000000"]
+        if "--address-rate" not in self.extra:
+            self.extra += ["--address-rate", "1000000"]
         self.limit_files = limit_files
         self.proc = None
         self.port = None
@@ -873,18 +879,22 @@ class MigrationTest(unittest.TestCase):
 
 
 def load_websocket_tests():
-    """The WebSocket, push and clock tests (test-tg-server-ws.py) run in this same run, so that
-    every way of running this file (meson, the sanitizer build) runs them too."""
+    """The WebSocket, push and clock tests (test-tg-server-ws.py) and the limits and fairness
+    tests (test-tg-server-limits.py) run in this same run, so that every way of running this
+    file (meson, the sanitizer build) runs them too."""
     import importlib.util
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-tg-server-ws.py")
-    spec = importlib.util.spec_from_file_location("tg_server_ws_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.SERVER = SERVER
-    for name in dir(module):
-        item = getattr(module, name)
-        if isinstance(item, type) and issubclass(item, unittest.TestCase) and name.endswith("Test"):
-            globals()["WebSocket_" + name] = item
+    for file, prefix in (("test-tg-server-ws.py", "WebSocket_"),
+                         ("test-tg-server-limits.py", "Limits_")):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
+        spec = importlib.util.spec_from_file_location("tg_server_" + prefix.lower(), path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.SERVER = SERVER
+        for name in dir(module):
+            item = getattr(module, name)
+            if (isinstance(item, type) and issubclass(item, unittest.TestCase)
+                    and name.endswith("Test") and item.__module__ == module.__name__):
+                globals()[prefix + name] = item
 
 
 if __name__ == "__main__":

@@ -22,10 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MESSAGE_MAX 1024           /* a command line, as the line protocol allows */
 #define BACKLOG_HIGH (64u * 1024u) /* stop reading one side while this much waits for the other */
+#define EXTRA_CONNECTIONS 16       /* beyond max_clients: enough to tell them the server is full */
 
 struct bytes {
     unsigned char *data;
@@ -71,6 +73,8 @@ struct session {
 struct web {
     struct lws_context *context;
     unsigned line_port;
+    char relay_secret[64];
+    size_t max_connections, connections; /* browser-side sockets, counted on its thread */
     pthread_t thread;
     atomic_bool stop;
     char dir[4096];
@@ -210,8 +214,25 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
             return 0;
         }
         lws_set_opaque_user_data(s->line, s);
+        /* The relay's first line tells the loop who this browser is (docs/server.md). */
+        char peer[64] = "?", greeting[160];
+        lws_get_peer_simple(wsi, peer, sizeof peer);
+        snprintf(greeting, sizeof greeting, "via %s %s\n", w->relay_secret, peer[0] ? peer : "?");
+        bytes_append(&s->to_server, greeting, strlen(greeting));
+        lws_callback_on_writable(s->line);
         return 0;
     }
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        /* Refused before it costs more descriptors: the process never runs out of them, so
+         * libwebsockets never spins on a failing accept. */
+        if (w->connections >= w->max_connections)
+            return 1;
+        w->connections++;
+        return 0;
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (w->connections) /* the browser side's sockets come here, the relay's do not */
+            w->connections--;
+        return 0;
     case LWS_CALLBACK_RECEIVE:
         receive(s, in, len);
         return 0;
@@ -282,6 +303,28 @@ static int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user
     }
 }
 
+/* libwebsockets' errors, at most one line a second (a flood of failing connections must not
+ * flood stderr), with a count of the lines left out. */
+static void log_at_most_once_a_second(int level, const char *line)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static time_t last;
+    static unsigned long skipped;
+    (void)level;
+    pthread_mutex_lock(&lock);
+    time_t now = time(NULL);
+    if (now != last) {
+        if (skipped)
+            fprintf(stderr, "tg-server: libwebsockets: %lu more lines left out\n", skipped);
+        fprintf(stderr, "tg-server: libwebsockets: %s", line);
+        last = now;
+        skipped = 0;
+    } else {
+        skipped++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 static const struct lws_protocols protocols[] = {
     /* First: a WebSocket that names no subprotocol, and every HTTP request, come here. */
     {"tg-lines", on_browser, sizeof(struct session), 4096, 0, NULL, 0},
@@ -297,8 +340,8 @@ static void *serve_web(void *arg)
     return NULL;
 }
 
-struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsigned *bound,
-                      char *err, size_t err_cap)
+struct web *web_start(unsigned port, const char *dir, unsigned line_port, const char *relay_secret,
+                      size_t max_clients, unsigned *bound, char *err, size_t err_cap)
 {
     struct web *w = calloc(1, sizeof *w);
     if (!w) {
@@ -306,8 +349,10 @@ struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsign
         return NULL;
     }
     w->line_port = line_port;
+    snprintf(w->relay_secret, sizeof w->relay_secret, "%s", relay_secret);
+    w->max_connections = max_clients + EXTRA_CONNECTIONS;
     atomic_init(&w->stop, false);
-    lws_set_log_level(LLL_ERR, NULL);
+    lws_set_log_level(LLL_ERR, log_at_most_once_a_second);
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);

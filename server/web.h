@@ -11,10 +11,12 @@
 struct web;
 
 /* Listens on 127.0.0.1:port (0 picks a free one) and starts the WebSocket thread. dir, if not
- * NULL, is served over HTTP at /. line_port is the line server's port. The port bound is
- * written to *bound. NULL (and why in err) on failure. */
-struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsigned *bound,
-                      char *err, size_t err_cap);
+ * NULL, is served over HTTP at /. line_port is the line server's port; each relayed connection
+ * opens with `via SECRET ADDRESS` (relay_secret, the browser's address). At most max_clients
+ * (and a few more, to be told the server is full) browser connections are open at once. The
+ * port bound is written to *bound. NULL (and why in err) on failure. */
+struct web *web_start(unsigned port, const char *dir, unsigned line_port, const char *relay_secret,
+                      size_t max_clients, unsigned *bound, char *err, size_t err_cap);
 /* Closes every WebSocket connection and ends the thread. */
 void web_stop(struct web *w);
 
