@@ -65,7 +65,7 @@ static const char usage_text[] =
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--check] [--web-port N] [--web DIR]\n"
-    "                 [--web-port-file PATH]\n"
+    "                 [--web-port-file PATH] [--origin ORIGIN]...\n"
     "       tg-server --db PATH --migrate-logs DIR\n";
 
 static void usage(FILE *f)
@@ -107,6 +107,8 @@ static void usage(FILE *f)
           "  --web DIR                serve the web app's files from DIR over HTTP on the\n"
           "                           web port (implies --web-port 8080 unless given)\n"
           "  --web-port-file PATH     write the web port there once it accepts clients\n"
+          "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
+          "                           the server's own pages only)\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
           "                           tg-server into the database, print each match's seat\n"
           "                           tokens, and exit\n"
@@ -188,6 +190,12 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!v || !*v)
                 return bad_args("--web needs a directory", NULL);
             o->web_dir = v;
+        } else if (strcmp(a, "--origin") == 0) {
+            if (!v || !*v || o->origin_count == ORIGINS_MAX)
+                return bad_args("--origin needs a page's origin (e.g. https://games.example), "
+                                "at most 16 of them",
+                                v);
+            o->origins[o->origin_count++] = v;
         } else if (strcmp(a, "--web-port-file") == 0) {
             if (!v || !*v)
                 return bad_args("--web-port-file needs a path", NULL);
@@ -379,8 +387,10 @@ int main(int argc, char **argv)
     struct web *web = NULL;
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
         unsigned web_port = 0;
-        web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, sv.opt.web_dir,
-                        port, sv.relay_secret, sv.opt.max_clients, &web_port, err, sizeof err);
+        struct web_options wo = {sv.opt.web_dir, sv.relay_secret, sv.opt.max_clients,
+                                 sv.opt.origins, sv.opt.origin_count};
+        web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, &wo, port,
+                        &web_port, err, sizeof err);
         if (!web)
             fatal("%s", err);
         printf("tg-server: WebSocket%s on 127.0.0.1:%u\n", sv.opt.web_dir ? " and web app" : "",

@@ -37,6 +37,7 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define WATCHER_OUT_MAX (1024u * 1024u) /* a watcher this far behind on its events is dropped */
 #define FLAG_CHECK_SECONDS 0.05         /* how often running clocks are looked at */
 #define SOCKET_SEND_BUFFER (64 * 1024)  /* bytes the kernel holds for one client's replies */
+#define ORIGINS_MAX 16
 #define WEB_DESCRIPTORS 3  /* a WebSocket: its socket, the relay's, and the loop's end of it */
 #define BUDGET_SECONDS 5.0 /* a budget holds this many seconds' worth of costly commands */
 
@@ -48,6 +49,8 @@ struct options {
     long web_port; /* -1: no WebSocket and HTTP listener */
     const char *web_dir;
     const char *web_port_file;
+    const char *origins[ORIGINS_MAX]; /* --origin: pages allowed to open a WebSocket */
+    size_t origin_count;
     size_t max_clients;
     uint64_t max_matches;
     size_t max_loaded;

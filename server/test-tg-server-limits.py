@@ -12,7 +12,10 @@
   three descriptors a WebSocket, the WebSockets and TCP clients beyond it are told
   `err too-many-clients`, and the server neither spins nor floods stderr;
 - watchers that never read: the output waiting for all clients together is bounded
-  (--max-buffered), the watchers that are behind are let go, one that reads gets every event.
+  (--max-buffered), the watchers that are behind are let go, one that reads gets every event;
+- the web port: nosniff, a CSP with frame-ancestors 'none' on every page, no symbolic link
+  followed out of --web, and a WebSocket opened only from the server's own pages or the
+  --origin ones (a client with no Origin is not a browser and may).
 """
 import importlib.util
 import os
@@ -302,3 +305,86 @@ class SilentWatchersTest(LimitsCase):
         self.assertEqual(got[2 * rounds - 1], "event %d undo-declined 1" % m.id)
         for s in silent:
             s.close()
+
+
+def handshake(port, origin=None, host=None):
+    """The status line of a WebSocket handshake with that Origin (none: no header)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    head = ("GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            % (host or "127.0.0.1:%d" % port))
+    if origin:
+        head += "Origin: %s\r\n" % origin
+    s.sendall((head + "\r\n").encode())
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    return data.split(b"\r\n")[0].decode(errors="replace")
+
+
+def http_get(port, path):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
+    data = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    return data
+
+
+class WebSafetyTest(LimitsCase):
+    def setUp(self):
+        base.SERVER = ws.SERVER = SERVER
+        self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
+        self.db = os.path.join(self.tmp.name, "matches.db")
+        self.site = os.path.join(self.tmp.name, "site")
+        os.mkdir(self.site)
+        with open(os.path.join(self.site, "index.html"), "w") as f:
+            f.write("<!doctype html><title>board</title>\n")
+        with open(os.path.join(self.tmp.name, "secret.txt"), "w") as f:
+            f.write("not for the web\n")
+        os.symlink(os.path.join(self.tmp.name, "secret.txt"), os.path.join(self.site, "leak.txt"))
+        os.symlink(self.tmp.name, os.path.join(self.site, "up"))
+        os.symlink("index.html", os.path.join(self.site, "same.html"))
+        self.server = ws.WebServer(self.db, web=self.site).start()
+
+    def test_headers_and_no_symlink_out_of_the_site(self):
+        page = http_get(self.server.web_port, "/")
+        head = page.split(b"\r\n\r\n")[0].lower()
+        self.assertIn(b" 200 ", page.split(b"\r\n")[0])
+        self.assertIn(b"x-content-type-options: nosniff", head)
+        self.assertIn(b"frame-ancestors 'none'", head)
+        self.assertIn(b"content-security-policy: default-src 'self'", head)
+        # A link inside the site is served; one that leads out of it is not.
+        self.assertIn(b"<title>board</title>", http_get(self.server.web_port, "/same.html"))
+        for path in ("/leak.txt", "/up/secret.txt"):
+            answer = http_get(self.server.web_port, path)
+            self.assertNotIn(b"not for the web", answer, path)
+            self.assertNotIn(b" 200 ", answer.split(b"\r\n")[0], path)
+
+    def test_origin_of_the_websocket(self):
+        port = self.server.web_port
+        self.assertIn(" 101 ", handshake(port))  # not a browser: no Origin
+        self.assertIn(" 101 ", handshake(port, "http://127.0.0.1:%d" % port))
+        self.assertNotIn(" 101 ", handshake(port, "https://evil.example"))
+        self.assertNotIn(" 101 ", handshake(port, "http://127.0.0.1:%d.evil.example" % port))
+        self.server.stop()
+        self.server = ws.WebServer(self.db, "--origin", "https://games.example",
+                                   web=self.site).start()
+        port = self.server.web_port
+        self.assertIn(" 101 ", handshake(port, "https://games.example"))
+        self.assertNotIn(" 101 ", handshake(port, "https://evil.example"))
+        self.assertNotIn(" 101 ", handshake(port, "http://127.0.0.1:%d" % port))

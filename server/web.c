@@ -5,13 +5,14 @@
  * one command line, one line from the server is one text message to the browser. The poll
  * loop never learns which of its clients are browsers, so nothing about the protocol, its
  * limits or its storage differs between the two. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 
 #include "web.h"
 
 #include <libwebsockets.h>
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -74,6 +75,9 @@ struct web {
     struct lws_context *context;
     unsigned line_port;
     char relay_secret[64];
+    const char *const *origins;
+    size_t origin_count;
+    struct lws_protocol_vhost_options headers[4];
     size_t max_connections, connections; /* browser-side sockets, counted on its thread */
     pthread_t thread;
     atomic_bool stop;
@@ -191,6 +195,40 @@ static int send_to_browser(struct session *s)
     return 0;
 }
 
+/* A browser names the page that opens a WebSocket in Origin: only the configured ones (--origin),
+ * or without a list the server's own pages, may; so another site cannot act with a visitor's
+ * seat links. A client with no Origin is not a browser and is let in. */
+static bool origin_allowed(const struct web *w, struct lws *wsi)
+{
+    char origin[256], host[256], own[300];
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
+        return true;
+    for (size_t i = 0; i < w->origin_count; i++)
+        if (strcmp(origin, w->origins[i]) == 0)
+            return true;
+    if (w->origin_count || lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
+        return false;
+    for (int tls = 0; tls < 2; tls++) {
+        snprintf(own, sizeof own, "%s://%s", tls ? "https" : "http", host);
+        if (strcmp(origin, own) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The file an HTTP request names must be inside the site once symbolic links are followed. */
+static bool inside_site(const struct web *w, const char *uri)
+{
+    if (!w->dir[0] || !uri)
+        return true;
+    char path[8192], real[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", w->dir, uri);
+    if (!realpath(path, real))
+        return true; /* nothing there: libwebsockets answers 404 */
+    size_t n = strlen(w->dir);
+    return strncmp(real, w->dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
+}
+
 static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                       size_t len)
 {
@@ -222,6 +260,10 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         lws_callback_on_writable(s->line);
         return 0;
     }
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return origin_allowed(w, wsi) ? 0 : 1;
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        return inside_site(w, in) ? 0 : 1;
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         /* Refused before it costs more descriptors: the process never runs out of them, so
          * libwebsockets never spins on a failing accept. */
@@ -340,8 +382,8 @@ static void *serve_web(void *arg)
     return NULL;
 }
 
-struct web *web_start(unsigned port, const char *dir, unsigned line_port, const char *relay_secret,
-                      size_t max_clients, unsigned *bound, char *err, size_t err_cap)
+struct web *web_start(unsigned port, const struct web_options *o, unsigned line_port,
+                      unsigned *bound, char *err, size_t err_cap)
 {
     struct web *w = calloc(1, sizeof *w);
     if (!w) {
@@ -349,8 +391,11 @@ struct web *web_start(unsigned port, const char *dir, unsigned line_port, const 
         return NULL;
     }
     w->line_port = line_port;
-    snprintf(w->relay_secret, sizeof w->relay_secret, "%s", relay_secret);
-    w->max_connections = max_clients + EXTRA_CONNECTIONS;
+    const char *dir = o->dir;
+    snprintf(w->relay_secret, sizeof w->relay_secret, "%s", o->relay_secret);
+    w->max_connections = o->max_clients + EXTRA_CONNECTIONS;
+    w->origins = o->origins;
+    w->origin_count = o->origin_count;
     atomic_init(&w->stop, false);
     lws_set_log_level(LLL_ERR, log_at_most_once_a_second);
 
@@ -361,8 +406,30 @@ struct web *web_start(unsigned port, const char *dir, unsigned line_port, const 
     info.protocols = protocols;
     info.user = w;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    /* Every response: no sniffing, no framing by other sites, nothing loaded from elsewhere
+     * (the board compiles WebAssembly), no referrer carrying a page's address away. */
+    static const struct {
+        const char *name, *value;
+    } headers[] = {
+        {"x-content-type-options:", "nosniff"},
+        {"x-frame-options:", "DENY"},
+        {"referrer-policy:", "no-referrer"},
+        {"content-security-policy:",
+         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' "
+         "'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+         "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"},
+    };
+    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++)
+        w->headers[i] = (struct lws_protocol_vhost_options){
+            i + 1 < sizeof headers / sizeof *headers ? &w->headers[i + 1] : NULL, NULL,
+            headers[i].name, headers[i].value};
+    info.headers = w->headers;
     if (dir) {
-        snprintf(w->dir, sizeof w->dir, "%s", dir);
+        if (!realpath(dir, w->dir)) {
+            snprintf(err, err_cap, "--web %s: %s", dir, strerror(errno));
+            free(w);
+            return NULL;
+        }
         /* Browsers compile WebAssembly as it streams in only under its own type. */
         w->wasm_type = (struct lws_protocol_vhost_options){NULL, NULL, ".wasm", "application/wasm"};
         w->mount = (struct lws_http_mount){

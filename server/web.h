@@ -10,13 +10,19 @@
 
 struct web;
 
-/* Listens on 127.0.0.1:port (0 picks a free one) and starts the WebSocket thread. dir, if not
- * NULL, is served over HTTP at /. line_port is the line server's port; each relayed connection
- * opens with `via SECRET ADDRESS` (relay_secret, the browser's address). At most max_clients
- * (and a few more, to be told the server is full) browser connections are open at once. The
- * port bound is written to *bound. NULL (and why in err) on failure. */
-struct web *web_start(unsigned port, const char *dir, unsigned line_port, const char *relay_secret,
-                      size_t max_clients, unsigned *bound, char *err, size_t err_cap);
+struct web_options {
+    const char *dir;          /* served over HTTP at / if not NULL; nothing outside it */
+    const char *relay_secret; /* each relayed connection opens with `via SECRET ADDRESS` */
+    size_t max_clients;       /* browser connections open at once (a few more are told) */
+    const char *const *origins; /* the pages allowed to open a WebSocket; none: same origin */
+    size_t origin_count;
+};
+
+/* Listens on 127.0.0.1:port (0 picks a free one) and starts the WebSocket thread; line_port is
+ * the line server's port. The port bound is written to *bound. NULL (and why in err) on
+ * failure. */
+struct web *web_start(unsigned port, const struct web_options *o, unsigned line_port,
+                      unsigned *bound, char *err, size_t err_cap);
 /* Closes every WebSocket connection and ends the thread. */
 void web_stop(struct web *w);
 
