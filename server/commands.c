@@ -24,14 +24,31 @@ static bool laps_within(const tg_rules *r, unsigned long max_laps)
     return true; /* a game whose moves always end */
 }
 
-void cmd_new(struct server *sv, struct client *c, const char *spec, const char *clock_text)
+/* new SPEC [clock=M+S] [seat=0|1]: the creator takes one seat (0 unless it says) and gets an
+ * invite for the other; nothing is thrown until both seats are taken, so the creator cannot
+ * look at the opening throws before handing a seat out. */
+void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
 {
+    const char *spec = w[1];
     struct stored_clock clock = {.flagged = -1};
-    if (clock_text && !parse_clock(clock_text, &clock)) {
-        reply_error(c, "bad-option",
-                    "a time control is clock=M+S: minutes (up to 1440) and an "
-                    "increment in seconds (up to 3600), e.g. clock=5+3");
-        return;
+    int creator = 0;
+    bool clock_seen = false, seat_seen = false;
+    for (size_t i = 2; i < n; i++) {
+        if (!clock_seen && strncmp(w[i], "clock=", 6) == 0) {
+            clock_seen = true;
+            if (!parse_clock(w[i], &clock)) {
+                reply_error(c, "bad-option",
+                            "a time control is clock=M+S: minutes (up to 1440) and an "
+                            "increment in seconds (up to 3600), e.g. clock=5+3");
+                return;
+            }
+        } else if (!seat_seen && (strcmp(w[i], "seat=0") == 0 || strcmp(w[i], "seat=1") == 0)) {
+            seat_seen = true;
+            creator = w[i][5] - '0';
+        } else {
+            reply_error(c, "bad-option", "new SPEC [clock=M+S] [seat=0|1]");
+            return;
+        }
     }
     size_t staged = 0;
     for (size_t i = 0; i < sv->change_count; i++)
@@ -76,11 +93,10 @@ void cmd_new(struct server *sv, struct client *c, const char *spec, const char *
     m->clock.kept = clock;
     m->clock.turn_began = sv->now;
     ch->clock = m->clock;
+    m->invite_seat = 1 - creator;
     st = tg_state_new(rules->rules, &ch->state);
-    /* A game that opens with a throw gets it now, from the server, like every later one. */
-    if (st == TG_OK)
-        st = throw_while_chance(ch->state, &ch->made);
-    if (st != TG_OK || !new_token(m->tokens[0]) || !new_token(m->tokens[1])) {
+    if (st != TG_OK || !new_token(m->tokens[0]) || !new_token(m->tokens[1]) ||
+        !new_token(m->invite)) {
         tg_state_free(ch->state);
         move_list_free(&ch->made);
         match_free(sv, m);
@@ -90,7 +106,47 @@ void cmd_new(struct server *sv, struct client *c, const char *spec, const char *
     c->awaiting = true;
     stage(sv, ch);
     if (sv->change_count && &sv->changes[sv->change_count - 1] == ch)
-        buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[0], m->tokens[1]);
+        buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[creator], m->invite);
+}
+
+/* join ID INVITE: the other seat's token, to whoever shows the invite first; then the opening
+ * throws, if the game has them, are made. */
+void cmd_join(struct server *sv, struct client *c, struct match *m, const char *invite)
+{
+    if (m->invite_seat < 0) {
+        reply_error(c, "already-joined", "both seats of match %" PRIu64 " are taken", m->id);
+        return;
+    }
+    unsigned char diff = strlen(invite) != TOKEN_HEX_LEN;
+    for (size_t i = 0; !diff && i < TOKEN_HEX_LEN; i++)
+        diff |= (unsigned char)(invite[i] ^ m->invite[i]);
+    if (diff) {
+        reply_error(c, "bad-token", "that is not the invite of match %" PRIu64, m->id);
+        return;
+    }
+    if (m->busy || match_over(m)) {
+        reply_error(c, m->busy ? "busy" : "game-over", "match %" PRIu64 " cannot be joined now",
+                    m->id);
+        return;
+    }
+    struct change *ch = change_new(sv, CH_JOIN, m, c->serial);
+    tg_status st = !ch ? TG_ERR_NO_MEMORY : tg_state_clone(m->state, &ch->state);
+    /* A game that opens with a throw gets it now, from the server, like every later one. */
+    if (st == TG_OK)
+        st = throw_while_chance(ch->state, &ch->made);
+    if (st != TG_OK) {
+        if (ch) {
+            tg_state_free(ch->state);
+            move_list_free(&ch->made);
+        }
+        reply_status(c, st);
+        return;
+    }
+    ch->seat = m->invite_seat;
+    buf_printf(&ch->reply, "ok %d %s\n", m->invite_seat, m->tokens[m->invite_seat]);
+    m->busy = true;
+    c->awaiting = true;
+    stage(sv, ch);
 }
 
 /* The checks every command that changes a match makes: the token names a seat, nothing else
@@ -117,6 +173,11 @@ static int acting_seat(struct client *c, struct match *m, const char *ply_text, 
     }
     if (m->aborted) {
         reply_error(c, "game-over", "the match was aborted: its first move did not come in time");
+        return -1;
+    }
+    if (m->invite_seat >= 0) {
+        reply_error(c, "not-joined", "seat %d of match %" PRIu64 " has not joined yet",
+                    m->invite_seat, m->id);
         return -1;
     }
     uint64_t ply;
@@ -174,6 +235,11 @@ static void submit_move_job(struct server *sv, struct client *c, struct match *m
     j->match = m;
     j->seat = seat;
     j->move = move;
+    if (m->kept_throws && !(j->kept = strdup(m->kept_throws))) {
+        job_free(j);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
     if (bot)
         snprintf(j->bot, sizeof j->bot, "%s", bot);
     if (!pool_submit(kind == JOB_BOT ? sv->bot_pool : sv->move_pool, &j->base)) {
@@ -290,6 +356,27 @@ void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char 
     while (tg_state_ply(ch->state) > keep && tg_state_undo(ch->state) == TG_OK)
         ;
     ch->keep_plies = keep;
+    /* The throws that followed the decision are kept for the next decisions (before any kept
+     * earlier), so that taking a move back never throws the sticks again. */
+    size_t from = m->plies[keep].end, to = m->names.len;
+    if (to > from) {
+        size_t old = m->kept_throws ? strlen(m->kept_throws) + 1 : 0;
+        char *kept = malloc(to - from + old + 1);
+        if (!kept) {
+            tg_state_free(ch->state);
+            ch->state = NULL;
+            reply_status(c, TG_ERR_NO_MEMORY);
+            return;
+        }
+        memcpy(kept, m->names.data + from, to - from - 1); /* without the last space */
+        kept[to - from - 1] = '\0';
+        if (old) {
+            strcat(kept, " ");
+            strcat(kept, m->kept_throws);
+        }
+        ch->kept_changed = true;
+        ch->kept_after = kept;
+    }
     buf_printf(&ch->reply, "ok %zu\n", keep);
     m->busy = true;
     c->awaiting = true;

@@ -19,6 +19,7 @@ void job_free(struct job *j)
     tg_state_free(j->state);
     stored_match_free(&j->stored);
     move_list_free(&j->made);
+    free(j->kept);
     free(j);
 }
 
@@ -70,6 +71,23 @@ void work_play(struct pool_job *pj)
 {
     struct job *j = (struct job *)pj;
     j->status = record_move(j->state, j->move, j->seat, &j->made);
+    /* The throws an accepted undo took back come again, in order, while they fit. */
+    while (j->status == TG_OK && j->kept && j->kept[j->kept_used] &&
+           tg_state_player(j->state) == TG_CHANCE) {
+        const char *at = j->kept + j->kept_used;
+        size_t len = strcspn(at, " ");
+        char name[NOTATION_MAX];
+        tg_move thrown;
+        if (len >= sizeof name)
+            break;
+        memcpy(name, at, len);
+        name[len] = '\0';
+        if (tg_move_from_string(j->state, name, &thrown) != TG_OK ||
+            !tg_state_is_legal(j->state, thrown))
+            break;
+        j->status = record_move(j->state, thrown, -1, &j->made);
+        j->kept_used += len + (at[len] == ' ');
+    }
     if (j->status == TG_OK)
         j->status = throw_while_chance(j->state, &j->made);
 }
@@ -164,6 +182,7 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
     m->rules = rules;
     m->resigned = -1;
     m->undo_requested_by = -1;
+    m->invite_seat = -1;
     m->loading = true;
     match_touch(sv, m);
     memcpy(m->tokens, j->stored.tokens, sizeof m->tokens);
@@ -186,7 +205,8 @@ bool result_consistent(const struct job *j, char *why, size_t why_cap)
 {
     const struct stored_match *s = &j->stored;
     const tg_state *st = j->state;
-    if (tg_state_player(st) == TG_CHANCE) {
+    /* A match nobody has joined yet waits for its opening throws. */
+    if (tg_state_player(st) == TG_CHANCE && s->invite_seat < 0) {
         snprintf(why, why_cap, "the record stops at a throw that was never made");
         return false;
     }
@@ -215,6 +235,10 @@ static void load_done(struct server *sv, struct job *j)
     char why[256];
     snprintf(why, sizeof why, "%s", j->why);
     bool ok = j->status == TG_OK && result_consistent(j, why, sizeof why);
+    if (ok && j->stored.invite_seat >= 0 && j->stored.move_count) {
+        snprintf(why, sizeof why, "moves are recorded before its second seat joined");
+        ok = false;
+    }
     if (ok && j->stored.aborted &&
         (!j->stored.clock.on || j->stored.clock.started || j->stored.clock.flagged >= 0 ||
          j->stored.has_result || tg_state_is_terminal(j->state))) {
@@ -233,6 +257,10 @@ static void load_done(struct server *sv, struct job *j)
         if (j->stored.by_resignation)
             m->resigned = 1 - j->stored.winner;
         m->aborted = j->stored.aborted;
+        m->invite_seat = j->stored.invite_seat;
+        m->kept_throws = j->stored.kept_throws;
+        j->stored.kept_throws = NULL;
+        memcpy(m->invite, j->stored.invite, sizeof m->invite);
         m->clock.kept = j->stored.clock;
         m->clock.turn_began = sv->now;
         match_touch(sv, m);
@@ -275,6 +303,11 @@ static void move_done(struct server *sv, struct job *j)
     j->state = NULL;
     ch->made = j->made;
     memset(&j->made, 0, sizeof j->made);
+    if (j->kept_used) {
+        ch->kept_changed = true;
+        const char *rest = j->kept + j->kept_used;
+        ch->kept_after = *rest ? strdup(rest) : NULL;
+    }
     buf_append(&ch->reply, "ok", 2);
     for (size_t i = 0; i < ch->made.count; i++)
         buf_printf(&ch->reply, " %s", ch->made.items[i].notation);

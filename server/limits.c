@@ -64,8 +64,8 @@ static bool take(struct budget *b, double rate, double now)
  * search, undo traffic, subscribing (with its catch-up), and reading lists and histories. */
 static bool costly(const char *cmd)
 {
-    static const char *const names[] = {"new",     "bot",   "undo", "accept",
-                                        "decline", "watch", "list", "history"};
+    static const char *const names[] = {"new",   "bot",  "undo",    "accept", "decline",
+                                        "watch", "list", "history", "join"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(cmd, names[i]) == 0)
             return true;

@@ -193,6 +193,7 @@ void match_free(struct server *sv, struct match *m)
     tg_state_free(m->state);
     free(m->names.data);
     free(m->plies);
+    free(m->kept_throws);
     rules_release(sv, m->rules);
     free(m);
 }

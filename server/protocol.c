@@ -139,6 +139,8 @@ static void cmd_show(struct server *sv, struct client *c, struct match *m)
                  clock_left(m, 1, sv->now));
     if (m->resigned >= 0 || m->clock.kept.flagged >= 0 || m->aborted)
         snprintf(by, sizeof by, " by=%s", end_reason(m));
+    if (m->invite_seat >= 0 && !match_over(m))
+        snprintf(undo, sizeof undo, " waiting-for=%d", m->invite_seat);
     buf_printf(&c->out, "ok ply=%zu turn=%s result=%s%s%s%s position=%s\n", tg_state_ply(m->state),
                to_move, result_word(m), by, undo, clock, text.data);
     free(text.data);
@@ -211,7 +213,8 @@ static size_t split_words(char *line, char **words, size_t max)
 }
 
 static const char help_text[] =
-    "ok commands: new SPEC [clock=M+S]; show ID; moves ID; history ID; watch ID [PLY]; "
+    "ok commands: new SPEC [clock=M+S] [seat=0|1]; join ID INVITE; show ID; moves ID; "
+    "history ID; watch ID [PLY]; "
     "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
     "decline ID PLY TOKEN; resign ID TOKEN; help; quit\n";
@@ -230,11 +233,11 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         bool acts; /* needs a seat token, its last word */
     } commands[] = {
         {"quit", 1, 1, false},    {"help", 1, 1, false},    {"status", 1, 1, false},
-        {"list", 1, 2, false},    {"new", 2, 3, false},     {"show", 2, 2, false},
+        {"list", 1, 2, false},    {"new", 2, 4, false},     {"show", 2, 2, false},
         {"watch", 2, 3, false},   {"unwatch", 2, 2, false}, {"moves", 2, 2, false},
         {"history", 2, 2, false}, {"play", 5, 5, true},     {"bot", 5, 5, true},
         {"undo", 4, 4, true},     {"accept", 4, 4, true},   {"decline", 4, 4, true},
-        {"resign", 3, 3, true},
+        {"resign", 3, 3, true},   {"join", 3, 3, false},
     };
     size_t k = 0;
     while (k < sizeof commands / sizeof *commands && strcmp(w[0], commands[k].name) != 0)
@@ -275,7 +278,7 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         return RUN_DONE;
     }
     if (strcmp(cmd, "new") == 0) {
-        cmd_new(sv, c, w[1], n == 3 ? w[2] : NULL);
+        cmd_new(sv, c, w, n);
         return RUN_DONE;
     }
     struct match *m;
@@ -291,6 +294,8 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         cmd_history(c, m);
     else if (strcmp(cmd, "watch") == 0)
         cmd_watch(sv, c, m, n == 3 ? w[2] : NULL);
+    else if (strcmp(cmd, "join") == 0)
+        cmd_join(sv, c, m, w[2]);
     else if (strcmp(cmd, "unwatch") == 0)
         cmd_unwatch(c, m);
     else if (strcmp(cmd, "play") == 0)

@@ -29,6 +29,7 @@ void change_discard(struct server *sv, struct change *ch)
     tg_state_free(ch->state);
     move_list_free(&ch->made);
     free(ch->reply.data);
+    free(ch->kept_after);
     if (ch->kind == CH_NEW)
         match_free(sv, ch->match);
     else
@@ -69,17 +70,25 @@ void stage(struct server *sv, struct change *ch)
              write_moves(sv, m->id, 0, &ch->made) &&
              store_set_plies(sv->store, m->id, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state) &&
-             (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept));
+             (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
+             store_put_invite(sv->store, m->id, m->invite_seat, m->invite);
+        break;
+    case CH_JOIN:
+        ok = ok && store_delete_invite(sv->store, m->id) && write_moves(sv, m->id, 0, &ch->made) &&
+             store_set_plies(sv->store, m->id, ch->made.count) &&
+             write_result_if_over(sv, m->id, ch->state);
         break;
     case CH_MOVES:
         ok = ok && write_moves(sv, m->id, tg_state_ply(m->state), &ch->made) &&
              store_set_plies(sv->store, m->id, tg_state_ply(ch->state)) &&
-             write_result_if_over(sv, m->id, ch->state);
+             write_result_if_over(sv, m->id, ch->state) &&
+             (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
         break;
     case CH_UNDO:
         ok = ok && store_delete_moves_from(sv->store, m->id, ch->keep_plies) &&
              store_set_plies(sv->store, m->id, ch->keep_plies) &&
-             store_clear_result(sv->store, m->id);
+             store_clear_result(sv->store, m->id) &&
+             (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
         break;
     case CH_RESIGN:
         ok = ok && store_set_result(sv->store, m->id, 1 - ch->seat, true, tg_state_ply(m->state),
@@ -146,11 +155,17 @@ void finish_round(struct server *sv)
         bool kept = true;
         size_t plies_before = m->ply_count;
         bool live_before = ch->kind != CH_NEW && !match_over(m);
-        if (ch->kind == CH_NEW || ch->kind == CH_MOVES)
+        if (ch->kind == CH_NEW || ch->kind == CH_MOVES || ch->kind == CH_JOIN)
             kept = note_plies(m, ch->made.items, ch->made.count);
+        if (ch->kind == CH_JOIN)
+            m->invite_seat = -1;
         else if (ch->kind == CH_UNDO)
             forget_plies(m, ch->keep_plies);
-        else if (ch->kind == CH_RESIGN)
+        if (ch->kept_changed) {
+            free(m->kept_throws);
+            m->kept_throws = ch->kept_after;
+            ch->kept_after = NULL;
+        } else if (ch->kind == CH_RESIGN)
             m->resigned = ch->seat;
         else if (ch->kind == CH_ABORT)
             m->aborted = true;
@@ -179,7 +194,9 @@ void finish_round(struct server *sv)
             if (!kept)
                 table_remove(sv, m);
         }
-        if (kept && ch->kind == CH_MOVES) {
+        if (kept && ch->kind == CH_JOIN)
+            push_event(sv, m, "joined %d", ch->seat);
+        if (kept && (ch->kind == CH_MOVES || (ch->kind == CH_JOIN && ch->made.count))) {
             size_t start = plies_before ? m->plies[plies_before - 1].end : 0;
             push_event(sv, m, "moves %zu %.*s", plies_before, (int)(m->names.len - start - 1),
                        m->names.data + start);

@@ -102,9 +102,12 @@ struct match {
     size_t ply_count, ply_cap;
     double last_used;
     struct match_clock clock;
-    size_t watchers;  /* connections receiving its events: it stays loaded while watched */
-    bool flag_staged; /* its flag fall is in this round's transaction */
-    bool aborted;     /* a clocked match whose first decision did not come in time */
+    size_t watchers;   /* connections receiving its events: it stays loaded while watched */
+    bool flag_staged;  /* its flag fall is in this round's transaction */
+    bool aborted;      /* a clocked match whose first decision did not come in time */
+    int invite_seat;   /* the seat nobody has joined yet, or -1 once both are taken */
+    char *kept_throws; /* throws an accepted undo took back, to be made again; or NULL */
+    char invite[TOKEN_HEX_LEN + 1];
     double undo_requested_at;
     /* The matches the loop may unload, least recently used first, and the pinned ones: a
      * refusal or an unload never walks every loaded match. */
@@ -159,10 +162,12 @@ struct job {
     struct stored_match stored; /* JOB_LOAD: the rows to replay */
     struct move_list made;      /* the moves the job made, throws included */
     tg_status status;
-    char why[256]; /* JOB_LOAD: why the stored match does not replay */
+    char why[256];    /* JOB_LOAD: why the stored match does not replay */
+    char *kept;       /* the match's kept throws, made before any new one */
+    size_t kept_used; /* bytes of kept the move used */
 };
 
-enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG, CH_ABORT };
+enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG, CH_ABORT, CH_JOIN };
 
 /* A change made in this round's transaction; applied to memory and answered once committed. */
 struct change {
@@ -176,6 +181,8 @@ struct change {
     struct match_clock clock; /* the match's clocks after the change */
     struct buf reply;
     bool failed;
+    bool kept_changed; /* the match's kept throws become kept_after (NULL: none) */
+    char *kept_after;
 };
 
 struct set_aside_entry {
@@ -238,7 +245,8 @@ bool track_clock(struct server *sv, struct match *m);
 /* commands.c */
 void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char **w, bool accept);
 void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w);
-void cmd_new(struct server *sv, struct client *c, const char *spec, const char *clock_text);
+void cmd_new(struct server *sv, struct client *c, char **w, size_t n);
+void cmd_join(struct server *sv, struct client *c, struct match *m, const char *invite);
 void cmd_play(struct server *sv, struct client *c, struct match *m, char **w);
 void cmd_resign(struct server *sv, struct client *c, struct match *m, char **w);
 void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w);

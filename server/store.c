@@ -64,6 +64,17 @@ static const char *const schema_sql =
     "CREATE TABLE IF NOT EXISTS aborted ("
     "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
     "  at       INTEGER NOT NULL);"
+    /* The other seat of a match nobody has joined yet: whoever shows the invite gets that
+     * seat's token, once, and the row goes (docs/server.md, "Seats"). */
+    "CREATE TABLE IF NOT EXISTS invites ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  seat     INTEGER NOT NULL CHECK (seat IN (0, 1)),"
+    "  invite   TEXT    NOT NULL);"
+    /* The throws that followed a decision taken back by an accepted undo, in order: the next
+     * decisions get them again, so an undo never throws the sticks anew. */
+    "CREATE TABLE IF NOT EXISTS kept_throws ("
+    "  match_id  INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  notations TEXT    NOT NULL);"
     /* No reference to matches: a match whose own row is damaged is set aside too. */
     "CREATE TABLE IF NOT EXISTS set_aside ("
     "  match_id INTEGER PRIMARY KEY,"
@@ -95,6 +106,12 @@ enum stmt_id {
     S_LOAD_MOVES,
     S_COUNT,
     S_COUNT_LIVE,
+    S_PUT_KEPT,
+    S_DELETE_KEPT,
+    S_LOAD_KEPT,
+    S_INSERT_INVITE,
+    S_DELETE_INVITE,
+    S_LOAD_INVITE,
     S_INSERT_ABORTED,
     S_LOAD_ABORTED,
     S_EXISTS,
@@ -138,6 +155,12 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
                      "WHERE r.match_id = m.id) AND NOT EXISTS (SELECT 1 FROM clocks c WHERE "
                      "c.match_id = m.id AND c.flagged IS NOT NULL) AND NOT EXISTS (SELECT 1 "
                      "FROM aborted a WHERE a.match_id = m.id)",
+    [S_PUT_KEPT] = "INSERT OR REPLACE INTO kept_throws (match_id, notations) VALUES (?1, ?2)",
+    [S_DELETE_KEPT] = "DELETE FROM kept_throws WHERE match_id = ?1",
+    [S_LOAD_KEPT] = "SELECT notations FROM kept_throws WHERE match_id = ?1",
+    [S_INSERT_INVITE] = "INSERT INTO invites (match_id, seat, invite) VALUES (?1, ?2, ?3)",
+    [S_DELETE_INVITE] = "DELETE FROM invites WHERE match_id = ?1",
+    [S_LOAD_INVITE] = "SELECT seat, invite FROM invites WHERE match_id = ?1",
     [S_INSERT_ABORTED] = "INSERT INTO aborted (match_id, at) VALUES (?1, ?2)",
     [S_LOAD_ABORTED] = "SELECT at FROM aborted WHERE match_id = ?1",
     [S_EXISTS] = "SELECT 1 FROM matches WHERE id = ?1",
@@ -411,6 +434,37 @@ bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c
     return run(st, s);
 }
 
+bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations)
+{
+    sqlite3_stmt *s = prepared(st, notations ? S_PUT_KEPT : S_DELETE_KEPT);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    if (notations)
+        sqlite3_bind_text(s, 2, notations, -1, SQLITE_TRANSIENT);
+    return run(st, s);
+}
+
+bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invite)
+{
+    sqlite3_stmt *s = prepared(st, S_INSERT_INVITE);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int(s, 2, seat);
+    sqlite3_bind_text(s, 3, invite, -1, SQLITE_TRANSIENT);
+    return run(st, s);
+}
+
+bool store_delete_invite(struct store *st, uint64_t id)
+{
+    sqlite3_stmt *s = prepared(st, S_DELETE_INVITE);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return run(st, s);
+}
+
 bool store_set_aborted(struct store *st, uint64_t id)
 {
     sqlite3_stmt *s = prepared(st, S_INSERT_ABORTED);
@@ -464,6 +518,7 @@ void stored_match_free(struct stored_match *m)
 {
     free(m->spec);
     free(m->moves);
+    free(m->kept_throws);
     memset(m, 0, sizeof *m);
 }
 
@@ -588,6 +643,38 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
     }
     if (rc != SQLITE_DONE)
         return damaged(st, s, out, why, why_cap, "clocks row", rc);
+    sqlite3_reset(s);
+
+    if (!(s = prepared(st, S_LOAD_KEPT)))
+        return damaged(st, NULL, out, why, why_cap, "kept_throws row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(s, 0);
+        if (!t || !(out->kept_throws = strdup((const char *)t)))
+            return damaged(st, s, out, why, why_cap, "kept_throws row is malformed", rc);
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "kept_throws row", rc);
+    sqlite3_reset(s);
+
+    out->invite_seat = -1;
+    if (!(s = prepared(st, S_LOAD_INVITE)))
+        return damaged(st, NULL, out, why, why_cap, "invites row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(s, 1);
+        out->invite_seat = sqlite3_column_int(s, 0);
+        if ((out->invite_seat != 0 && out->invite_seat != 1) ||
+            !is_token(t, sqlite3_column_bytes(s, 1)))
+            return damaged(st, s, out, why, why_cap, "invites row is malformed", rc);
+        memcpy(out->invite, t, TOKEN_HEX_LEN + 1);
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "invites row", rc);
     sqlite3_reset(s);
 
     if (!(s = prepared(st, S_LOAD_ABORTED)))

@@ -388,3 +388,84 @@ class WebSafetyTest(LimitsCase):
         self.assertIn(" 101 ", handshake(port, "https://games.example"))
         self.assertNotIn(" 101 ", handshake(port, "https://evil.example"))
         self.assertNotIn(" 101 ", handshake(port, "http://127.0.0.1:%d" % port))
+
+
+def any_new_match(conn, spec):
+    """new_match, or (for a server before the join step) the two tokens `new` answered."""
+    mid, first, second = conn.ok("new " + spec).split()
+    reply = conn.ask("join %s %s" % (mid, second))
+    if reply.startswith("err unknown-command"):
+        return int(mid), [first, second]
+    seat, other = reply.split()[1:]
+    return int(mid), [first, other] if seat == "1" else [other, first]
+
+
+class SeatsTest(LimitsCase):
+    def test_the_creator_holds_one_seat_and_the_invite_works_once(self):
+        c, guest, watcher = (Conn(self.server.port) for _ in range(3))
+        mid, token, invite = c.ok("new halusa").split()
+        self.assertEqual(show(c, int(mid))["waiting-for"], "1")
+        # The invite is not a seat token, and nothing moves before the other seat joins.
+        self.assertReply(c.ask("play %s 0 c1 %s" % (mid, invite)), "err bad-token")
+        self.assertReply(c.ask("play %s 0 c1 %s" % (mid, token)), "err not-joined")
+        self.assertReply(c.ask("resign %s %s" % (mid, token)), "err not-joined")
+        self.assertReply(guest.ask("join %s %s" % (mid, token)), "err bad-token")
+        watcher.ok("watch %s" % mid)
+        seat, other = guest.ok("join %s %s" % (mid, invite)).split()
+        self.assertEqual(seat, "1")
+        self.assertNotEqual(other, token)
+        self.assertEqual(watcher.read(), "event %s joined 1" % mid)
+        self.assertReply(guest.ask("join %s %s" % (mid, invite)), "err already-joined")
+        self.assertNotIn("waiting-for", show(c, int(mid)))
+        self.assertReply(c.ask("play %s 0 c1 %s" % (mid, other)), "err not-your-turn")
+        self.assertEqual(c.ok("play %s 0 c1 %s" % (mid, token)), "c1")
+        # seat=1: the creator takes seat 1, the guest gets seat 0.
+        mid, token, invite = c.ok("new halusa seat=1").split()
+        self.assertEqual(guest.ok("join %s %s" % (mid, invite)).split()[0], "0")
+        self.assertReply(c.ask("play %s 0 c1 %s" % (mid, token)), "err not-your-turn")
+        self.assertReply(c.ask("new halusa seat=2"), "err bad-option")
+        self.assertReply(c.ask("new halusa clock=1+0 clock=1+0"), "err bad-option")
+
+    def test_no_throw_before_both_seats_and_the_invite_kept_across_a_restart(self):
+        c = Conn(self.server.port)
+        mid, token, invite = c.ok("new tab").split()
+        self.assertEqual(c.ok("history %s" % mid), "")
+        self.assertEqual(show(c, mid and int(mid))["ply"], "0")
+        self.restart()
+        c = Conn(self.server.port)
+        self.assertEqual(c.ok("history %s" % mid), "")
+        seat, other = c.ok("join %s %s" % (mid, invite)).split()
+        history = c.ok("history %s" % mid).split()
+        self.assertTrue(history and all(h.startswith("throw:") for h in history), history)
+        self.restart()
+        c = Conn(self.server.port)
+        self.assertEqual(c.ok("history %s" % mid).split(), history)
+        self.assertReply(c.ask("join %s %s" % (mid, invite)), "err already-joined")
+
+
+class KeptThrowsTest(LimitsCase):
+    def test_undo_and_accept_never_throw_again(self):
+        c = Conn(self.server.port)
+        checked = 0
+        for spec in ("tab", "tab"):
+            mid, tokens = any_new_match(c, spec)
+            for _ in range(40):
+                info = show(c, mid)
+                if info["turn"] not in ("0", "1"):
+                    break
+                ply, mover = int(info["ply"]), int(info["turn"])
+                move = c.ok("moves %d" % mid).split()[-1]
+                first = c.ok("play %d %d %s %s" % (mid, ply, move, tokens[mover])).split()
+                if len(first) < 2 or show(c, mid)["turn"] not in ("0", "1"):
+                    continue
+                now = int(show(c, mid)["ply"])
+                self.assertEqual(c.ok("undo %d %d %s" % (mid, now, tokens[mover])), "requested")
+                self.assertEqual(c.ok("accept %d %d %s" % (mid, now, tokens[1 - mover])),
+                                 str(ply))
+                if checked == 2:  # the kept throws are stored, not only in memory
+                    self.restart()
+                    c = Conn(self.server.port)
+                again = c.ok("play %d %d %s %s" % (mid, ply, move, tokens[mover])).split()
+                self.assertEqual(again, first, "the same decision after an undo")
+                checked += 1
+        self.assertGreaterEqual(checked, 6)

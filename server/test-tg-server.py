@@ -136,13 +136,19 @@ def show(conn, mid):
     return fields
 
 
+def new_match(conn, spec):
+    """Creates a match and joins its other seat: (id, [token of seat 0, token of seat 1])."""
+    mid, token, invite = conn.ok("new " + spec).split()
+    seat, other = conn.ok("join %s %s" % (mid, invite)).split()
+    tokens = [token, other] if seat == "1" else [other, token]
+    return int(mid), tokens
+
+
 class Match:
     """A match as its two seats see it: its id and the two tokens."""
 
     def __init__(self, conn, spec):
-        reply = conn.ok("new " + spec).split()
-        self.id = int(reply[0])
-        self.tokens = reply[1:3]
+        self.id, self.tokens = new_match(conn, spec)
 
     def state(self, conn):
         info = show(conn, self.id)
@@ -237,10 +243,9 @@ class Player(threading.Thread):
         while self.todo or mid is not None:
             try:
                 if mid is None:
-                    reply = conn.ok("new " + self.todo[0]).split()
+                    mid, self.tokens_of_new = new_match(conn, self.todo[0])
                     self.todo.pop(0)
-                    mid = int(reply[0])
-                    self.tokens[mid] = reply[1:3]
+                    self.tokens[mid] = self.tokens_of_new
                     self.acked[mid] = None
                     continue
                 what, info = self.step(conn, mid)
