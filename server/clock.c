@@ -31,12 +31,15 @@ int64_t clock_left(const struct match *m, int seat, double now)
 
 /* The clocks after a change at `now`: the running seat is charged its turn; a decision by
  * `decider` adds its increment and starts the clocks if they were not yet running. */
-struct match_clock clock_after(const struct match *m, double now, int decider)
+/* The clocks after a change made at `now` whose command came at `charged` (no later than
+ * now): the running seat is charged up to `charged`, and the next turn begins `now`, when the
+ * change is made known; the time between is nobody's. */
+struct match_clock clock_after(const struct match *m, double now, double charged, int decider)
 {
     struct match_clock c = m->clock;
     int running = clock_running(m);
     if (running >= 0) {
-        c.kept.left_ms[running] = clock_left(m, running, now);
+        c.kept.left_ms[running] = clock_left(m, running, charged);
         /* A move that reached the server before its flag was seen to fall counts. */
         if (c.kept.left_ms[running] < 0)
             c.kept.left_ms[running] = 0;
@@ -90,6 +93,23 @@ bool parse_clock(const char *text, struct stored_clock *out)
 
 /* A clock that has run out ends its match: staged like any change, so that the flag fall is
  * stored before anyone hears of it. */
+/* A seat whose time ran out between two looks of the loop: its flag falls now, before its move
+ * is taken (the move's own time decides, not when the loop next looks). */
+bool flag_fell(struct server *sv, struct match *m)
+{
+    int running = clock_running(m);
+    if (running < 0 || m->busy || clock_left(m, running, sv->now) > 0)
+        return false;
+    struct change *ch = change_new(sv, CH_FLAG, m, 0);
+    if (!ch)
+        return true; /* out of memory: the loop's next look stages it */
+    ch->seat = running;
+    m->busy = true;
+    m->flag_staged = true;
+    stage(sv, ch);
+    return true;
+}
+
 void check_flags(struct server *sv)
 {
     for (size_t i = 0; i < sv->clocked_count;) {

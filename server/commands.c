@@ -235,6 +235,7 @@ static void submit_move_job(struct server *sv, struct client *c, struct match *m
     j->match = m;
     j->seat = seat;
     j->move = move;
+    j->arrived = sv->now;
     if (m->kept_throws && !(j->kept = strdup(m->kept_throws))) {
         job_free(j);
         reply_status(c, TG_ERR_NO_MEMORY);
@@ -257,6 +258,10 @@ void cmd_play(struct server *sv, struct client *c, struct match *m, char **w)
     int seat = acting_seat(c, m, w[2], w[4]);
     if (seat < 0 || !to_move_check(c, m, seat))
         return;
+    if (flag_fell(sv, m)) {
+        reply_error(c, "game-over", "the match ended on time");
+        return;
+    }
     if (strncmp(w[3], "throw", 5) == 0) {
         reply_error(c, "server-throws", "chance outcomes are thrown by the server, never chosen");
         return;
@@ -277,6 +282,15 @@ void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
     int seat = acting_seat(c, m, w[2], w[4]);
     if (seat < 0 || !to_move_check(c, m, seat))
         return;
+    if (flag_fell(sv, m)) {
+        reply_error(c, "game-over", "the match ended on time");
+        return;
+    }
+    /* A search is not bounded by the seat's clock: a server for rated play refuses it. */
+    if (sv->opt.no_bots_on_clock && m->clock.kept.on) {
+        reply_error(c, "bots-forbidden", "this server plays matches with a clock without bots");
+        return;
+    }
     tg_status st = tg_bot_check(w[3]);
     if (st != TG_OK) {
         reply_status(c, st);

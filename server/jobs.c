@@ -303,6 +303,9 @@ static void move_done(struct server *sv, struct job *j)
     j->state = NULL;
     ch->made = j->made;
     memset(&j->made, 0, sizeof j->made);
+    /* A move is charged up to when it came; a bot's search is its seat's thinking. */
+    if (j->kind == JOB_PLAY)
+        ch->at = j->arrived;
     if (j->kept_used) {
         ch->kept_changed = true;
         const char *rest = j->kept + j->kept_used;

@@ -64,7 +64,7 @@ static const char usage_text[] =
     "                 [--move-threads N] [--max-bot-iterations N] [--max-laps N]\n"
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
-    "                 [--check] [--web-port N] [--web DIR]\n"
+    "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH] [--origin ORIGIN]...\n"
     "       tg-server --db PATH --migrate-logs DIR\n";
 
@@ -107,6 +107,8 @@ static void usage(FILE *f)
           "  --web DIR                serve the web app's files from DIR over HTTP on the\n"
           "                           web port (implies --web-port 8080 unless given)\n"
           "  --web-port-file PATH     write the web port there once it accepts clients\n"
+          "  --no-bots-on-clock       refuse bot on a match with a clock (a search is not\n"
+          "                           bounded by the seat's time)\n"
           "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
           "                           the server's own pages only)\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
@@ -167,6 +169,10 @@ static int parse_args(int argc, char **argv, struct options *o)
         }
         if (strcmp(a, "--check") == 0) {
             o->check = true;
+            continue;
+        }
+        if (strcmp(a, "--no-bots-on-clock") == 0) {
+            o->no_bots_on_clock = true;
             continue;
         }
         i++; /* every other option takes a value */

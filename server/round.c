@@ -101,7 +101,8 @@ void stage(struct server *sv, struct change *ch)
         break;
     }
     if (ch->kind != CH_NEW) {
-        ch->clock = clock_after(m, sv->now, ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
+        ch->clock = clock_after(m, sv->now, ch->at > 0 && ch->at < sv->now ? ch->at : sv->now,
+                                ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
         if (ch->kind == CH_FLAG) {
             ch->clock.kept.flagged = ch->seat;
             ch->clock.kept.left_ms[ch->seat] = 0;

@@ -63,6 +63,7 @@ struct options {
     double undo_timeout;       /* an unanswered undo request lapses after this */
     double rate, address_rate; /* costly commands per second, per connection and per address */
     size_t max_buffered;       /* bytes of output waiting for all clients together */
+    bool no_bots_on_clock;     /* `bot` refused on a match with a clock */
     bool check;
 };
 
@@ -164,6 +165,7 @@ struct job {
     tg_status status;
     char why[256];    /* JOB_LOAD: why the stored match does not replay */
     char *kept;       /* the match's kept throws, made before any new one */
+    double arrived;   /* when the command came: a move is charged up to then */
     size_t kept_used; /* bytes of kept the move used */
 };
 
@@ -181,6 +183,7 @@ struct change {
     struct match_clock clock; /* the match's clocks after the change */
     struct buf reply;
     bool failed;
+    double at;         /* the moment the change is charged up to (0: the round's) */
     bool kept_changed; /* the match's kept throws become kept_after (NULL: none) */
     char *kept_after;
 };
@@ -236,7 +239,8 @@ bool output_over_budget(const struct server *sv, const struct client *c);
 
 /* clock.c */
 void check_flags(struct server *sv);
-struct match_clock clock_after(const struct match *m, double now, int decider);
+bool flag_fell(struct server *sv, struct match *m);
+struct match_clock clock_after(const struct match *m, double now, double charged, int decider);
 int64_t clock_left(const struct match *m, int seat, double now);
 int clock_running(const struct match *m);
 bool parse_clock(const char *text, struct stored_clock *out);

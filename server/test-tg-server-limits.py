@@ -469,3 +469,29 @@ class KeptThrowsTest(LimitsCase):
                 self.assertEqual(again, first, "the same decision after an undo")
                 checked += 1
         self.assertGreaterEqual(checked, 6)
+
+
+class ClockFairnessTest(LimitsCase):
+    server_args = ("--no-bots-on-clock",)
+
+    def test_a_move_after_the_flag_is_refused_and_bots_can_be_forbidden(self):
+        c = Conn(self.server.port)
+        for _ in range(4):
+            m = Match(c, "halusa clock=0.01+0")  # 600 ms each
+            m.play(c, "c1")  # the first decision is not timed: seat 1's clock now runs
+            info = show(c, m.id)
+            deadline = time.monotonic() + int(info["clock"].split(",")[1]) / 1000.0
+            move = c.ok("moves %d" % m.id).split()[0]
+            self.assertReply(c.ask("bot %d 1 greedy %s" % (m.id, m.tokens[1])),
+                             "err bots-forbidden")
+            # Just after the flag, before the loop's next look at the clocks (every 50 ms):
+            # the move's own time decides.
+            time.sleep(max(0.0, deadline - time.monotonic()) + 0.005)
+            reply = c.ask("play %d 1 %s %s" % (m.id, move, m.tokens[1]))
+            self.assertReply(reply, "err game-over")
+            info = show(c, m.id)
+            self.assertEqual((info["result"], info["by"]), ("0", "time"))
+            self.assertEqual(info["clock"].split(",")[1], "0")
+        # Without a clock, bots play.
+        m = Match(c, "halusa")
+        self.assertEqual(len(c.ok("bot %d 0 greedy %s" % (m.id, m.tokens[0])).split()), 1)

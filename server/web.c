@@ -164,8 +164,8 @@ static void receive(struct session *s, const void *in, size_t len)
 /* Sends the first whole line waiting for the browser as one text message. */
 static int send_to_browser(struct session *s)
 {
-    unsigned char *nl = s->to_browser.len ? memchr(s->to_browser.data, '\n', s->to_browser.len)
-                                          : NULL;
+    unsigned char *nl =
+        s->to_browser.len ? memchr(s->to_browser.data, '\n', s->to_browser.len) : NULL;
     if (nl) {
         size_t len = (size_t)(nl - s->to_browser.data);
         unsigned char *frame = malloc(LWS_PRE + len + 1);
