@@ -66,7 +66,8 @@ static const char usage_text[] =
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH] [--origin ORIGIN]...\n"
-    "       tg-server --db PATH --migrate-logs DIR\n";
+    "       tg-server --db PATH --migrate-logs DIR\n"
+    "       tg-server --db PATH --backup FILE\n";
 
 static void usage(FILE *f)
 {
@@ -111,6 +112,8 @@ static void usage(FILE *f)
           "                           bounded by the seat's time)\n"
           "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
           "                           the server's own pages only)\n"
+          "  --backup FILE            copy the database to FILE with SQLite's online backup\n"
+          "                           (while a server runs on it) and exit\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
           "                           tg-server into the database, print each match's seat\n"
           "                           tokens, and exit\n"
@@ -206,6 +209,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!v || !*v)
                 return bad_args("--web-port-file needs a path", NULL);
             o->web_port_file = v;
+        } else if (strcmp(a, "--backup") == 0) {
+            if (!v || !*v)
+                return bad_args("--backup needs a path", NULL);
+            o->backup_path = v;
         } else if (strcmp(a, "--migrate-logs") == 0) {
             if (!v || !*v)
                 return bad_args("--migrate-logs needs a directory", NULL);
@@ -349,6 +356,16 @@ int main(int argc, char **argv)
 
     double t0 = monotonic_seconds();
     char err[512];
+    if (sv.opt.backup_path) {
+        if (!store_backup(sv.opt.db_path, sv.opt.backup_path, err, sizeof err)) {
+            fprintf(stderr, "tg-server: cannot back %s up to %s: %s\n", sv.opt.db_path,
+                    sv.opt.backup_path, err);
+            return EXIT_FATAL;
+        }
+        printf("tg-server: %s backed up to %s in %.1f ms\n", sv.opt.db_path, sv.opt.backup_path,
+               (monotonic_seconds() - t0) * 1000.0);
+        return 0;
+    }
     sv.store = store_open(sv.opt.db_path, err, sizeof err);
     if (!sv.store)
         fatal("cannot open the database %s", err);

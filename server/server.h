@@ -46,7 +46,8 @@ struct options {
     const char *db_path;
     const char *port_file;
     const char *migrate_dir;
-    long web_port; /* -1: no WebSocket and HTTP listener */
+    const char *backup_path; /* --backup: copy the database there and exit */
+    long web_port;           /* -1: no WebSocket and HTTP listener */
     const char *web_dir;
     const char *web_port_file;
     const char *origins[ORIGINS_MAX]; /* --origin: pages allowed to open a WebSocket */

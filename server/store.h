@@ -99,6 +99,9 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
 void stored_match_free(struct stored_match *m);
 
 bool store_count_matches(struct store *st, uint64_t *count);
+/* Copies the database at db_path to to_path with SQLite's online backup, while a server may
+ * be running on it; false (and why in err) on failure. */
+bool store_backup(const char *db_path, const char *to_path, char *err, size_t err_cap);
 bool store_match_exists(struct store *st, uint64_t id, bool *exists);
 
 /* The set-aside matches, ascending: calls each(id, reason, ctx) for each. */

@@ -495,3 +495,39 @@ class ClockFairnessTest(LimitsCase):
         # Without a clock, bots play.
         m = Match(c, "halusa")
         self.assertEqual(len(c.ok("bot %d 0 greedy %s" % (m.id, m.tokens[0])).split()), 1)
+
+
+class BackupTest(LimitsCase):
+    def test_online_backup_while_the_server_runs(self):
+        c = Conn(self.server.port)
+        matches = [Match(c, spec) for spec in ("halusa", "tab", "hus")]
+        for m in matches:
+            for _ in range(3):
+                ply, turn, _ = m.state(c)
+                if turn not in ("0", "1"):
+                    break
+                move = c.ok("moves %d" % m.id).split()[0]
+                c.ok("play %d %d %s %s" % (m.id, ply, move, m.tokens[int(turn)]))
+        histories = {m.id: c.ok("history %d" % m.id) for m in matches}
+        copy = os.path.join(self.tmp.name, "copy.db")
+        done = base.subprocess.run([SERVER, "--db", self.db, "--backup", copy],
+                                   capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("backed up to", done.stdout)
+        # The server carries on, and the copy is the database as it was, and a whole one.
+        played = matches[0].play(c, c.ok("moves %d" % matches[0].id).split()[0])
+        self.assertEqual(c.ok("history %d" % matches[0].id).split()[-len(played):], played)
+        restored = base.Server(copy, "--check").start()
+        try:
+            r = Conn(restored.port)
+            self.assertIn(", 0 set aside", restored.banner)
+            for mid, history in histories.items():
+                self.assertEqual(r.ok("history %d" % mid), history)
+            r.close()
+        finally:
+            restored.stop()
+        failed = base.subprocess.run([SERVER, "--db", self.db, "--backup",
+                                      os.path.join(self.tmp.name, "no-such-dir", "x.db")],
+                                     capture_output=True, text=True, timeout=60)
+        self.assertEqual(failed.returncode, 1)
+        self.assertIn("cannot back", failed.stderr)
