@@ -326,8 +326,10 @@ void serve(struct server *sv, int listen_fd)
         if (sv->now >= next_housekeeping) {
             unload_idle_matches(sv);
             addresses_sweep(sv);
+            metrics_publish(sv, sv->web);
             next_housekeeping = sv->now + 1.0;
         }
+        metrics_round(sv, monotonic_seconds() - sv->now);
     }
     free(pfd);
 }

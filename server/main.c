@@ -424,6 +424,7 @@ int main(int argc, char **argv)
     }
     if (sv.opt.port_file)
         write_port_file(sv.opt.port_file, port);
+    sv.web = web;
 
     serve(&sv, listen_fd);
 

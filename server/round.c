@@ -139,7 +139,10 @@ void stage(struct server *sv, struct change *ch)
 /* Commits the round, then applies its changes to memory and queues their replies. */
 void finish_round(struct server *sv)
 {
+    double t0 = monotonic_seconds();
     bool committed = store_commit_round(sv->store);
+    if (sv->change_count)
+        metrics_commit(sv, monotonic_seconds() - t0);
     const char *why = committed ? "" : store_error(sv->store);
     for (size_t i = 0; i < sv->change_count; i++) {
         struct change *ch = &sv->changes[i];

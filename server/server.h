@@ -223,9 +223,18 @@ struct server {
     int reserve_fd;   /* closed to accept and refuse a client when descriptors run out */
     char relay_secret[TOKEN_HEX_LEN + 1]; /* what the WebSocket relay's first line carries */
     uint64_t refused_rate, refused_full, dropped_watchers;
+    struct web *web; /* the web port, if open: it serves /metrics */
+    double round_max, commit_max, commit_total;
+    uint64_t commits;
 };
 
 enum run_result { RUN_DONE, RUN_WAIT };
+
+/* metrics.c */
+struct web;
+void metrics_round(struct server *sv, double round_seconds);
+void metrics_commit(struct server *sv, double seconds);
+void metrics_publish(struct server *sv, struct web *web);
 
 /* limits.c */
 void fit_clients_to_descriptor_limit(struct options *o);

@@ -531,3 +531,45 @@ class BackupTest(LimitsCase):
                                      capture_output=True, text=True, timeout=60)
         self.assertEqual(failed.returncode, 1)
         self.assertIn("cannot back", failed.stderr)
+
+
+class MetricsTest(LimitsCase):
+    def setUp(self):
+        base.SERVER = ws.SERVER = SERVER
+        self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
+        self.db = os.path.join(self.tmp.name, "matches.db")
+        self.server = ws.WebServer(self.db).start()
+
+    def metrics(self):
+        answer = http_get(self.server.web_port, "/metrics")
+        head, _, body = answer.partition(b"\r\n\r\n")
+        self.assertIn(b" 200 ", head.split(b"\r\n")[0])
+        self.assertIn(b"text/plain; version=0.0.4", head)
+        values = {}
+        for line in body.decode().splitlines():
+            if line and not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                values[name] = float(value)
+        return values
+
+    def test_prometheus_text_on_the_web_port(self):
+        c = Conn(self.server.port)
+        m = Match(c, "halusa")
+        m.play(c, "c1")
+        Match(c, "hus clock=1+0")
+        c.ask("frobnicate")
+
+        def published():
+            v = self.metrics()
+            return v if v.get("tg_server_live_matches") == 2 else None
+        values = wait_for(published, timeout=5)
+        self.assertTrue(values, self.metrics())
+        self.assertEqual(values["tg_server_matches"], 2)
+        self.assertEqual(values["tg_server_loaded_matches"], 2)
+        self.assertEqual(values["tg_server_pinned_matches"], 1)  # the clocked one
+        self.assertGreaterEqual(values["tg_server_commits_total"], 3)
+        self.assertGreater(values["tg_server_commit_seconds_total"], 0)
+        self.assertGreater(values["tg_server_wal_bytes"], 0)
+        self.assertIn('tg_server_refusals_total{reason="rate-limited"}', values)
+        self.assertIn('tg_server_queued_jobs{pool="bot"}', values)
+        self.assertNotIn(b" 200 ", http_get(self.server.web_port, "/other").split(b"\r\n")[0])

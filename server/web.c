@@ -78,6 +78,9 @@ struct web {
     const char *const *origins;
     size_t origin_count;
     struct lws_protocol_vhost_options headers[4];
+    struct lws_http_mount metrics_mount;
+    pthread_mutex_t metrics_lock;
+    struct bytes metrics;                /* the loop's latest text for GET /metrics */
     size_t max_connections, connections; /* browser-side sockets, counted on its thread */
     pthread_t thread;
     atomic_bool stop;
@@ -229,6 +232,40 @@ static bool inside_site(const struct web *w, const char *uri)
     return strncmp(real, w->dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
 }
 
+/* GET /metrics: the loop's text, in Prometheus' exposition format. Any other request that
+ * reaches here (no file mount took it) is not found. */
+static int serve_metrics(struct web *w, struct session *s, struct lws *wsi)
+{
+    char uri[64];
+    unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                       *end = head + sizeof head - 1;
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
+        strcmp(uri, "/metrics") != 0) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    memset(&s->to_browser, 0, sizeof s->to_browser);
+    pthread_mutex_lock(&w->metrics_lock);
+    bool copied = bytes_append(&s->to_browser, w->metrics.data ? w->metrics.data : (void *)"",
+                               w->metrics.len);
+    pthread_mutex_unlock(&w->metrics_lock);
+    if (!copied ||
+        lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4",
+                                    s->to_browser.len, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return 1;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+void web_set_metrics(struct web *w, const char *text, size_t len)
+{
+    pthread_mutex_lock(&w->metrics_lock);
+    w->metrics.len = 0;
+    bytes_append(&w->metrics, text, len);
+    pthread_mutex_unlock(&w->metrics_lock);
+}
+
 static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                       size_t len)
 {
@@ -260,6 +297,24 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         lws_callback_on_writable(s->line);
         return 0;
     }
+    case LWS_CALLBACK_HTTP:
+        return serve_metrics(w, s, wsi);
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        unsigned char *frame = malloc(LWS_PRE + s->to_browser.len + 1);
+        int written = frame ? 0 : -1;
+        if (frame) {
+            memcpy(frame + LWS_PRE, s->to_browser.data, s->to_browser.len);
+            written = lws_write(wsi, frame + LWS_PRE, s->to_browser.len, LWS_WRITE_HTTP_FINAL);
+            free(frame);
+        }
+        free(s->to_browser.data);
+        memset(&s->to_browser, 0, sizeof s->to_browser);
+        return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_CLOSED_HTTP:
+        free(s->to_browser.data);
+        memset(&s->to_browser, 0, sizeof s->to_browser);
+        return 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return origin_allowed(w, wsi) ? 0 : 1;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
@@ -440,8 +495,17 @@ struct web *web_start(unsigned port, const struct web_options *o, unsigned line_
             .origin_protocol = LWSMPRO_FILE,
             .mountpoint_len = 1,
         };
-        info.mounts = &w->mount;
     }
+    /* /metrics is answered by the callback, before (more specific than) the files at /. */
+    w->metrics_mount = (struct lws_http_mount){
+        .mount_next = dir ? &w->mount : NULL,
+        .mountpoint = "/metrics",
+        .origin = "tg-lines",
+        .origin_protocol = LWSMPRO_CALLBACK,
+        .mountpoint_len = 8,
+    };
+    info.mounts = &w->metrics_mount;
+    pthread_mutex_init(&w->metrics_lock, NULL);
     w->context = lws_create_context(&info);
     struct lws_vhost *vh = w->context ? lws_get_vhost_by_name(w->context, "default") : NULL;
     int listening = vh ? lws_get_vhost_listen_port(vh) : -1;
@@ -476,5 +540,7 @@ void web_stop(struct web *w)
     lws_cancel_service(w->context);
     pthread_join(w->thread, NULL);
     lws_context_destroy(w->context);
+    pthread_mutex_destroy(&w->metrics_lock);
+    free(w->metrics.data);
     free(w);
 }

@@ -23,6 +23,8 @@ struct web_options {
  * failure. */
 struct web *web_start(unsigned port, const struct web_options *o, unsigned line_port,
                       unsigned *bound, char *err, size_t err_cap);
+/* The text GET /metrics answers from now on (copied; called from the loop's thread). */
+void web_set_metrics(struct web *w, const char *text, size_t len);
 /* Closes every WebSocket connection and ends the thread. */
 void web_stop(struct web *w);
 
