@@ -60,7 +60,9 @@ class Flavour:
         self.new = new
 
     def argv(self, binary, store, port_file):
-        where = ["--db", store] if self.new else ["--dir", store]
+        # The budgets of the SQLite server would count every bench client as one address.
+        where = (["--db", store, "--rate", "1000000", "--address-rate", "1000000"] if self.new
+                 else ["--dir", store])
         return [binary, "--port", "0", "--port-file", port_file, "--max-clients", "5000"] + where
 
 
@@ -74,6 +76,13 @@ async def ask(reader, writer, line):
 
 async def new_match(reader, writer, flavour, spec):
     words = (await ask(reader, writer, "new " + spec)).split()
+    # The SQLite server answers the creator's token and an invite for the other seat (join);
+    # the file-log server it is measured against answered both tokens.
+    writer.write(("join %s %s\n" % (words[0], words[2])).encode())
+    joined = (await reader.readline()).decode().split()
+    if joined[:1] == ["ok"]:
+        seat, token = joined[1:3]
+        return int(words[0]), [words[1], token] if seat == "1" else [token, words[1]]
     return int(words[0]), words[1:3]
 
 

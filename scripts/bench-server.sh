@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 build=${1:-build-server}
 [ -d "$build" ] || meson setup "$build" -Dfuzzers=false -Dtests=false -Ddocs=false
-ninja -C "$build" examples/tg-server >/dev/null
+ninja -C "$build" server/tg-server >/dev/null
 
 if [ -z "${OLD_REV:-}" ]; then
   # The commit that gave the server its SQLite dependency; the file-log server is its parent.
@@ -36,6 +36,6 @@ cc -std=c11 -O2 -g -Iinclude "$work/old-server.c" -L"$libdir" -ltraditional-game
   -Wl,-rpath,"$libdir" -o "$work/old-tg-server"
 
 echo "bench-server.sh: file-log server from $OLD_REV, SQLite server from $build" >&2
-python3 scripts/bench-server.py --new "$build/examples/tg-server" --old "$work/old-tg-server" \
+python3 scripts/bench-server.py --new "$build/server/tg-server" --old "$work/old-tg-server" \
   --seconds "${SECONDS_PER_RUN:-5}" --rounds "${ROUNDS:-3}" --stored "${STORED:-100000}" \
   ${BENCH_WORK:+--work "$BENCH_WORK"}

@@ -9,8 +9,8 @@ set -euo pipefail
 # recommends).  meson, ninja-build, pkg-config: the build.  libcmocka-dev: the C test suites.
 # doxygen: the API reference.  python3: the ctypes test.  valgrind: `meson test --setup valgrind`.
 # abigail-tools: abidw/abidiff for the ABI gate (scripts/abi-check.sh).
-# libsqlite3-dev: the match server's storage (examples/tg-server.c).
-# libwebsockets-dev: the match server's WebSocket and HTTP port (examples/server/web.c).
+# libsqlite3-dev: the match server's storage (server/).
+# libwebsockets-dev: the match server's WebSocket and HTTP port (server/web.c).
 # python3-mesonpy, python3-build, python3-venv, patchelf: the Python wheel built offline
 # (pyproject.toml; meson-python 0.12 needs patchelf for the library it bundles) and the fresh
 # venv it is tested in.  python3-mypy: the package's type hints, checked --strict.

@@ -52,4 +52,4 @@ done
 mkdir -p "$site/docs"
 cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
 cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm "$site/traditional-games/"
-exec "$server_dir/examples/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"
+exec "$server_dir/server/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"

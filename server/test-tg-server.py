@@ -43,6 +43,12 @@ class Server:
     def __init__(self, db, *extra, limit_files=None):
         self.db = db
         self.extra = list(extra)
+        # The other tests make matches and undo requests as fast as they can from one address:
+        # budgets out of their way, unless a test sets its own (test-tg-server-limits.py).
+        if "--rate" not in self.extra:
+            self.extra += ["--rate", "1000000"]
+        if "--address-rate" not in self.extra:
+            self.extra += ["--address-rate", "1000000"]
         self.limit_files = limit_files
         self.proc = None
         self.port = None
@@ -130,13 +136,19 @@ def show(conn, mid):
     return fields
 
 
+def new_match(conn, spec):
+    """Creates a match and joins its other seat: (id, [token of seat 0, token of seat 1])."""
+    mid, token, invite = conn.ok("new " + spec).split()
+    seat, other = conn.ok("join %s %s" % (mid, invite)).split()
+    tokens = [token, other] if seat == "1" else [other, token]
+    return int(mid), tokens
+
+
 class Match:
     """A match as its two seats see it: its id and the two tokens."""
 
     def __init__(self, conn, spec):
-        reply = conn.ok("new " + spec).split()
-        self.id = int(reply[0])
-        self.tokens = reply[1:3]
+        self.id, self.tokens = new_match(conn, spec)
 
     def state(self, conn):
         info = show(conn, self.id)
@@ -231,10 +243,9 @@ class Player(threading.Thread):
         while self.todo or mid is not None:
             try:
                 if mid is None:
-                    reply = conn.ok("new " + self.todo[0]).split()
+                    mid, self.tokens_of_new = new_match(conn, self.todo[0])
                     self.todo.pop(0)
-                    mid = int(reply[0])
-                    self.tokens[mid] = reply[1:3]
+                    self.tokens[mid] = self.tokens_of_new
                     self.acked[mid] = None
                     continue
                 what, info = self.step(conn, mid)
@@ -873,18 +884,22 @@ class MigrationTest(unittest.TestCase):
 
 
 def load_websocket_tests():
-    """The WebSocket, push and clock tests (test-tg-server-ws.py) run in this same run, so that
-    every way of running this file (meson, the sanitizer build) runs them too."""
+    """The WebSocket, push and clock tests (test-tg-server-ws.py) and the limits and fairness
+    tests (test-tg-server-limits.py) run in this same run, so that every way of running this
+    file (meson, the sanitizer build) runs them too."""
     import importlib.util
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-tg-server-ws.py")
-    spec = importlib.util.spec_from_file_location("tg_server_ws_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.SERVER = SERVER
-    for name in dir(module):
-        item = getattr(module, name)
-        if isinstance(item, type) and issubclass(item, unittest.TestCase) and name.endswith("Test"):
-            globals()["WebSocket_" + name] = item
+    for file, prefix in (("test-tg-server-ws.py", "WebSocket_"),
+                         ("test-tg-server-limits.py", "Limits_")):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
+        spec = importlib.util.spec_from_file_location("tg_server_" + prefix.lower(), path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.SERVER = SERVER
+        for name in dir(module):
+            item = getattr(module, name)
+            if (isinstance(item, type) and issubclass(item, unittest.TestCase)
+                    and name.endswith("Test") and item.__module__ == module.__name__):
+                globals()[prefix + name] = item
 
 
 if __name__ == "__main__":

@@ -190,7 +190,7 @@ class WebSocketTest(unittest.TestCase):
 
     def test_protocol_over_websocket(self):
         a = self.ws()
-        mid, t0, t1 = a.ok("new halusa").split()
+        mid, (t0, t1) = base.new_match(a, "halusa")
         self.assertTrue(a.ok("show %s" % mid).startswith("ply=0 turn=0"))
         self.assertEqual(a.ask("play %s 0 c1 %s" % (mid, t1)).split()[:2], ["err", "not-your-turn"])
         self.assertEqual(a.ok("play %s 0 c1 %s" % (mid, t0)), "c1")
@@ -264,7 +264,7 @@ class WebSocketTest(unittest.TestCase):
 
     def test_pushed_events(self):
         south, north, watcher = self.ws(), self.ws(), self.ws()
-        mid, t0, t1 = south.ok("new halusa").split()
+        mid, (t0, t1) = base.new_match(south, "halusa")
         for ws in (south, north, watcher):
             self.assertTrue(ws.ok("watch %s" % mid).startswith("watching ply=0 spec=halusa:"))
         south.send("play %s 0 c1 %s" % (mid, t0))
@@ -302,7 +302,7 @@ class WebSocketTest(unittest.TestCase):
         # Unwatching stops the events; a reader that does not watch gets none.
         self.assertEqual(watcher.ok("unwatch %s" % mid), "")
         reader = self.ws()
-        m2, u0, _ = reader.ok("new halusa").split()
+        m2, (u0, _) = base.new_match(reader, "halusa")
         watcher.ok("watch %s" % m2)
         watcher.ok("unwatch %s" % m2)
         self.assertEqual(reader.ok("play %s 0 a1 %s" % (m2, u0)), "a1")
@@ -312,7 +312,7 @@ class WebSocketTest(unittest.TestCase):
 
     def test_throws_and_catch_up(self):
         south = self.ws()
-        mid, t0, t1 = south.ok("new tab").split()
+        mid, (t0, t1) = base.new_match(south, "tab")
         history = south.ok("history %s" % mid).split()
         self.assertTrue(history and all(h.startswith("throw:") for h in history))
         reply = south.ok("watch %s" % mid)
@@ -346,7 +346,7 @@ class WebSocketTest(unittest.TestCase):
         for bad in ("clock=5", "clock=0+3", "clock=-1+0", "clock=5+x", "clock=2000+0",
                     "clock=5+4000", "time=5+3"):
             self.assertEqual(a.ask("new halusa " + bad).split()[:2], ["err", "bad-option"], bad)
-        mid, t0, t1 = a.ok("new halusa clock=0.05+1").split()
+        mid, (t0, t1) = base.new_match(a, "halusa clock=0.05+1")
         self.assertEqual(a.ok("watch %s" % mid),
                          "watching ply=0 spec=halusa:remainder=last-mover,quiet=100 "
                          "clock=3000+1000ms")
@@ -403,8 +403,8 @@ class ClockRestartTest(unittest.TestCase):
             server = WebServer(db).start()
             try:
                 a = WS(server.web_port)
-                mid, t0, t1 = a.ok("new hus clock=10+5").split()
-                flagged, f0, _ = a.ok("new halusa clock=0.02+0").split()
+                mid, (t0, t1) = base.new_match(a, "hus clock=10+5")
+                flagged, (f0, _) = base.new_match(a, "halusa clock=0.02+0")
                 a.ok("play %s 0 c1 %s" % (flagged, f0))
                 moves = a.ok("moves %s" % mid).split()
                 a.ok("play %s 0 %s %s" % (mid, moves[0], t0))

@@ -3,6 +3,7 @@
 
 #include "store.h"
 #include "common.h"
+#include "store-private.h"
 
 #include <sqlite3.h>
 
@@ -59,41 +60,27 @@ static const char *const schema_sql =
     "  left1_ms     INTEGER NOT NULL,"
     "  started      INTEGER NOT NULL CHECK (started IN (0, 1)),"
     "  flagged      INTEGER CHECK (flagged IN (0, 1)));"
+    /* Added in place like clocks: a clocked match whose first decision never came, ended
+     * with no result (docs/server.md, "Clocks"). */
+    "CREATE TABLE IF NOT EXISTS aborted ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  at       INTEGER NOT NULL);"
+    /* The other seat of a match nobody has joined yet: whoever shows the invite gets that
+     * seat's token, once, and the row goes (docs/server.md, "Seats"). */
+    "CREATE TABLE IF NOT EXISTS invites ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  seat     INTEGER NOT NULL CHECK (seat IN (0, 1)),"
+    "  invite   TEXT    NOT NULL);"
+    /* The throws that followed a decision taken back by an accepted undo, in order: the next
+     * decisions get them again, so an undo never throws the sticks anew. */
+    "CREATE TABLE IF NOT EXISTS kept_throws ("
+    "  match_id  INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  notations TEXT    NOT NULL);"
     /* No reference to matches: a match whose own row is damaged is set aside too. */
     "CREATE TABLE IF NOT EXISTS set_aside ("
     "  match_id INTEGER PRIMARY KEY,"
     "  reason   TEXT    NOT NULL,"
     "  at       INTEGER NOT NULL);";
-
-enum stmt_id {
-    S_BEGIN,
-    S_COMMIT,
-    S_ROLLBACK,
-    S_SAVEPOINT,
-    S_RELEASE,
-    S_ROLLBACK_TO,
-    S_INSERT_MATCH,
-    S_INSERT_MATCH_ID,
-    S_INSERT_SEAT,
-    S_SET_PLIES,
-    S_INSERT_MOVE,
-    S_DELETE_MOVES,
-    S_INSERT_RESULT,
-    S_DELETE_RESULT,
-    S_SET_ASIDE,
-    S_IS_SET_ASIDE,
-    S_LOAD_MATCH,
-    S_LOAD_SEATS,
-    S_LOAD_RESULT,
-    S_PUT_CLOCK,
-    S_LOAD_CLOCK,
-    S_LOAD_MOVES,
-    S_COUNT,
-    S_EXISTS,
-    S_EACH_SET_ASIDE,
-    S_LIST,
-    S_COUNT_STATEMENTS
-};
 
 static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
@@ -125,19 +112,25 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_LOAD_MOVES] = "SELECT ply, move, notation, hash_after, seat FROM moves "
                      "WHERE match_id = ?1 ORDER BY ply",
     [S_COUNT] = "SELECT count(*) FROM matches",
+    /* The matches still being played: no result, no flag fall, not aborted. */
+    [S_COUNT_LIVE] = "SELECT count(*) FROM matches m WHERE NOT EXISTS (SELECT 1 FROM results r "
+                     "WHERE r.match_id = m.id) AND NOT EXISTS (SELECT 1 FROM clocks c WHERE "
+                     "c.match_id = m.id AND c.flagged IS NOT NULL) AND NOT EXISTS (SELECT 1 "
+                     "FROM aborted a WHERE a.match_id = m.id)",
+    [S_PUT_KEPT] = "INSERT OR REPLACE INTO kept_throws (match_id, notations) VALUES (?1, ?2)",
+    [S_DELETE_KEPT] = "DELETE FROM kept_throws WHERE match_id = ?1",
+    [S_LOAD_KEPT] = "SELECT notations FROM kept_throws WHERE match_id = ?1",
+    [S_INSERT_INVITE] = "INSERT INTO invites (match_id, seat, invite) VALUES (?1, ?2, ?3)",
+    [S_DELETE_INVITE] = "DELETE FROM invites WHERE match_id = ?1",
+    [S_LOAD_INVITE] = "SELECT seat, invite FROM invites WHERE match_id = ?1",
+    [S_INSERT_ABORTED] = "INSERT INTO aborted (match_id, at) VALUES (?1, ?2)",
+    [S_LOAD_ABORTED] = "SELECT at FROM aborted WHERE match_id = ?1",
     [S_EXISTS] = "SELECT 1 FROM matches WHERE id = ?1",
     [S_EACH_SET_ASIDE] = "SELECT match_id, reason FROM set_aside ORDER BY match_id",
     [S_LIST] = "SELECT id FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2",
 };
 
-struct store {
-    sqlite3 *db;
-    sqlite3_stmt *stmt[S_COUNT_STATEMENTS];
-    int last_code;
-    char last_error[256];
-};
-
-static bool failed(struct store *st, int code)
+bool store_failed(struct store *st, int code)
 {
     st->last_code = code;
     snprintf(st->last_error, sizeof st->last_error, "%s", sqlite3_errmsg(st->db));
@@ -155,12 +148,12 @@ bool store_last_was_damage(const struct store *st)
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
 
-static sqlite3_stmt *prepared(struct store *st, enum stmt_id id)
+sqlite3_stmt *store_prepared(struct store *st, enum stmt_id id)
 {
     sqlite3_stmt *s = st->stmt[id];
     if (!s && sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) !=
                   SQLITE_OK) {
-        failed(st, sqlite3_errcode(st->db));
+        store_failed(st, sqlite3_errcode(st->db));
         return NULL;
     }
     st->stmt[id] = s;
@@ -174,12 +167,12 @@ static bool run(struct store *st, sqlite3_stmt *s)
 {
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    return rc == SQLITE_DONE || failed(st, rc);
+    return rc == SQLITE_DONE || store_failed(st, rc);
 }
 
 static bool run_plain(struct store *st, enum stmt_id id)
 {
-    sqlite3_stmt *s = prepared(st, id);
+    sqlite3_stmt *s = store_prepared(st, id);
     return s && run(st, s);
 }
 
@@ -191,7 +184,7 @@ static sqlite3_int64 as_signed(uint64_t v)
     return out;
 }
 
-static uint64_t as_unsigned(sqlite3_int64 v)
+uint64_t store_as_unsigned(sqlite3_int64 v)
 {
     uint64_t out;
     memcpy(&out, &v, sizeof out);
@@ -210,8 +203,8 @@ struct store *store_open(const char *path, char *err, size_t err_cap)
         snprintf(err, err_cap, "out of memory");
         return NULL;
     }
-    int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                                SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(
+        path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     char *msg = NULL;
     if (rc == SQLITE_OK) {
         /* WAL: a commit appends to the log and syncs it once, and readers never wait.
@@ -241,8 +234,10 @@ struct store *store_open(const char *path, char *err, size_t err_cap)
         rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
                                 NULL);
     if (rc != SQLITE_OK) {
-        snprintf(err, err_cap, "%s: %s", path, msg ? msg : st->db ? sqlite3_errmsg(st->db)
-                                                              : sqlite3_errstr(rc));
+        snprintf(err, err_cap, "%s: %s", path,
+                 msg      ? msg
+                 : st->db ? sqlite3_errmsg(st->db)
+                          : sqlite3_errstr(rc));
         sqlite3_free(msg);
         store_close(st);
         return NULL;
@@ -314,7 +309,7 @@ void store_rollback_round(struct store *st)
 bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
                         const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id)
 {
-    sqlite3_stmt *s = prepared(st, wanted_id ? S_INSERT_MATCH_ID : S_INSERT_MATCH);
+    sqlite3_stmt *s = store_prepared(st, wanted_id ? S_INSERT_MATCH_ID : S_INSERT_MATCH);
     if (!s)
         return false;
     sqlite3_bind_text(s, 1, spec, -1, SQLITE_STATIC);
@@ -325,7 +320,7 @@ bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
         return false;
     *id = (uint64_t)sqlite3_last_insert_rowid(st->db);
     for (int seat = 0; seat < 2; seat++) {
-        sqlite3_stmt *t = prepared(st, S_INSERT_SEAT);
+        sqlite3_stmt *t = store_prepared(st, S_INSERT_SEAT);
         if (!t)
             return false;
         sqlite3_bind_int64(t, 1, (sqlite3_int64)*id);
@@ -339,7 +334,7 @@ bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
 
 bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct stored_move *m)
 {
-    sqlite3_stmt *s = prepared(st, S_INSERT_MOVE);
+    sqlite3_stmt *s = store_prepared(st, S_INSERT_MOVE);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
@@ -355,7 +350,7 @@ bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct
 
 bool store_set_plies(struct store *st, uint64_t id, uint64_t plies)
 {
-    sqlite3_stmt *s = prepared(st, S_SET_PLIES);
+    sqlite3_stmt *s = store_prepared(st, S_SET_PLIES);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
@@ -372,7 +367,7 @@ bool store_set_plies(struct store *st, uint64_t id, uint64_t plies)
 
 bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
 {
-    sqlite3_stmt *s = prepared(st, S_DELETE_MOVES);
+    sqlite3_stmt *s = store_prepared(st, S_DELETE_MOVES);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
@@ -382,7 +377,7 @@ bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
 
 bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c)
 {
-    sqlite3_stmt *s = prepared(st, S_PUT_CLOCK);
+    sqlite3_stmt *s = store_prepared(st, S_PUT_CLOCK);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
@@ -396,10 +391,51 @@ bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c
     return run(st, s);
 }
 
-bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation,
-                      uint64_t ply, int score0, int score1)
+bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations)
 {
-    sqlite3_stmt *s = prepared(st, S_INSERT_RESULT);
+    sqlite3_stmt *s = store_prepared(st, notations ? S_PUT_KEPT : S_DELETE_KEPT);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    if (notations)
+        sqlite3_bind_text(s, 2, notations, -1, SQLITE_TRANSIENT);
+    return run(st, s);
+}
+
+bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invite)
+{
+    sqlite3_stmt *s = store_prepared(st, S_INSERT_INVITE);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int(s, 2, seat);
+    sqlite3_bind_text(s, 3, invite, -1, SQLITE_TRANSIENT);
+    return run(st, s);
+}
+
+bool store_delete_invite(struct store *st, uint64_t id)
+{
+    sqlite3_stmt *s = store_prepared(st, S_DELETE_INVITE);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return run(st, s);
+}
+
+bool store_set_aborted(struct store *st, uint64_t id)
+{
+    sqlite3_stmt *s = store_prepared(st, S_INSERT_ABORTED);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)time(NULL));
+    return run(st, s);
+}
+
+bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation, uint64_t ply,
+                      int score0, int score1)
+{
+    sqlite3_stmt *s = store_prepared(st, S_INSERT_RESULT);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
@@ -415,7 +451,7 @@ bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resigna
 
 bool store_clear_result(struct store *st, uint64_t id)
 {
-    sqlite3_stmt *s = prepared(st, S_DELETE_RESULT);
+    sqlite3_stmt *s = store_prepared(st, S_DELETE_RESULT);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
@@ -426,183 +462,13 @@ bool store_set_aside(struct store *st, uint64_t id, const char *reason)
 {
     if (store_in_transaction(st))
         return false; /* only between rounds: a damaged page must not sink a round */
-    sqlite3_stmt *s = prepared(st, S_SET_ASIDE);
+    sqlite3_stmt *s = store_prepared(st, S_SET_ASIDE);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
     sqlite3_bind_text(s, 2, reason, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 3, now_seconds());
     return run(st, s);
-}
-
-void stored_match_free(struct stored_match *m)
-{
-    free(m->spec);
-    free(m->moves);
-    memset(m, 0, sizeof *m);
-}
-
-static bool is_token(const unsigned char *t, int len)
-{
-    if (!t || len != TOKEN_HEX_LEN)
-        return false;
-    for (int i = 0; i < len; i++)
-        if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f')))
-            return false;
-    return true;
-}
-
-/* Ends a load that found damage: a SQLite error (a corrupt page) or rows that break the
- * schema's promises. */
-static enum load_result damaged(struct store *st, sqlite3_stmt *s, struct stored_match *out,
-                                char *why, size_t why_cap, const char *what, int rc)
-{
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE && rc != SQLITE_OK) {
-        failed(st, rc);
-        snprintf(why, why_cap, "%s: database error: %s", what, st->last_error);
-    } else {
-        snprintf(why, why_cap, "%s", what);
-    }
-    if (s)
-        sqlite3_reset(s);
-    stored_match_free(out);
-    return LOAD_DAMAGED;
-}
-
-enum load_result store_load_match(struct store *st, uint64_t id, struct stored_match *out,
-                                  char *why, size_t why_cap)
-{
-    memset(out, 0, sizeof *out);
-    out->id = id;
-    out->winner = -1;
-    sqlite3_int64 key = (sqlite3_int64)id;
-
-    sqlite3_stmt *s = prepared(st, S_IS_SET_ASIDE);
-    if (!s)
-        return damaged(st, NULL, out, why, why_cap, "set-aside table", st->last_code);
-    sqlite3_bind_int64(s, 1, key);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        snprintf(why, why_cap, "%s", (const char *)sqlite3_column_text(s, 0));
-        sqlite3_reset(s);
-        return LOAD_SET_ASIDE;
-    }
-    if (rc != SQLITE_DONE)
-        return damaged(st, s, out, why, why_cap, "set-aside table", rc);
-    sqlite3_reset(s);
-
-    if (!(s = prepared(st, S_LOAD_MATCH)))
-        return damaged(st, NULL, out, why, why_cap, "matches row", st->last_code);
-    sqlite3_bind_int64(s, 1, key);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_DONE) {
-        sqlite3_reset(s);
-        return LOAD_NOT_FOUND;
-    }
-    if (rc != SQLITE_ROW || sqlite3_column_type(s, 0) != SQLITE_TEXT ||
-        sqlite3_column_type(s, 1) != SQLITE_INTEGER || sqlite3_column_int64(s, 1) < 0)
-        return damaged(st, s, out, why, why_cap, "matches row", rc);
-    uint64_t plies = (uint64_t)sqlite3_column_int64(s, 1);
-    out->spec = strdup((const char *)sqlite3_column_text(s, 0));
-    sqlite3_reset(s);
-    if (!out->spec)
-        return damaged(st, NULL, out, why, why_cap, "out of memory", SQLITE_NOMEM);
-
-    if (!(s = prepared(st, S_LOAD_SEATS)))
-        return damaged(st, NULL, out, why, why_cap, "seats rows", st->last_code);
-    sqlite3_bind_int64(s, 1, key);
-    int seats = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const unsigned char *t = sqlite3_column_text(s, 1);
-        int seat = sqlite3_column_int(s, 0);
-        if (seat != seats || !is_token(t, sqlite3_column_bytes(s, 1)))
-            return damaged(st, s, out, why, why_cap, "seats rows are not two seat tokens", rc);
-        memcpy(out->tokens[seat], t, TOKEN_HEX_LEN + 1);
-        seats++;
-    }
-    if (rc != SQLITE_DONE || seats != 2)
-        return damaged(st, s, out, why, why_cap, "seats rows are not two seat tokens", rc);
-
-    if (!(s = prepared(st, S_LOAD_RESULT)))
-        return damaged(st, NULL, out, why, why_cap, "results row", st->last_code);
-    sqlite3_bind_int64(s, 1, key);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        const char *reason = (const char *)sqlite3_column_text(s, 1);
-        out->has_result = true;
-        out->winner = sqlite3_column_type(s, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 0);
-        out->by_resignation = reason && strcmp(reason, "resignation") == 0;
-        sqlite3_int64 ply = sqlite3_column_int64(s, 2);
-        if (!reason || (!out->by_resignation && strcmp(reason, "rules") != 0) || ply < 0 ||
-            out->winner < -1 || out->winner > 1)
-            return damaged(st, s, out, why, why_cap, "results row is malformed", rc);
-        out->result_ply = (uint64_t)ply;
-        rc = sqlite3_step(s);
-    }
-    if (rc != SQLITE_DONE)
-        return damaged(st, s, out, why, why_cap, "results row", rc);
-    sqlite3_reset(s);
-
-    out->clock.flagged = -1;
-    if (!(s = prepared(st, S_LOAD_CLOCK)))
-        return damaged(st, NULL, out, why, why_cap, "clocks row", st->last_code);
-    sqlite3_bind_int64(s, 1, key);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        struct stored_clock *c = &out->clock;
-        c->on = true;
-        c->base_ms = sqlite3_column_int64(s, 0);
-        c->increment_ms = sqlite3_column_int64(s, 1);
-        c->left_ms[0] = sqlite3_column_int64(s, 2);
-        c->left_ms[1] = sqlite3_column_int64(s, 3);
-        c->started = sqlite3_column_int(s, 4) != 0;
-        c->flagged = sqlite3_column_type(s, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 5);
-        if (c->base_ms <= 0 || c->increment_ms < 0 || c->flagged < -1 || c->flagged > 1)
-            return damaged(st, s, out, why, why_cap, "clocks row is malformed", rc);
-        rc = sqlite3_step(s);
-    }
-    if (rc != SQLITE_DONE)
-        return damaged(st, s, out, why, why_cap, "clocks row", rc);
-    sqlite3_reset(s);
-
-    if (!(s = prepared(st, S_LOAD_MOVES)))
-        return damaged(st, NULL, out, why, why_cap, "moves rows", st->last_code);
-    sqlite3_bind_int64(s, 1, key);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct stored_move *grown =
-            array_reserve(out->moves, &cap, out->move_count + 1, sizeof *grown, 64);
-        if (!grown)
-            return damaged(st, s, out, why, why_cap, "out of memory", SQLITE_NOMEM);
-        out->moves = grown;
-        struct stored_move *m = &out->moves[out->move_count];
-        sqlite3_int64 ply = sqlite3_column_int64(s, 0), move = sqlite3_column_int64(s, 1);
-        const unsigned char *name = sqlite3_column_text(s, 2);
-        int name_len = sqlite3_column_bytes(s, 2);
-        if (ply != (sqlite3_int64)out->move_count) {
-            snprintf(why, why_cap, "moves rows: ply %zu is missing", out->move_count);
-            return damaged(st, s, out, why, why_cap, why, SQLITE_OK);
-        }
-        if (move < 0 || move > UINT32_MAX || !name || name_len <= 0 ||
-            name_len >= NOTATION_MAX || sqlite3_column_type(s, 3) != SQLITE_INTEGER) {
-            snprintf(why, why_cap, "moves rows: ply %zu is malformed", out->move_count);
-            return damaged(st, s, out, why, why_cap, why, SQLITE_OK);
-        }
-        m->move = (uint32_t)move;
-        memcpy(m->notation, name, (size_t)name_len + 1);
-        m->hash_after = as_unsigned(sqlite3_column_int64(s, 3));
-        m->seat = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
-        out->move_count++;
-    }
-    if (rc != SQLITE_DONE)
-        return damaged(st, s, out, why, why_cap, "moves rows", rc);
-    if (out->move_count != plies) {
-        snprintf(why, why_cap, "the match has %" PRIu64 " plies but %zu moves rows", plies,
-                 out->move_count);
-        return damaged(st, s, out, why, why_cap, why, SQLITE_OK);
-    }
-    sqlite3_reset(s);
-    return LOAD_FOUND;
 }
 
 static bool single_integer(struct store *st, sqlite3_stmt *s, sqlite3_int64 *out, bool *found)
@@ -615,14 +481,25 @@ static bool single_integer(struct store *st, sqlite3_stmt *s, sqlite3_int64 *out
         sqlite3_reset(s);
         return true;
     }
-    failed(st, rc);
+    store_failed(st, rc);
     sqlite3_reset(s);
     return false;
 }
 
 bool store_count_matches(struct store *st, uint64_t *count)
 {
-    sqlite3_stmt *s = prepared(st, S_COUNT);
+    sqlite3_stmt *s = store_prepared(st, S_COUNT);
+    sqlite3_int64 n = 0;
+    bool found;
+    if (!s || !single_integer(st, s, &n, &found))
+        return false;
+    *count = (uint64_t)n;
+    return true;
+}
+
+bool store_count_live_matches(struct store *st, uint64_t *count)
+{
+    sqlite3_stmt *s = store_prepared(st, S_COUNT_LIVE);
     sqlite3_int64 n = 0;
     bool found;
     if (!s || !single_integer(st, s, &n, &found))
@@ -633,7 +510,7 @@ bool store_count_matches(struct store *st, uint64_t *count)
 
 bool store_match_exists(struct store *st, uint64_t id, bool *exists)
 {
-    sqlite3_stmt *s = prepared(st, S_EXISTS);
+    sqlite3_stmt *s = store_prepared(st, S_EXISTS);
     sqlite3_int64 one;
     if (!s)
         return false;
@@ -641,10 +518,9 @@ bool store_match_exists(struct store *st, uint64_t id, bool *exists)
     return single_integer(st, s, &one, exists);
 }
 
-bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *, void *),
-                          void *ctx)
+bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *, void *), void *ctx)
 {
-    sqlite3_stmt *s = prepared(st, S_EACH_SET_ASIDE);
+    sqlite3_stmt *s = store_prepared(st, S_EACH_SET_ASIDE);
     if (!s)
         return false;
     int rc;
@@ -653,13 +529,13 @@ bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *,
         each((uint64_t)sqlite3_column_int64(s, 0), reason ? reason : "", ctx);
     }
     sqlite3_reset(s);
-    return rc == SQLITE_DONE || failed(st, rc);
+    return rc == SQLITE_DONE || store_failed(st, rc);
 }
 
 bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max, size_t *count,
                     bool *more)
 {
-    sqlite3_stmt *s = prepared(st, S_LIST);
+    sqlite3_stmt *s = store_prepared(st, S_LIST);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)after);
@@ -675,7 +551,7 @@ bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max,
         ids[(*count)++] = (uint64_t)sqlite3_column_int64(s, 0);
     }
     sqlite3_reset(s);
-    return rc == SQLITE_DONE || failed(st, rc);
+    return rc == SQLITE_DONE || store_failed(st, rc);
 }
 
 bool store_check(struct store *st, bool full, char *out, size_t out_cap)
@@ -689,4 +565,33 @@ bool store_check(struct store *st, bool full, char *out, size_t out_cap)
         snprintf(out, out_cap, "%s", sqlite3_errmsg(st->db));
     sqlite3_finalize(s);
     return rc == SQLITE_ROW;
+}
+
+/* SQLite's online backup: a consistent copy of the database while a server may be writing to
+ * it (WAL mode lets this reader in), a hundred pages at a time so that the server's commits
+ * are held up for a moment at most, never for the whole copy. */
+bool store_backup(const char *db_path, const char *to_path, char *err, size_t err_cap)
+{
+    sqlite3 *from = NULL, *to = NULL;
+    int rc = sqlite3_open_v2(db_path, &from, SQLITE_OPEN_READONLY, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_open_v2(to_path, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(to, "main", from, "main") : NULL;
+    if (b) {
+        do {
+            rc = sqlite3_backup_step(b, 100);
+            if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+                sqlite3_sleep(5);
+        } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+        sqlite3_backup_finish(b);
+        if (rc == SQLITE_DONE)
+            rc = sqlite3_errcode(to);
+    } else if (rc == SQLITE_OK) {
+        rc = sqlite3_errcode(to);
+    }
+    if (rc != SQLITE_OK && rc != SQLITE_DONE)
+        snprintf(err, err_cap, "%s", sqlite3_errstr(rc));
+    sqlite3_close(to);
+    sqlite3_close(from);
+    return rc == SQLITE_OK || rc == SQLITE_DONE;
 }

@@ -40,6 +40,10 @@ struct stored_match {
     bool by_resignation;
     uint64_t result_ply;
     struct stored_clock clock;
+    bool aborted; /* a clocked match whose first decision never came */
+    int invite_seat; /* the seat nobody has joined yet, or -1 */
+    char *kept_throws; /* space-separated throws to make again after an undo, or NULL */
+    char invite[TOKEN_HEX_LEN + 1];
     struct stored_move *moves;
     size_t move_count;
 };
@@ -76,6 +80,15 @@ bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resigna
                       uint64_t ply, int score0, int score1);
 bool store_clear_result(struct store *st, uint64_t id);
 /* Writes the match's clocks row (a match without a time control has none). */
+/* The throws an accepted undo took back, to be made again (NULL: none left). */
+bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations);
+/* The invite to a match's other seat, written with the match and deleted when it is used. */
+bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invite);
+bool store_delete_invite(struct store *st, uint64_t id);
+/* Ends a match with no result: its first decision did not come in time. */
+bool store_set_aborted(struct store *st, uint64_t id);
+/* The matches still being played (no result, no flag fall, not aborted). */
+bool store_count_live_matches(struct store *st, uint64_t *count);
 bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c);
 
 /* Marks a match as set aside, in its own small transaction outside any round. */
@@ -86,6 +99,9 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
 void stored_match_free(struct stored_match *m);
 
 bool store_count_matches(struct store *st, uint64_t *count);
+/* Copies the database at db_path to to_path with SQLite's online backup, while a server may
+ * be running on it; false (and why in err) on failure. */
+bool store_backup(const char *db_path, const char *to_path, char *err, size_t err_cap);
 bool store_match_exists(struct store *st, uint64_t id, bool *exists);
 
 /* The set-aside matches, ascending: calls each(id, reason, ctx) for each. */

@@ -5,13 +5,14 @@
  * one command line, one line from the server is one text message to the browser. The poll
  * loop never learns which of its clients are browsers, so nothing about the protocol, its
  * limits or its storage differs between the two. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 
 #include "web.h"
 
 #include <libwebsockets.h>
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,10 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MESSAGE_MAX 1024           /* a command line, as the line protocol allows */
 #define BACKLOG_HIGH (64u * 1024u) /* stop reading one side while this much waits for the other */
+#define EXTRA_CONNECTIONS 16       /* beyond max_clients: enough to tell them the server is full */
 
 struct bytes {
     unsigned char *data;
@@ -71,6 +74,14 @@ struct session {
 struct web {
     struct lws_context *context;
     unsigned line_port;
+    char relay_secret[64];
+    const char *const *origins;
+    size_t origin_count;
+    struct lws_protocol_vhost_options headers[4];
+    struct lws_http_mount metrics_mount;
+    pthread_mutex_t metrics_lock;
+    struct bytes metrics;                /* the loop's latest text for GET /metrics */
+    size_t max_connections, connections; /* browser-side sockets, counted on its thread */
     pthread_t thread;
     atomic_bool stop;
     char dir[4096];
@@ -156,8 +167,8 @@ static void receive(struct session *s, const void *in, size_t len)
 /* Sends the first whole line waiting for the browser as one text message. */
 static int send_to_browser(struct session *s)
 {
-    unsigned char *nl = s->to_browser.len ? memchr(s->to_browser.data, '\n', s->to_browser.len)
-                                          : NULL;
+    unsigned char *nl =
+        s->to_browser.len ? memchr(s->to_browser.data, '\n', s->to_browser.len) : NULL;
     if (nl) {
         size_t len = (size_t)(nl - s->to_browser.data);
         unsigned char *frame = malloc(LWS_PRE + len + 1);
@@ -187,6 +198,74 @@ static int send_to_browser(struct session *s)
     return 0;
 }
 
+/* A browser names the page that opens a WebSocket in Origin: only the configured ones (--origin),
+ * or without a list the server's own pages, may; so another site cannot act with a visitor's
+ * seat links. A client with no Origin is not a browser and is let in. */
+static bool origin_allowed(const struct web *w, struct lws *wsi)
+{
+    char origin[256], host[256], own[300];
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
+        return true;
+    for (size_t i = 0; i < w->origin_count; i++)
+        if (strcmp(origin, w->origins[i]) == 0)
+            return true;
+    if (w->origin_count || lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
+        return false;
+    for (int tls = 0; tls < 2; tls++) {
+        snprintf(own, sizeof own, "%s://%s", tls ? "https" : "http", host);
+        if (strcmp(origin, own) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The file an HTTP request names must be inside the site once symbolic links are followed. */
+static bool inside_site(const struct web *w, const char *uri)
+{
+    if (!w->dir[0] || !uri)
+        return true;
+    char path[8192], real[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", w->dir, uri);
+    if (!realpath(path, real))
+        return true; /* nothing there: libwebsockets answers 404 */
+    size_t n = strlen(w->dir);
+    return strncmp(real, w->dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
+}
+
+/* GET /metrics: the loop's text, in Prometheus' exposition format. Any other request that
+ * reaches here (no file mount took it) is not found. */
+static int serve_metrics(struct web *w, struct session *s, struct lws *wsi)
+{
+    char uri[64];
+    unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                       *end = head + sizeof head - 1;
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
+        strcmp(uri, "/metrics") != 0) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    memset(&s->to_browser, 0, sizeof s->to_browser);
+    pthread_mutex_lock(&w->metrics_lock);
+    bool copied = bytes_append(&s->to_browser, w->metrics.data ? w->metrics.data : (void *)"",
+                               w->metrics.len);
+    pthread_mutex_unlock(&w->metrics_lock);
+    if (!copied ||
+        lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4",
+                                    s->to_browser.len, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return 1;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+void web_set_metrics(struct web *w, const char *text, size_t len)
+{
+    pthread_mutex_lock(&w->metrics_lock);
+    w->metrics.len = 0;
+    bytes_append(&w->metrics, text, len);
+    pthread_mutex_unlock(&w->metrics_lock);
+}
+
 static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                       size_t len)
 {
@@ -210,8 +289,47 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
             return 0;
         }
         lws_set_opaque_user_data(s->line, s);
+        /* The relay's first line tells the loop who this browser is (docs/server.md). */
+        char peer[64] = "?", greeting[160];
+        lws_get_peer_simple(wsi, peer, sizeof peer);
+        snprintf(greeting, sizeof greeting, "via %s %s\n", w->relay_secret, peer[0] ? peer : "?");
+        bytes_append(&s->to_server, greeting, strlen(greeting));
+        lws_callback_on_writable(s->line);
         return 0;
     }
+    case LWS_CALLBACK_HTTP:
+        return serve_metrics(w, s, wsi);
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        unsigned char *frame = malloc(LWS_PRE + s->to_browser.len + 1);
+        int written = frame ? 0 : -1;
+        if (frame) {
+            memcpy(frame + LWS_PRE, s->to_browser.data, s->to_browser.len);
+            written = lws_write(wsi, frame + LWS_PRE, s->to_browser.len, LWS_WRITE_HTTP_FINAL);
+            free(frame);
+        }
+        free(s->to_browser.data);
+        memset(&s->to_browser, 0, sizeof s->to_browser);
+        return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_CLOSED_HTTP:
+        free(s->to_browser.data);
+        memset(&s->to_browser, 0, sizeof s->to_browser);
+        return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return origin_allowed(w, wsi) ? 0 : 1;
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        return inside_site(w, in) ? 0 : 1;
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        /* Refused before it costs more descriptors: the process never runs out of them, so
+         * libwebsockets never spins on a failing accept. */
+        if (w->connections >= w->max_connections)
+            return 1;
+        w->connections++;
+        return 0;
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (w->connections) /* the browser side's sockets come here, the relay's do not */
+            w->connections--;
+        return 0;
     case LWS_CALLBACK_RECEIVE:
         receive(s, in, len);
         return 0;
@@ -282,6 +400,28 @@ static int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user
     }
 }
 
+/* libwebsockets' errors, at most one line a second (a flood of failing connections must not
+ * flood stderr), with a count of the lines left out. */
+static void log_at_most_once_a_second(int level, const char *line)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static time_t last;
+    static unsigned long skipped;
+    (void)level;
+    pthread_mutex_lock(&lock);
+    time_t now = time(NULL);
+    if (now != last) {
+        if (skipped)
+            fprintf(stderr, "tg-server: libwebsockets: %lu more lines left out\n", skipped);
+        fprintf(stderr, "tg-server: libwebsockets: %s", line);
+        last = now;
+        skipped = 0;
+    } else {
+        skipped++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 static const struct lws_protocols protocols[] = {
     /* First: a WebSocket that names no subprotocol, and every HTTP request, come here. */
     {"tg-lines", on_browser, sizeof(struct session), 4096, 0, NULL, 0},
@@ -297,8 +437,8 @@ static void *serve_web(void *arg)
     return NULL;
 }
 
-struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsigned *bound,
-                      char *err, size_t err_cap)
+struct web *web_start(unsigned port, const struct web_options *o, unsigned line_port,
+                      unsigned *bound, char *err, size_t err_cap)
 {
     struct web *w = calloc(1, sizeof *w);
     if (!w) {
@@ -306,8 +446,13 @@ struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsign
         return NULL;
     }
     w->line_port = line_port;
+    const char *dir = o->dir;
+    snprintf(w->relay_secret, sizeof w->relay_secret, "%s", o->relay_secret);
+    w->max_connections = o->max_clients + EXTRA_CONNECTIONS;
+    w->origins = o->origins;
+    w->origin_count = o->origin_count;
     atomic_init(&w->stop, false);
-    lws_set_log_level(LLL_ERR, NULL);
+    lws_set_log_level(LLL_ERR, log_at_most_once_a_second);
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -316,8 +461,30 @@ struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsign
     info.protocols = protocols;
     info.user = w;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    /* Every response: no sniffing, no framing by other sites, nothing loaded from elsewhere
+     * (the board compiles WebAssembly), no referrer carrying a page's address away. */
+    static const struct {
+        const char *name, *value;
+    } headers[] = {
+        {"x-content-type-options:", "nosniff"},
+        {"x-frame-options:", "DENY"},
+        {"referrer-policy:", "no-referrer"},
+        {"content-security-policy:",
+         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' "
+         "'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+         "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"},
+    };
+    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++)
+        w->headers[i] = (struct lws_protocol_vhost_options){
+            i + 1 < sizeof headers / sizeof *headers ? &w->headers[i + 1] : NULL, NULL,
+            headers[i].name, headers[i].value};
+    info.headers = w->headers;
     if (dir) {
-        snprintf(w->dir, sizeof w->dir, "%s", dir);
+        if (!realpath(dir, w->dir)) {
+            snprintf(err, err_cap, "--web %s: %s", dir, strerror(errno));
+            free(w);
+            return NULL;
+        }
         /* Browsers compile WebAssembly as it streams in only under its own type. */
         w->wasm_type = (struct lws_protocol_vhost_options){NULL, NULL, ".wasm", "application/wasm"};
         w->mount = (struct lws_http_mount){
@@ -328,8 +495,17 @@ struct web *web_start(unsigned port, const char *dir, unsigned line_port, unsign
             .origin_protocol = LWSMPRO_FILE,
             .mountpoint_len = 1,
         };
-        info.mounts = &w->mount;
     }
+    /* /metrics is answered by the callback, before (more specific than) the files at /. */
+    w->metrics_mount = (struct lws_http_mount){
+        .mount_next = dir ? &w->mount : NULL,
+        .mountpoint = "/metrics",
+        .origin = "tg-lines",
+        .origin_protocol = LWSMPRO_CALLBACK,
+        .mountpoint_len = 8,
+    };
+    info.mounts = &w->metrics_mount;
+    pthread_mutex_init(&w->metrics_lock, NULL);
     w->context = lws_create_context(&info);
     struct lws_vhost *vh = w->context ? lws_get_vhost_by_name(w->context, "default") : NULL;
     int listening = vh ? lws_get_vhost_listen_port(vh) : -1;
@@ -364,5 +540,7 @@ void web_stop(struct web *w)
     lws_cancel_service(w->context);
     pthread_join(w->thread, NULL);
     lws_context_destroy(w->context);
+    pthread_mutex_destroy(&w->metrics_lock);
+    free(w->metrics.data);
     free(w);
 }

@@ -1,0 +1,142 @@
+/* Chess-style clocks kept by the server: time left, the charge of a change, the time control's
+ * syntax, and the flag falls the loop looks for. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The seat whose clock runs now, or -1. */
+int clock_running(const struct match *m)
+{
+    if (!m->clock.kept.on || !m->clock.kept.started || !m->state || match_over(m))
+        return -1;
+    int p = tg_state_player(m->state);
+    return p == 0 || p == 1 ? p : -1;
+}
+
+/* A seat's time left at `now`, in milliseconds (negative once its flag has fallen). */
+int64_t clock_left(const struct match *m, int seat, double now)
+{
+    int64_t left = m->clock.kept.left_ms[seat];
+    if (clock_running(m) == seat)
+        left -= (int64_t)((now - m->clock.turn_began) * 1000.0);
+    return left;
+}
+
+/* The clocks after a change at `now`: the running seat is charged its turn; a decision by
+ * `decider` adds its increment and starts the clocks if they were not yet running. */
+/* The clocks after a change made at `now` whose command came at `charged` (no later than
+ * now): the running seat is charged up to `charged`, and the next turn begins `now`, when the
+ * change is made known; the time between is nobody's. */
+struct match_clock clock_after(const struct match *m, double now, double charged, int decider)
+{
+    struct match_clock c = m->clock;
+    int running = clock_running(m);
+    if (running >= 0) {
+        c.kept.left_ms[running] = clock_left(m, running, charged);
+        /* A move that reached the server before its flag was seen to fall counts. */
+        if (c.kept.left_ms[running] < 0)
+            c.kept.left_ms[running] = 0;
+    }
+    if (decider >= 0 && c.kept.on) {
+        if (c.kept.started)
+            c.kept.left_ms[decider] += c.kept.increment_ms;
+        c.kept.started = true;
+    }
+    c.turn_began = now;
+    return c;
+}
+
+bool track_clock(struct server *sv, struct match *m)
+{
+    if (!m->clock.kept.on || match_over(m))
+        return true;
+    for (size_t i = 0; i < sv->clocked_count; i++)
+        if (sv->clocked[i] == m)
+            return true;
+    struct match **grown =
+        array_reserve(sv->clocked, &sv->clocked_cap, sv->clocked_count + 1, sizeof *grown, 64);
+    if (!grown)
+        return false;
+    sv->clocked = grown;
+    sv->clocked[sv->clocked_count++] = m;
+    return true;
+}
+
+/* clock=M+S: M minutes (a fraction allowed: 0.5 is 30 s) for each seat, plus S seconds after
+ * each of its decisions. */
+bool parse_clock(const char *text, struct stored_clock *out)
+{
+    if (strncmp(text, "clock=", 6) != 0 || !isdigit((unsigned char)text[6]))
+        return false;
+    char *end;
+    errno = 0;
+    double minutes = strtod(text + 6, &end);
+    if (errno || *end != '+' || !isdigit((unsigned char)end[1]) || !(minutes > 0) || minutes > 1440)
+        return false;
+    double seconds = strtod(end + 1, &end);
+    if (errno || *end || !(seconds >= 0) || seconds > 3600)
+        return false;
+    *out = (struct stored_clock){.on = true,
+                                 .base_ms = (int64_t)(minutes * 60000.0 + 0.5),
+                                 .increment_ms = (int64_t)(seconds * 1000.0 + 0.5),
+                                 .flagged = -1};
+    out->left_ms[0] = out->left_ms[1] = out->base_ms;
+    return out->base_ms > 0;
+}
+
+/* A clock that has run out ends its match: staged like any change, so that the flag fall is
+ * stored before anyone hears of it. */
+/* A seat whose time ran out between two looks of the loop: its flag falls now, before its move
+ * is taken (the move's own time decides, not when the loop next looks). */
+bool flag_fell(struct server *sv, struct match *m)
+{
+    int running = clock_running(m);
+    if (running < 0 || m->busy || clock_left(m, running, sv->now) > 0)
+        return false;
+    struct change *ch = change_new(sv, CH_FLAG, m, 0);
+    if (!ch)
+        return true; /* out of memory: the loop's next look stages it */
+    ch->seat = running;
+    m->busy = true;
+    m->flag_staged = true;
+    stage(sv, ch);
+    return true;
+}
+
+void check_flags(struct server *sv)
+{
+    for (size_t i = 0; i < sv->clocked_count;) {
+        struct match *m = sv->clocked[i];
+        if (m->loading || m->busy) {
+            i++;
+            continue;
+        }
+        if (match_over(m)) {
+            sv->clocked[i] = sv->clocked[--sv->clocked_count];
+            continue;
+        }
+        i++;
+        enum change_kind kind = CH_FLAG;
+        int running = clock_running(m);
+        /* A match whose first decision does not come is aborted rather than kept loaded
+         * (and its seats waiting) for ever. */
+        if (!m->clock.kept.started && sv->now - m->clock.turn_began > sv->opt.first_move_timeout)
+            kind = CH_ABORT;
+        else if (running < 0 || clock_left(m, running, sv->now) > 0)
+            continue;
+        struct change *ch = change_new(sv, kind, m, 0);
+        if (!ch)
+            return; /* out of memory: looked at again next time */
+        ch->seat = running;
+        m->busy = true;
+        m->flag_staged = kind == CH_FLAG;
+        stage(sv, ch);
+    }
+}

@@ -1,0 +1,457 @@
+/* The commands that change a match: new, play, bot, undo, accept, decline, resign; and watch. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The lap limit (option `laps` of the relay games) bounds the work of every move; a rule set
+ * that lifts it (laps=0) or sets it far above the default would let one move hold a worker
+ * for minutes. Read from the canonical spec, which names every option of the game. */
+static bool laps_within(const tg_rules *r, unsigned long max_laps)
+{
+    const char *spec = tg_rules_spec(r), *at = spec;
+    while ((at = strstr(at, "laps=")) != NULL) {
+        if (at > spec && (at[-1] == ':' || at[-1] == ',')) {
+            unsigned long laps = strtoul(at + 5, NULL, 10);
+            return laps > 0 && laps <= max_laps;
+        }
+        at += 5;
+    }
+    return true; /* a game whose moves always end */
+}
+
+/* new SPEC [clock=M+S] [seat=0|1]: the creator takes one seat (0 unless it says) and gets an
+ * invite for the other; nothing is thrown until both seats are taken, so the creator cannot
+ * look at the opening throws before handing a seat out. */
+void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
+{
+    const char *spec = w[1];
+    struct stored_clock clock = {.flagged = -1};
+    int creator = 0;
+    bool clock_seen = false, seat_seen = false;
+    for (size_t i = 2; i < n; i++) {
+        if (!clock_seen && strncmp(w[i], "clock=", 6) == 0) {
+            clock_seen = true;
+            if (!parse_clock(w[i], &clock)) {
+                reply_error(c, "bad-option",
+                            "a time control is clock=M+S: minutes (up to 1440) and an "
+                            "increment in seconds (up to 3600), e.g. clock=5+3");
+                return;
+            }
+        } else if (!seat_seen && (strcmp(w[i], "seat=0") == 0 || strcmp(w[i], "seat=1") == 0)) {
+            seat_seen = true;
+            creator = w[i][5] - '0';
+        } else {
+            reply_error(c, "bad-option", "new SPEC [clock=M+S] [seat=0|1]");
+            return;
+        }
+    }
+    size_t staged = 0;
+    for (size_t i = 0; i < sv->change_count; i++)
+        staged += sv->changes[i].kind == CH_NEW;
+    if (sv->live_count + staged >= sv->opt.max_matches) {
+        reply_error(c, "match-limit",
+                    "this server has its limit of %" PRIu64 " matches being "
+                    "played; one must end first",
+                    sv->opt.max_matches);
+        return;
+    }
+    if (!room_to_load(sv)) {
+        reply_error(c, "overloaded", "every loaded match is in use; try again");
+        return;
+    }
+    tg_status st;
+    struct rules_entry *rules = rules_acquire(sv, spec, &st);
+    if (!rules) {
+        reply_status(c, st);
+        return;
+    }
+    if (!laps_within(rules->rules, sv->opt.max_laps)) {
+        rules_release(sv, rules);
+        reply_error(c, "bad-option",
+                    "this server plays the relay games with a lap limit from "
+                    "1 to %lu (laps=N)",
+                    sv->opt.max_laps);
+        return;
+    }
+    struct match *m = calloc(1, sizeof *m);
+    struct change *ch = m ? change_new(sv, CH_NEW, m, c->serial) : NULL;
+    if (!ch) {
+        free(m);
+        rules_release(sv, rules);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    m->rules = rules;
+    m->resigned = -1;
+    m->undo_requested_by = -1;
+    m->busy = true;
+    m->clock.kept = clock;
+    m->clock.turn_began = sv->now;
+    ch->clock = m->clock;
+    m->invite_seat = 1 - creator;
+    st = tg_state_new(rules->rules, &ch->state);
+    if (st != TG_OK || !new_token(m->tokens[0]) || !new_token(m->tokens[1]) ||
+        !new_token(m->invite)) {
+        tg_state_free(ch->state);
+        move_list_free(&ch->made);
+        match_free(sv, m);
+        reply_status(c, st != TG_OK ? st : TG_ERR_INVALID_ARGUMENT);
+        return;
+    }
+    c->awaiting = true;
+    stage(sv, ch);
+    if (sv->change_count && &sv->changes[sv->change_count - 1] == ch)
+        buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[creator], m->invite);
+}
+
+/* join ID INVITE: the other seat's token, to whoever shows the invite first; then the opening
+ * throws, if the game has them, are made. */
+void cmd_join(struct server *sv, struct client *c, struct match *m, const char *invite)
+{
+    if (m->invite_seat < 0) {
+        reply_error(c, "already-joined", "both seats of match %" PRIu64 " are taken", m->id);
+        return;
+    }
+    unsigned char diff = strlen(invite) != TOKEN_HEX_LEN;
+    for (size_t i = 0; !diff && i < TOKEN_HEX_LEN; i++)
+        diff |= (unsigned char)(invite[i] ^ m->invite[i]);
+    if (diff) {
+        reply_error(c, "bad-token", "that is not the invite of match %" PRIu64, m->id);
+        return;
+    }
+    if (m->busy || match_over(m)) {
+        reply_error(c, m->busy ? "busy" : "game-over", "match %" PRIu64 " cannot be joined now",
+                    m->id);
+        return;
+    }
+    struct change *ch = change_new(sv, CH_JOIN, m, c->serial);
+    tg_status st = !ch ? TG_ERR_NO_MEMORY : tg_state_clone(m->state, &ch->state);
+    /* A game that opens with a throw gets it now, from the server, like every later one. */
+    if (st == TG_OK)
+        st = throw_while_chance(ch->state, &ch->made);
+    if (st != TG_OK) {
+        if (ch) {
+            tg_state_free(ch->state);
+            move_list_free(&ch->made);
+        }
+        reply_status(c, st);
+        return;
+    }
+    ch->seat = m->invite_seat;
+    buf_printf(&ch->reply, "ok %d %s\n", m->invite_seat, m->tokens[m->invite_seat]);
+    m->busy = true;
+    c->awaiting = true;
+    stage(sv, ch);
+}
+
+/* The checks every command that changes a match makes: the token names a seat, nothing else
+ * is changing the match, the game is still on, and (for PLY) the client saw the current
+ * position. Returns the acting seat, or -1 after replying with the error. */
+static int acting_seat(struct client *c, struct match *m, const char *ply_text, const char *token)
+{
+    int seat = seat_of(m, token);
+    if (seat < 0) {
+        reply_error(c, "bad-token", "that token is not a seat of match %" PRIu64, m->id);
+        return -1;
+    }
+    if (m->clock.kept.flagged >= 0 || m->flag_staged) {
+        reply_error(c, "game-over", "the match ended on time");
+        return -1;
+    }
+    if (m->busy) {
+        reply_error(c, "busy", "a change to match %" PRIu64 " is being made; try again", m->id);
+        return -1;
+    }
+    if (m->resigned >= 0) {
+        reply_error(c, "game-over", "the match ended by resignation");
+        return -1;
+    }
+    if (m->aborted) {
+        reply_error(c, "game-over", "the match was aborted: its first move did not come in time");
+        return -1;
+    }
+    if (m->invite_seat >= 0) {
+        reply_error(c, "not-joined", "seat %d of match %" PRIu64 " has not joined yet",
+                    m->invite_seat, m->id);
+        return -1;
+    }
+    uint64_t ply;
+    if (ply_text) {
+        if (!parse_u64(ply_text, &ply)) {
+            reply_error(c, "usage", "PLY is the ply the move is made at, a number (see show)");
+            return -1;
+        }
+        if (ply != tg_state_ply(m->state)) {
+            reply_error(c, "stale-ply", "match %" PRIu64 " is at ply %zu, not %" PRIu64, m->id,
+                        tg_state_ply(m->state), ply);
+            return -1;
+        }
+    }
+    return seat;
+}
+
+static bool to_move_check(struct client *c, struct match *m, int seat)
+{
+    if (tg_state_is_terminal(m->state)) {
+        reply_status(c, TG_ERR_GAME_OVER);
+        return false;
+    }
+    if (tg_state_player(m->state) != seat) {
+        reply_error(c, "not-your-turn", "seat %d is to move, not seat %d",
+                    tg_state_player(m->state), seat);
+        return false;
+    }
+    return true;
+}
+
+/* mcts searches run on the bot workers; the cap keeps one request from holding a worker for
+ * minutes. */
+static bool bot_within_limit(const char *spec, unsigned long max_iterations)
+{
+    if (strncmp(spec, "mcts", 4) != 0)
+        return true;
+    const char *it = strstr(spec, "iterations=");
+    unsigned long n = it ? strtoul(it + 11, NULL, 10) : 1000;
+    return n <= max_iterations;
+}
+
+static void submit_move_job(struct server *sv, struct client *c, struct match *m,
+                            enum job_kind kind, int seat, tg_move move, const char *bot)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j || tg_state_clone(m->state, &j->state) != TG_OK) {
+        job_free(j);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    j->kind = kind;
+    j->base.work = kind == JOB_BOT ? work_bot : work_play;
+    j->client_serial = c->serial;
+    j->match = m;
+    j->seat = seat;
+    j->move = move;
+    j->arrived = sv->now;
+    if (m->kept_throws && !(j->kept = strdup(m->kept_throws))) {
+        job_free(j);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    if (bot)
+        snprintf(j->bot, sizeof j->bot, "%s", bot);
+    if (!pool_submit(kind == JOB_BOT ? sv->bot_pool : sv->move_pool, &j->base)) {
+        job_free(j);
+        reply_error(c, "overloaded", "the server's %s workers have too much queued; try again",
+                    kind == JOB_BOT ? "bot" : "move");
+        return;
+    }
+    m->busy = true;
+    c->awaiting = true;
+}
+
+void cmd_play(struct server *sv, struct client *c, struct match *m, char **w)
+{
+    int seat = acting_seat(c, m, w[2], w[4]);
+    if (seat < 0 || !to_move_check(c, m, seat))
+        return;
+    if (flag_fell(sv, m)) {
+        reply_error(c, "game-over", "the match ended on time");
+        return;
+    }
+    if (strncmp(w[3], "throw", 5) == 0) {
+        reply_error(c, "server-throws", "chance outcomes are thrown by the server, never chosen");
+        return;
+    }
+    tg_move mv;
+    tg_status st = tg_move_from_string(m->state, w[3], &mv);
+    if (st == TG_OK && !tg_state_is_legal(m->state, mv))
+        st = TG_ERR_ILLEGAL_MOVE;
+    if (st != TG_OK) {
+        reply_status(c, st);
+        return;
+    }
+    submit_move_job(sv, c, m, JOB_PLAY, seat, mv, NULL);
+}
+
+void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
+{
+    int seat = acting_seat(c, m, w[2], w[4]);
+    if (seat < 0 || !to_move_check(c, m, seat))
+        return;
+    if (flag_fell(sv, m)) {
+        reply_error(c, "game-over", "the match ended on time");
+        return;
+    }
+    /* A search is not bounded by the seat's clock: a server for rated play refuses it. */
+    if (sv->opt.no_bots_on_clock && m->clock.kept.on) {
+        reply_error(c, "bots-forbidden", "this server plays matches with a clock without bots");
+        return;
+    }
+    tg_status st = tg_bot_check(w[3]);
+    if (st != TG_OK) {
+        reply_status(c, st);
+        return;
+    }
+    if (!bot_within_limit(w[3], sv->opt.max_bot_iterations)) {
+        reply_error(c, "bot-too-slow", "more mcts iterations than this server allows (%lu)",
+                    sv->opt.max_bot_iterations);
+        return;
+    }
+    submit_move_job(sv, c, m, JOB_BOT, seat, 0, w[3]);
+}
+
+/* The last decision and the throws after it, which an accepted undo takes back; the throw
+ * that decision answered stays, so an undo never re-throws the sticks. */
+static bool undo_target(const struct match *m, size_t *keep)
+{
+    for (size_t i = m->ply_count; i-- > 0;)
+        if (m->plies[i].seat >= 0) {
+            *keep = i;
+            return true;
+        }
+    return false;
+}
+
+void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w)
+{
+    int seat = acting_seat(c, m, w[2], w[3]);
+    size_t keep;
+    if (seat < 0)
+        return;
+    if (!undo_target(m, &keep)) {
+        reply_status(c, TG_ERR_NO_HISTORY);
+        return;
+    }
+    if (m->undo_requested_by >= 0) {
+        reply_error(c, "undo-pending",
+                    "seat %d already asked; the other seat answers with "
+                    "accept or decline",
+                    m->undo_requested_by);
+        return;
+    }
+    m->undo_requested_by = seat;
+    m->undo_request_ply = tg_state_ply(m->state);
+    m->undo_requested_at = sv->now;
+    match_touch(sv, m); /* pinned until answered or lapsed */
+    /* Events go out before the reply, as they do for every change. */
+    push_event(sv, m, "undo-requested %d", seat);
+    buf_printf(&c->out, "ok requested\n");
+}
+
+void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char **w, bool accept)
+{
+    int seat = acting_seat(c, m, w[2], w[3]);
+    if (seat < 0)
+        return;
+    if (m->undo_requested_by < 0 || m->undo_request_ply != tg_state_ply(m->state)) {
+        reply_error(c, "no-undo-request", "nobody asked to take back a move at this ply");
+        return;
+    }
+    if (m->undo_requested_by == seat) {
+        reply_error(c, "not-your-turn", "the other seat answers an undo request");
+        return;
+    }
+    if (!accept) {
+        m->undo_requested_by = -1;
+        push_event(sv, m, "undo-declined %d", seat);
+        buf_printf(&c->out, "ok declined\n");
+        return;
+    }
+    size_t keep;
+    struct change *ch = undo_target(m, &keep) ? change_new(sv, CH_UNDO, m, c->serial) : NULL;
+    if (!ch || tg_state_clone(m->state, &ch->state) != TG_OK) {
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    while (tg_state_ply(ch->state) > keep && tg_state_undo(ch->state) == TG_OK)
+        ;
+    ch->keep_plies = keep;
+    /* The throws that followed the decision are kept for the next decisions (before any kept
+     * earlier), so that taking a move back never throws the sticks again. */
+    size_t from = m->plies[keep].end, to = m->names.len;
+    if (to > from) {
+        size_t old = m->kept_throws ? strlen(m->kept_throws) + 1 : 0;
+        char *kept = malloc(to - from + old + 1);
+        if (!kept) {
+            tg_state_free(ch->state);
+            ch->state = NULL;
+            reply_status(c, TG_ERR_NO_MEMORY);
+            return;
+        }
+        memcpy(kept, m->names.data + from, to - from - 1); /* without the last space */
+        kept[to - from - 1] = '\0';
+        if (old) {
+            strcat(kept, " ");
+            strcat(kept, m->kept_throws);
+        }
+        ch->kept_changed = true;
+        ch->kept_after = kept;
+    }
+    buf_printf(&ch->reply, "ok %zu\n", keep);
+    m->busy = true;
+    c->awaiting = true;
+    stage(sv, ch);
+}
+
+void cmd_resign(struct server *sv, struct client *c, struct match *m, char **w)
+{
+    int seat = acting_seat(c, m, NULL, w[2]);
+    if (seat < 0)
+        return;
+    if (tg_state_is_terminal(m->state)) {
+        reply_status(c, TG_ERR_GAME_OVER);
+        return;
+    }
+    struct change *ch = change_new(sv, CH_RESIGN, m, c->serial);
+    if (!ch) {
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    ch->seat = seat;
+    buf_printf(&ch->reply, "ok\n");
+    m->busy = true;
+    c->awaiting = true;
+    stage(sv, ch);
+}
+
+/* Subscribes the connection to the match's events, after the lines that bring it from ply
+ * `ply_text` (0 if absent) to the present. */
+void cmd_watch(struct server *sv, struct client *c, struct match *m, const char *ply_text)
+{
+    uint64_t from = 0;
+    if (ply_text && !parse_u64(ply_text, &from)) {
+        reply_error(c, "usage", "watch ID [PLY]: PLY is the ply the client last saw");
+        return;
+    }
+    if (!watches(c, m->id)) {
+        if (c->watch_count == WATCH_MAX) {
+            reply_error(c, "usage", "a connection watches at most %d matches", WATCH_MAX);
+            return;
+        }
+        c->watching[c->watch_count++] = m->id;
+        m->watchers++;
+    }
+    buf_printf(&c->out, "ok watching ply=%zu spec=%s", m->ply_count,
+               tg_rules_spec(m->rules->rules));
+    if (m->clock.kept.on)
+        buf_printf(&c->out, " clock=%" PRId64 "+%" PRId64 "ms", m->clock.kept.base_ms,
+                   m->clock.kept.increment_ms);
+    buf_append(&c->out, "\n", 1);
+    catch_up(sv, c, m, from > m->ply_count + 1 ? m->ply_count + 1 : (size_t)from);
+}
+
+void cmd_unwatch(struct client *c, struct match *m)
+{
+    for (size_t i = 0; i < c->watch_count; i++)
+        if (c->watching[i] == m->id) {
+            c->watching[i] = c->watching[--c->watch_count];
+            if (m->watchers)
+                m->watchers--;
+            break;
+        }
+    buf_append(&c->out, "ok\n", 3);
+}

@@ -1,0 +1,337 @@
+/* Work on the worker threads: replaying a stored match (a load) and making a move or a bot's
+ * move, and what the loop does with each finished job. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- worker jobs ---------------------------------------------------------------------- */
+
+void job_free(struct job *j)
+{
+    if (!j)
+        return;
+    tg_state_free(j->state);
+    stored_match_free(&j->stored);
+    move_list_free(&j->made);
+    free(j->kept);
+    free(j);
+}
+
+/* Replays the stored rows on a fresh state and checks that each one is what was recorded:
+ * the move legal, played by the seat recorded, named as recorded, and leaving the recorded
+ * hash. */
+void work_load(struct pool_job *pj)
+{
+    struct job *j = (struct job *)pj;
+    j->status = tg_state_new(j->match->rules->rules, &j->state);
+    if (j->status != TG_OK) {
+        snprintf(j->why, sizeof j->why, "cannot make a state: %s", tg_status_string(j->status));
+        return;
+    }
+    for (size_t i = 0; i < j->stored.move_count; i++) {
+        const struct stored_move *m = &j->stored.moves[i];
+        int player = tg_state_player(j->state);
+        int expected_seat = player == TG_CHANCE ? -1 : player;
+        char name[NOTATION_MAX];
+        if (player == TG_TERMINAL) {
+            snprintf(j->why, sizeof j->why, "ply %zu is recorded after the game ended", i);
+        } else if (m->seat != expected_seat) {
+            snprintf(j->why, sizeof j->why, "ply %zu is recorded for the wrong seat", i);
+        } else if (!tg_state_is_legal(j->state, m->move)) {
+            snprintf(j->why, sizeof j->why, "ply %zu: move %" PRIu32 " is not legal", i, m->move);
+        } else if (tg_move_to_string(j->state, m->move, name, sizeof name, NULL) != TG_OK ||
+                   strcmp(name, m->notation) != 0) {
+            snprintf(j->why, sizeof j->why, "ply %zu: notation '%s' is not the move's ('%s')", i,
+                     m->notation, name);
+        } else if ((j->status = tg_state_apply(j->state, m->move)) != TG_OK) {
+            snprintf(j->why, sizeof j->why, "ply %zu: %s", i, tg_status_string(j->status));
+            if (j->status == TG_ERR_NO_MEMORY)
+                return;
+        } else if (tg_state_hash(j->state) != m->hash_after) {
+            snprintf(j->why, sizeof j->why,
+                     "ply %zu: the position's hash differs from the "
+                     "recorded one",
+                     i);
+        } else {
+            continue;
+        }
+        j->status = TG_ERR_ILLEGAL_MOVE;
+        return;
+    }
+    j->status = TG_OK;
+}
+
+void work_play(struct pool_job *pj)
+{
+    struct job *j = (struct job *)pj;
+    j->status = record_move(j->state, j->move, j->seat, &j->made);
+    /* The throws an accepted undo took back come again, in order, while they fit. */
+    while (j->status == TG_OK && j->kept && j->kept[j->kept_used] &&
+           tg_state_player(j->state) == TG_CHANCE) {
+        const char *at = j->kept + j->kept_used;
+        size_t len = strcspn(at, " ");
+        char name[NOTATION_MAX];
+        tg_move thrown;
+        if (len >= sizeof name)
+            break;
+        memcpy(name, at, len);
+        name[len] = '\0';
+        if (tg_move_from_string(j->state, name, &thrown) != TG_OK ||
+            !tg_state_is_legal(j->state, thrown))
+            break;
+        j->status = record_move(j->state, thrown, -1, &j->made);
+        j->kept_used += len + (at[len] == ' ');
+    }
+    if (j->status == TG_OK)
+        j->status = throw_while_chance(j->state, &j->made);
+}
+
+void work_bot(struct pool_job *pj)
+{
+    struct job *j = (struct job *)pj;
+    uint64_t rng;
+    if (!os_random(&rng, sizeof rng)) {
+        j->status = TG_ERR_INVALID_ARGUMENT;
+        return;
+    }
+    j->status = tg_bot_choose(j->state, j->bot, &rng, &j->move);
+    if (j->status == TG_OK)
+        work_play(pj);
+}
+
+static bool staged_new_id(const struct server *sv, uint64_t id)
+{
+    for (size_t i = 0; i < sv->change_count; i++)
+        if (sv->changes[i].kind == CH_NEW && sv->changes[i].match->id == id)
+            return true;
+    return false;
+}
+
+/* Finds the match a command names, loading it if needed. RUN_WAIT: it is being loaded and the
+ * command runs again once it is; RUN_DONE with *out NULL: the client has its error. */
+enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
+                           struct match **out)
+{
+    *out = NULL;
+    uint64_t id;
+    if (!parse_u64(id_text, &id) || id == 0) {
+        reply_error(c, "no-such-match", "no match has that id");
+        return RUN_DONE;
+    }
+    struct match *m = loaded_match(sv, id);
+    if (m) {
+        if (m->loading)
+            return RUN_WAIT;
+        match_touch(sv, m);
+        *out = m;
+        return RUN_DONE;
+    }
+    const struct set_aside_entry *aside = find_set_aside(sv, id);
+    if (aside) {
+        reply_set_aside(c, id, aside->reason);
+        return RUN_DONE;
+    }
+    if (staged_new_id(sv, id)) { /* created this round, not yet committed or answered */
+        reply_error(c, "no-such-match", "no match has that id");
+        return RUN_DONE;
+    }
+    char why[256];
+    if (!room_to_load(sv)) {
+        reply_error(c, "overloaded", "every loaded match is in use; try again");
+        return RUN_DONE;
+    }
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) {
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return RUN_DONE;
+    }
+    enum load_result found = store_load_match(sv->store, id, &j->stored, why, sizeof why);
+    if (found != LOAD_FOUND) {
+        job_free(j);
+        if (found == LOAD_NOT_FOUND)
+            reply_error(c, "no-such-match", "no match has that id");
+        else {
+            remember_set_aside(sv, id, why, found == LOAD_SET_ASIDE);
+            reply_set_aside(c, id, why);
+        }
+        return RUN_DONE;
+    }
+    tg_status st;
+    struct rules_entry *rules = rules_acquire(sv, j->stored.spec, &st);
+    m = rules ? calloc(1, sizeof *m) : NULL;
+    if (!m) {
+        if (rules) {
+            rules_release(sv, rules);
+            reply_status(c, TG_ERR_NO_MEMORY);
+        } else {
+            snprintf(why, sizeof why, "its rule spec '%.100s' is not valid: %s", j->stored.spec,
+                     tg_status_string(st));
+            remember_set_aside(sv, id, why, false);
+            reply_set_aside(c, id, why);
+        }
+        job_free(j);
+        return RUN_DONE;
+    }
+    m->id = id;
+    m->rules = rules;
+    m->resigned = -1;
+    m->undo_requested_by = -1;
+    m->invite_seat = -1;
+    m->loading = true;
+    match_touch(sv, m);
+    memcpy(m->tokens, j->stored.tokens, sizeof m->tokens);
+    j->base.work = work_load;
+    j->kind = JOB_LOAD;
+    j->match = m;
+    if (!table_insert(sv, m) || !pool_submit(sv->move_pool, &j->base)) {
+        if (loaded_match(sv, id) == m)
+            table_remove(sv, m);
+        match_free(sv, m);
+        job_free(j);
+        reply_error(c, "overloaded", "the server has too much work queued; try again");
+        return RUN_DONE;
+    }
+    return RUN_WAIT;
+}
+
+/* A load is accepted only if the result row agrees with the replayed game too. */
+bool result_consistent(const struct job *j, char *why, size_t why_cap)
+{
+    const struct stored_match *s = &j->stored;
+    const tg_state *st = j->state;
+    /* A match nobody has joined yet waits for its opening throws. */
+    if (tg_state_player(st) == TG_CHANCE && s->invite_seat < 0) {
+        snprintf(why, why_cap, "the record stops at a throw that was never made");
+        return false;
+    }
+    if (!s->has_result) {
+        if (tg_state_is_terminal(st))
+            snprintf(why, why_cap, "the game is over but no result is recorded");
+        return !tg_state_is_terminal(st);
+    }
+    if (s->result_ply != s->move_count) {
+        snprintf(why, why_cap, "the result is recorded at ply %" PRIu64 ", the game has %zu",
+                 s->result_ply, s->move_count);
+        return false;
+    }
+    int w = tg_state_winner(st);
+    bool ok = s->by_resignation
+                  ? !tg_state_is_terminal(st) && s->winner >= 0
+                  : tg_state_is_terminal(st) && s->winner == (w == 0 || w == 1 ? w : -1);
+    if (!ok)
+        snprintf(why, why_cap, "the recorded result is not the game's");
+    return ok;
+}
+
+static void load_done(struct server *sv, struct job *j)
+{
+    struct match *m = j->match;
+    char why[256];
+    snprintf(why, sizeof why, "%s", j->why);
+    bool ok = j->status == TG_OK && result_consistent(j, why, sizeof why);
+    if (ok && j->stored.invite_seat >= 0 && j->stored.move_count) {
+        snprintf(why, sizeof why, "moves are recorded before its second seat joined");
+        ok = false;
+    }
+    if (ok && j->stored.aborted &&
+        (!j->stored.clock.on || j->stored.clock.started || j->stored.clock.flagged >= 0 ||
+         j->stored.has_result || tg_state_is_terminal(j->state))) {
+        snprintf(why, sizeof why, "an abort is recorded for a match that had begun or ended");
+        ok = false;
+    }
+    if (ok && j->stored.clock.flagged >= 0 &&
+        (j->stored.has_result || tg_state_is_terminal(j->state))) {
+        snprintf(why, sizeof why, "a flag fall is recorded for a match that ended otherwise");
+        ok = false;
+    }
+    if (ok && note_plies(m, j->stored.moves, j->stored.move_count)) {
+        m->state = j->state;
+        j->state = NULL;
+        m->loading = false;
+        if (j->stored.by_resignation)
+            m->resigned = 1 - j->stored.winner;
+        m->aborted = j->stored.aborted;
+        m->invite_seat = j->stored.invite_seat;
+        m->kept_throws = j->stored.kept_throws;
+        j->stored.kept_throws = NULL;
+        memcpy(m->invite, j->stored.invite, sizeof m->invite);
+        m->clock.kept = j->stored.clock;
+        m->clock.turn_began = sv->now;
+        match_touch(sv, m);
+        if (track_clock(sv, m))
+            return;
+        m->loading = true; /* out of memory: dropped below, and the waiting clients retry */
+        ok = true;
+    }
+    table_remove(sv, m);
+    if (ok || j->status == TG_ERR_NO_MEMORY) {
+        /* Out of memory, not damage: the clients waiting retry and load it again. */
+        match_free(sv, m);
+        return;
+    }
+    remember_set_aside(sv, m->id, why, false);
+    match_free(sv, m);
+}
+
+/* A finished play or bot job becomes a change of this round. */
+static void move_done(struct server *sv, struct job *j)
+{
+    struct match *m = j->match;
+    struct client *c = client_by_serial(sv, j->client_serial);
+    if (j->status != TG_OK) {
+        m->busy = false;
+        if (c)
+            c->awaiting = false;
+        reply_status(c, j->status);
+        return;
+    }
+    struct change *ch = change_new(sv, CH_MOVES, m, j->client_serial);
+    if (!ch) {
+        m->busy = false;
+        if (c)
+            c->awaiting = false;
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    ch->state = j->state;
+    j->state = NULL;
+    ch->made = j->made;
+    memset(&j->made, 0, sizeof j->made);
+    /* A move is charged up to when it came; a bot's search is its seat's thinking. */
+    if (j->kind == JOB_PLAY)
+        ch->at = j->arrived;
+    if (j->kept_used) {
+        ch->kept_changed = true;
+        const char *rest = j->kept + j->kept_used;
+        ch->kept_after = *rest ? strdup(rest) : NULL;
+    }
+    buf_append(&ch->reply, "ok", 2);
+    for (size_t i = 0; i < ch->made.count; i++)
+        buf_printf(&ch->reply, " %s", ch->made.items[i].notation);
+    buf_append(&ch->reply, "\n", 1);
+    stage(sv, ch);
+}
+
+void take_finished_jobs(struct server *sv)
+{
+    char drain[256];
+    while (read(sv->wake_read, drain, sizeof drain) > 0)
+        ;
+    struct pool *pools[2] = {sv->move_pool, sv->bot_pool};
+    for (int p = 0; p < 2; p++)
+        for (struct pool_job *pj = pool_take_done(pools[p]), *next; pj; pj = next) {
+            next = pj->next;
+            struct job *j = (struct job *)pj;
+            if (j->kind == JOB_LOAD)
+                load_done(sv, j);
+            else
+                move_done(sv, j);
+            job_free(j);
+        }
+}

@@ -1,0 +1,222 @@
+/* What one client may cost the others: budgets of costly commands per connection and per
+ * address (a browser's address comes from the WebSocket relay's first line), the bound on
+ * output waiting for all clients together, and the descriptors the connections need. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+/* Each client costs one descriptor, a WebSocket three: the browser's socket, the relay's
+ * loopback socket and the loop's end of it. The limit is sized for the worst case, so that a
+ * client beyond --max-clients can always be told so rather than left hanging. */
+void fit_clients_to_descriptor_limit(struct options *o)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
+        return;
+    rlim_t per = o->web_port >= 0 || o->web_dir ? WEB_DESCRIPTORS : 1;
+    rlim_t wanted = (rlim_t)o->max_clients * per + SPARE_DESCRIPTORS;
+    if (lim.rlim_cur < wanted) {
+        lim.rlim_cur =
+            lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= wanted ? wanted : lim.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &lim);
+        getrlimit(RLIMIT_NOFILE, &lim);
+    }
+    if (lim.rlim_cur < wanted) {
+        size_t fit = lim.rlim_cur > SPARE_DESCRIPTORS + per
+                         ? (size_t)((lim.rlim_cur - SPARE_DESCRIPTORS) / per)
+                         : 1;
+        fprintf(stderr,
+                "tg-server: --max-clients lowered from %zu to %zu to fit the limit of %llu "
+                "descriptors (%u each)\n",
+                o->max_clients, fit, (unsigned long long)lim.rlim_cur, (unsigned)per);
+        o->max_clients = fit;
+    }
+}
+
+/* ---- budgets --------------------------------------------------------------------------- */
+
+/* Takes one command from a token bucket that refills at `rate` a second and holds
+ * BUDGET_SECONDS of them; false (nothing taken) when it is empty. */
+static bool take(struct budget *b, double rate, double now)
+{
+    double cap = rate * BUDGET_SECONDS < 1 ? 1 : rate * BUDGET_SECONDS;
+    if (b->stamp <= 0) {
+        b->tokens = cap;
+    } else {
+        b->tokens += (now - b->stamp) * rate;
+        if (b->tokens > cap)
+            b->tokens = cap;
+    }
+    b->stamp = now;
+    if (b->tokens < 1)
+        return false;
+    b->tokens -= 1;
+    return true;
+}
+
+/* The commands that cost the server work or push events to others: creating a match, a
+ * search, undo traffic, subscribing (with its catch-up), and reading lists and histories. */
+static bool costly(const char *cmd)
+{
+    static const char *const names[] = {"new",   "bot",  "undo",    "accept", "decline",
+                                        "watch", "list", "history", "join"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(cmd, names[i]) == 0)
+            return true;
+    return false;
+}
+
+bool spend_budget(struct server *sv, struct client *c, const char *cmd)
+{
+    if (!costly(cmd))
+        return true;
+    bool ok = take(&c->budget, sv->opt.rate, sv->now);
+    if (ok && c->address && !take(&c->address->budget, sv->opt.address_rate, sv->now)) {
+        c->budget.tokens += 1; /* refused: the connection's own budget is not charged */
+        ok = false;
+    }
+    if (!ok) {
+        sv->refused_rate++;
+        reply_error(c, "rate-limited",
+                    "too many costly commands (new, bot, undo, accept, decline, watch, list, "
+                    "history) from this %s; wait a second",
+                    c->budget.tokens < 1 ? "connection" : "address");
+    }
+    return ok;
+}
+
+/* ---- addresses ---------------------------------------------------------------------------- */
+
+static size_t address_hash(const char *name)
+{
+    uint64_t h = 14695981039346656037u;
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211u;
+    return (size_t)h;
+}
+
+static bool address_table_grow(struct server *sv)
+{
+    size_t count = sv->address_buckets ? sv->address_buckets * 2 : 64;
+    struct address **fresh = calloc(count, sizeof *fresh);
+    if (!fresh)
+        return false;
+    for (size_t i = 0; i < sv->address_buckets; i++)
+        for (struct address *a = sv->addresses[i], *next; a; a = next) {
+            next = a->next;
+            size_t b = address_hash(a->name) & (count - 1);
+            a->next = fresh[b];
+            fresh[b] = a;
+        }
+    free(sv->addresses);
+    sv->addresses = fresh;
+    sv->address_buckets = count;
+    return true;
+}
+
+/* The address's entry stays after its last client leaves, until its budget has refilled: a
+ * client cannot get a fresh budget by reconnecting. */
+bool address_attach(struct server *sv, struct client *c, const char *name)
+{
+    address_detach(sv, c);
+    if (sv->address_count + 1 > sv->address_buckets && !address_table_grow(sv))
+        return false;
+    size_t b = address_hash(name) & (sv->address_buckets - 1);
+    struct address *a = sv->addresses[b];
+    while (a && strcmp(a->name, name) != 0)
+        a = a->next;
+    if (!a) {
+        a = calloc(1, sizeof *a);
+        if (!a)
+            return false;
+        snprintf(a->name, sizeof a->name, "%s", name);
+        a->next = sv->addresses[b];
+        sv->addresses[b] = a;
+        sv->address_count++;
+    }
+    a->clients++;
+    c->address = a;
+    return true;
+}
+
+void address_detach(struct server *sv, struct client *c)
+{
+    (void)sv;
+    if (c->address)
+        c->address->clients--;
+    c->address = NULL;
+}
+
+/* Once a second: the entries of addresses with no client and a full budget go. */
+void addresses_sweep(struct server *sv)
+{
+    for (size_t i = 0; i < sv->address_buckets; i++)
+        for (struct address **p = &sv->addresses[i]; *p;) {
+            struct address *a = *p;
+            if (!a->clients && sv->now - a->budget.stamp > BUDGET_SECONDS) {
+                *p = a->next;
+                free(a);
+                sv->address_count--;
+                continue;
+            }
+            p = &a->next;
+        }
+}
+
+void addresses_free(struct server *sv)
+{
+    for (size_t i = 0; i < sv->address_buckets; i++)
+        for (struct address *a = sv->addresses[i], *next; a; a = next) {
+            next = a->next;
+            free(a);
+        }
+    free(sv->addresses);
+}
+
+/* The relay's first line, `via SECRET ADDRESS`, names the browser's address; only the relay
+ * knows the secret (made at start-up), and only a connection's first line may carry it.
+ * Returns true if the line was this greeting (answered only when it is refused). */
+bool client_greet(struct server *sv, struct client *c, char **w, size_t n)
+{
+    if (c->greeted)
+        return false;
+    c->greeted = true;
+    if (n == 0 || strcmp(w[0], "via") != 0)
+        return false;
+    unsigned char diff = n != 3 || strlen(w[1]) != TOKEN_HEX_LEN;
+    for (size_t i = 0; !diff && i < TOKEN_HEX_LEN; i++)
+        diff |= (unsigned char)(w[1][i] ^ sv->relay_secret[i]);
+    if (diff || strlen(w[2]) >= sizeof c->address->name) {
+        reply_error(c, "bad-token", "only the server's WebSocket relay may say via");
+        return true;
+    }
+    if (!address_attach(sv, c, w[2]))
+        c->dead = true;
+    return true;
+}
+
+/* ---- output waiting for clients ------------------------------------------------------------ */
+
+void count_output(struct server *sv)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < sv->client_count; i++)
+        total += sv->clients[i]->out.len;
+    sv->out_total = total;
+}
+
+/* A watcher is let go rather than buffered for when it is far behind, or when the output of
+ * all clients together is over --max-buffered and this one holds more than its share of it:
+ * the total stays near the bound however many watchers stop reading. */
+bool output_over_budget(const struct server *sv, const struct client *c)
+{
+    size_t share = sv->opt.max_buffered / (sv->client_count ? sv->client_count : 1);
+    return c->out.len > WATCHER_OUT_MAX ||
+           (sv->out_total > sv->opt.max_buffered && c->out.len > share);
+}

@@ -1,0 +1,325 @@
+/* Loaded matches: the shared rule sets, the table by id, the plies' names, seats, what may be
+ * unloaded, and the set-aside (damaged) matches. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The shared rule set of a spec, made on first use; NULL and *st set on a bad spec. */
+struct rules_entry *rules_acquire(struct server *sv, const char *spec, tg_status *st)
+{
+    tg_rules *r = NULL;
+    *st = tg_rules_new(spec, &r);
+    if (*st != TG_OK)
+        return NULL;
+    for (size_t i = 0; i < sv->rules_count; i++)
+        if (strcmp(tg_rules_spec(sv->rules[i]->rules), tg_rules_spec(r)) == 0) {
+            tg_rules_free(r);
+            sv->rules[i]->users++;
+            return sv->rules[i];
+        }
+    struct rules_entry *e = malloc(sizeof *e);
+    struct rules_entry **grown =
+        e ? realloc(sv->rules, (sv->rules_count + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(e);
+        tg_rules_free(r);
+        *st = TG_ERR_NO_MEMORY;
+        return NULL;
+    }
+    sv->rules = grown;
+    e->rules = r;
+    e->users = 1;
+    sv->rules[sv->rules_count++] = e;
+    return e;
+}
+
+void rules_release(struct server *sv, struct rules_entry *e)
+{
+    if (!e || --e->users > 0)
+        return;
+    for (size_t i = 0; i < sv->rules_count; i++)
+        if (sv->rules[i] == e) {
+            sv->rules[i] = sv->rules[--sv->rules_count];
+            break;
+        }
+    tg_rules_free(e->rules);
+    free(e);
+}
+
+/* ---- loaded matches: a hash table by id ---------------------------------------------- */
+
+static size_t bucket_of(const struct server *sv, uint64_t id)
+{
+    return (size_t)((id * 0x9E3779B97F4A7C15u) >> 20) & (sv->bucket_count - 1);
+}
+
+struct match *loaded_match(struct server *sv, uint64_t id)
+{
+    if (!sv->bucket_count)
+        return NULL;
+    for (struct match *m = sv->buckets[bucket_of(sv, id)]; m; m = m->next_in_bucket)
+        if (m->id == id)
+            return m;
+    return NULL;
+}
+
+bool table_insert(struct server *sv, struct match *m)
+{
+    if (sv->loaded_count + 1 > sv->bucket_count) {
+        size_t count = sv->bucket_count ? sv->bucket_count * 2 : 256;
+        struct match **fresh = calloc(count, sizeof *fresh);
+        if (!fresh)
+            return false;
+        struct match **old = sv->buckets;
+        size_t old_count = sv->bucket_count;
+        sv->buckets = fresh;
+        sv->bucket_count = count;
+        for (size_t i = 0; i < old_count; i++)
+            for (struct match *e = old[i], *next; e; e = next) {
+                next = e->next_in_bucket;
+                size_t b = bucket_of(sv, e->id);
+                e->next_in_bucket = fresh[b];
+                fresh[b] = e;
+            }
+        free(old);
+    }
+    size_t b = bucket_of(sv, m->id);
+    m->next_in_bucket = sv->buckets[b];
+    sv->buckets[b] = m;
+    sv->loaded_count++;
+    match_touch(sv, m);
+    return true;
+}
+
+void table_remove(struct server *sv, struct match *m)
+{
+    for (struct match **p = &sv->buckets[bucket_of(sv, m->id)]; *p; p = &(*p)->next_in_bucket)
+        if (*p == m) {
+            *p = m->next_in_bucket;
+            sv->loaded_count--;
+            lru_unlink(sv, m);
+            return;
+        }
+}
+
+/* ---- which loaded matches may be unloaded --------------------------------------------- */
+
+void lru_unlink(struct server *sv, struct match *m)
+{
+    struct match **head = m->pinned ? &sv->pinned_head : &sv->lru_head;
+    if (m->lru_prev)
+        m->lru_prev->lru_next = m->lru_next;
+    else if (*head == m)
+        *head = m->lru_next;
+    else
+        return; /* on neither list */
+    if (m->lru_next)
+        m->lru_next->lru_prev = m->lru_prev;
+    else if (!m->pinned)
+        sv->lru_tail = m->lru_prev;
+    m->lru_prev = m->lru_next = NULL;
+}
+
+/* Files the match on the list its state calls for: unloadable ones at the recent end of the
+ * LRU list, the others (loading, busy, watched, clock running, undo asked) as pinned. */
+static void lru_place(struct server *sv, struct match *m)
+{
+    lru_unlink(sv, m);
+    m->pinned = !evictable(m);
+    if (m->pinned) {
+        m->lru_next = sv->pinned_head;
+        if (sv->pinned_head)
+            sv->pinned_head->lru_prev = m;
+        sv->pinned_head = m;
+        return;
+    }
+    m->lru_prev = sv->lru_tail;
+    if (sv->lru_tail)
+        sv->lru_tail->lru_next = m;
+    else
+        sv->lru_head = m;
+    sv->lru_tail = m;
+}
+
+void match_touch(struct server *sv, struct match *m)
+{
+    m->last_used = sv->now;
+    lru_place(sv, m);
+}
+
+/* Unloads the idle matches unused for --unload-after, oldest first, lets unanswered undo
+ * requests lapse, and moves the pinned matches that were let go back to the LRU list. Once a
+ * second: the pinned sweep is the only walk over many matches, and it never runs on a client's
+ * request. */
+void unload_idle_matches(struct server *sv)
+{
+    for (struct match *m = sv->pinned_head, *next; m; m = next) {
+        next = m->lru_next;
+        if (m->undo_requested_by >= 0 && sv->now - m->undo_requested_at > sv->opt.undo_timeout) {
+            /* Unanswered: the request lapses, as if the other seat had declined it. */
+            int asked_by = m->undo_requested_by;
+            m->undo_requested_by = -1;
+            push_event(sv, m, "undo-declined %d by=timeout", 1 - asked_by);
+        }
+        if (evictable(m))
+            lru_place(sv, m);
+    }
+    while (sv->lru_head && sv->now - sv->lru_head->last_used > sv->opt.unload_after) {
+        struct match *m = sv->lru_head;
+        if (!evictable(m)) {
+            lru_place(sv, m);
+            continue;
+        }
+        table_remove(sv, m);
+        match_free(sv, m);
+    }
+}
+
+void match_free(struct server *sv, struct match *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < sv->clocked_count; i++)
+        if (sv->clocked[i] == m) {
+            sv->clocked[i] = sv->clocked[--sv->clocked_count];
+            break;
+        }
+    lru_unlink(sv, m);
+    tg_state_free(m->state);
+    free(m->names.data);
+    free(m->plies);
+    free(m->kept_throws);
+    rules_release(sv, m->rules);
+    free(m);
+}
+
+bool match_over(const struct match *m)
+{
+    return m->resigned >= 0 || m->clock.kept.flagged >= 0 || m->aborted ||
+           tg_state_is_terminal(m->state);
+}
+
+/* Appends plies to the match's names; false (and nothing appended) when memory runs out. */
+bool note_plies(struct match *m, const struct stored_move *moves, size_t n)
+{
+    struct ply_note *grown =
+        array_reserve(m->plies, &m->ply_cap, m->ply_count + n, sizeof *grown, 32);
+    if (!grown)
+        return false;
+    m->plies = grown;
+    size_t len = m->names.len;
+    for (size_t i = 0; i < n; i++) {
+        if (!buf_printf(&m->names, "%s ", moves[i].notation)) {
+            m->names.len = len;
+            return false;
+        }
+        m->plies[m->ply_count + i] = (struct ply_note){m->names.len, moves[i].seat};
+    }
+    m->ply_count += n;
+    return true;
+}
+
+void forget_plies(struct match *m, size_t keep)
+{
+    m->ply_count = keep;
+    m->names.len = keep ? m->plies[keep - 1].end : 0;
+    if (m->names.data)
+        m->names.data[m->names.len] = '\0';
+}
+
+/* The seat whose token this is, or -1. Every byte is compared, so the time taken does not
+ * tell a guesser how much of a token was right. */
+int seat_of(const struct match *m, const char *token)
+{
+    int seat = -1;
+    size_t n = strlen(token);
+    for (int s = 0; s < 2; s++) {
+        unsigned char diff = n != TOKEN_HEX_LEN;
+        for (size_t i = 0; i < TOKEN_HEX_LEN; i++)
+            diff |= (unsigned char)(m->tokens[s][i] ^ (i < n ? token[i] : 0));
+        if (!diff)
+            seat = s;
+    }
+    return seat;
+}
+
+bool evictable(const struct match *m)
+{
+    /* A running clock is watched by the loop, and a watched match pushes its events. */
+    return !m->loading && !m->busy && m->undo_requested_by < 0 && !m->watchers &&
+           !(m->clock.kept.on && !match_over(m));
+}
+
+/* Makes room for one more loaded match by unloading the least recently used idle one: a
+ * client reading through every stored match must not bring them all into memory. The LRU list
+ * holds only unloadable matches, so a refusal (all pinned) costs nothing. */
+bool room_to_load(struct server *sv)
+{
+    if (sv->loaded_count < sv->opt.max_loaded)
+        return true;
+    while (sv->lru_head) {
+        struct match *m = sv->lru_head;
+        if (!evictable(m)) { /* pinned since it was filed */
+            lru_place(sv, m);
+            continue;
+        }
+        table_remove(sv, m);
+        match_free(sv, m);
+        return true;
+    }
+    return false;
+}
+
+/* ---- set-aside matches ------------------------------------------------------------- */
+
+const struct set_aside_entry *find_set_aside(const struct server *sv, uint64_t id)
+{
+    for (size_t i = 0; i < sv->set_aside_count; i++)
+        if (sv->set_aside[i].id == id)
+            return &sv->set_aside[i];
+    return NULL;
+}
+
+void remember_set_aside(struct server *sv, uint64_t id, const char *reason, bool written)
+{
+    if (find_set_aside(sv, id))
+        return;
+    struct set_aside_entry *grown = array_reserve(sv->set_aside, &sv->set_aside_cap,
+                                                  sv->set_aside_count + 1, sizeof *grown, 16);
+    if (!grown)
+        return; /* the database row (if written) still keeps it from being served */
+    sv->set_aside = grown;
+    char *copy = strdup(reason);
+    if (!copy)
+        return;
+    sv->set_aside[sv->set_aside_count++] = (struct set_aside_entry){id, copy, written};
+    fprintf(stderr, "tg-server: match %" PRIu64 " set aside: %s\n", id, reason);
+}
+
+void on_stored_set_aside(uint64_t id, const char *reason, void *ctx)
+{
+    struct server *sv = ctx;
+    if (find_set_aside(sv, id))
+        return;
+    remember_set_aside(sv, id, reason, true);
+}
+
+/* Set-aside marks are written between rounds, each in its own transaction: a damaged page
+ * that refuses the write must not sink the other clients' changes. */
+void write_set_aside_marks(struct server *sv)
+{
+    for (size_t i = 0; i < sv->set_aside_count; i++) {
+        struct set_aside_entry *e = &sv->set_aside[i];
+        if (e->written)
+            continue;
+        /* One attempt only: a page that refused the write would refuse it every round, and
+         * the mark in memory already keeps the match from being served. */
+        store_set_aside(sv->store, e->id, e->reason);
+        e->written = true;
+    }
+}

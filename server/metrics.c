@@ -1,0 +1,79 @@
+/* What an operator sees: the loop's measures in Prometheus' text format, published once a
+ * second to the web port's /metrics (the loop owns the numbers; the web thread only copies the
+ * text). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+#include "web.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void metrics_round(struct server *sv, double round_seconds)
+{
+    if (round_seconds > sv->round_max)
+        sv->round_max = round_seconds;
+}
+
+void metrics_commit(struct server *sv, double seconds)
+{
+    sv->commits++;
+    sv->commit_total += seconds;
+    if (seconds > sv->commit_max)
+        sv->commit_max = seconds;
+}
+
+static void gauge(struct buf *b, const char *name, const char *help, const char *type,
+                  const char *labels, double value)
+{
+    if (help)
+        buf_printf(b, "# HELP tg_server_%s %s\n# TYPE tg_server_%s %s\n", name, help, name, type);
+    buf_printf(b, "tg_server_%s%s %.17g\n", name, labels, value);
+}
+
+void metrics_publish(struct server *sv, struct web *web)
+{
+    if (!web)
+        return;
+    size_t pinned = 0;
+    for (const struct match *m = sv->pinned_head; m; m = m->lru_next)
+        pinned++;
+    char wal[4096];
+    struct stat st;
+    snprintf(wal, sizeof wal, "%s-wal", sv->opt.db_path);
+    double wal_bytes = stat(wal, &st) == 0 ? (double)st.st_size : 0;
+    struct buf b = {0};
+    gauge(&b, "matches", "Matches stored.", "gauge", "", (double)sv->match_count);
+    gauge(&b, "live_matches", "Matches being played (what --max-matches bounds).", "gauge", "",
+          (double)sv->live_count);
+    gauge(&b, "loaded_matches", "Matches in memory.", "gauge", "", (double)sv->loaded_count);
+    gauge(&b, "pinned_matches", "Loaded matches that may not be unloaded now.", "gauge", "",
+          (double)pinned);
+    gauge(&b, "set_aside_matches", "Matches set aside as damaged.", "gauge", "",
+          (double)sv->set_aside_count);
+    gauge(&b, "clients", "Connections, browsers included.", "gauge", "", (double)sv->client_count);
+    gauge(&b, "queued_jobs", "Jobs queued or running on the workers.", "gauge", "{pool=\"move\"}",
+          (double)pool_in_flight(sv->move_pool));
+    gauge(&b, "queued_jobs", NULL, "gauge", "{pool=\"bot\"}", (double)pool_in_flight(sv->bot_pool));
+    gauge(&b, "buffered_bytes", "Output waiting for clients.", "gauge", "", (double)sv->out_total);
+    gauge(&b, "wal_bytes", "Size of the write-ahead log.", "gauge", "", wal_bytes);
+    gauge(&b, "loop_round_seconds_max", "The longest round of the loop in the last second.",
+          "gauge", "", sv->round_max);
+    gauge(&b, "commit_seconds_max", "The longest commit (with its sync) in the last second.",
+          "gauge", "", sv->commit_max);
+    gauge(&b, "commits_total", "Rounds committed.", "counter", "", (double)sv->commits);
+    gauge(&b, "commit_seconds_total", "Time spent committing.", "counter", "", sv->commit_total);
+    gauge(&b, "refusals_total", "Commands and clients refused, by reason.", "counter",
+          "{reason=\"rate-limited\"}", (double)sv->refused_rate);
+    gauge(&b, "refusals_total", NULL, "counter", "{reason=\"too-many-clients\"}",
+          (double)sv->refused_full);
+    gauge(&b, "refusals_total", NULL, "counter", "{reason=\"watcher-dropped\"}",
+          (double)sv->dropped_watchers);
+    if (b.data)
+        web_set_metrics(web, b.data, b.len);
+    free(b.data);
+    sv->round_max = sv->commit_max = 0;
+}

@@ -1,0 +1,224 @@
+/* The round's transaction: every change of one round of the loop is staged in a savepoint,
+ * committed (and synced) once, then applied to memory and answered. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the round's transaction ---------------------------------------------------------- */
+
+struct change *change_new(struct server *sv, enum change_kind kind, struct match *m,
+                          uint64_t serial)
+{
+    struct change *grown =
+        array_reserve(sv->changes, &sv->change_cap, sv->change_count + 1, sizeof *grown, 32);
+    if (!grown)
+        return NULL;
+    sv->changes = grown;
+    struct change *ch = &sv->changes[sv->change_count];
+    *ch = (struct change){.kind = kind, .match = m, .client_serial = serial};
+    return ch;
+}
+
+void change_discard(struct server *sv, struct change *ch)
+{
+    tg_state_free(ch->state);
+    move_list_free(&ch->made);
+    free(ch->reply.data);
+    free(ch->kept_after);
+    if (ch->kind == CH_NEW)
+        match_free(sv, ch->match);
+    else
+        ch->match->busy = false;
+    if (ch->kind == CH_FLAG)
+        ch->match->flag_staged = false;
+}
+
+/* The result row a state calls for, if it ended by the rules. */
+static bool write_result_if_over(struct server *sv, uint64_t id, const tg_state *s)
+{
+    if (!tg_state_is_terminal(s))
+        return true;
+    int w = tg_state_winner(s);
+    return store_set_result(sv->store, id, w == 0 || w == 1 ? w : -1, false, tg_state_ply(s),
+                            tg_state_score(s, 0), tg_state_score(s, 1));
+}
+
+static bool write_moves(struct server *sv, uint64_t id, size_t first_ply, const struct move_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (!store_insert_move(sv->store, id, first_ply + i, &l->items[i]))
+            return false;
+    return true;
+}
+
+/* Writes the change's rows inside a savepoint of the round's transaction. On success the
+ * change waits for the commit; on failure nothing of it stays and its client hears why. */
+void stage(struct server *sv, struct change *ch)
+{
+    struct match *m = ch->match;
+    bool ok = store_change_begin(sv->store);
+    switch (ch->kind) {
+    case CH_NEW:
+        ok = ok &&
+             store_insert_match(sv->store, 0, tg_rules_spec(m->rules->rules),
+                                (const char(*)[TOKEN_HEX_LEN + 1]) m->tokens, &m->id) &&
+             write_moves(sv, m->id, 0, &ch->made) &&
+             store_set_plies(sv->store, m->id, ch->made.count) &&
+             write_result_if_over(sv, m->id, ch->state) &&
+             (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
+             store_put_invite(sv->store, m->id, m->invite_seat, m->invite);
+        break;
+    case CH_JOIN:
+        ok = ok && store_delete_invite(sv->store, m->id) && write_moves(sv, m->id, 0, &ch->made) &&
+             store_set_plies(sv->store, m->id, ch->made.count) &&
+             write_result_if_over(sv, m->id, ch->state);
+        break;
+    case CH_MOVES:
+        ok = ok && write_moves(sv, m->id, tg_state_ply(m->state), &ch->made) &&
+             store_set_plies(sv->store, m->id, tg_state_ply(ch->state)) &&
+             write_result_if_over(sv, m->id, ch->state) &&
+             (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
+        break;
+    case CH_UNDO:
+        ok = ok && store_delete_moves_from(sv->store, m->id, ch->keep_plies) &&
+             store_set_plies(sv->store, m->id, ch->keep_plies) &&
+             store_clear_result(sv->store, m->id) &&
+             (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
+        break;
+    case CH_RESIGN:
+        ok = ok && store_set_result(sv->store, m->id, 1 - ch->seat, true, tg_state_ply(m->state),
+                                    tg_state_score(m->state, 0), tg_state_score(m->state, 1));
+        break;
+    case CH_FLAG:
+        break;
+    case CH_ABORT:
+        ok = ok && store_set_aborted(sv->store, m->id);
+        break;
+    }
+    if (ch->kind != CH_NEW) {
+        ch->clock = clock_after(m, sv->now, ch->at > 0 && ch->at < sv->now ? ch->at : sv->now,
+                                ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
+        if (ch->kind == CH_FLAG) {
+            ch->clock.kept.flagged = ch->seat;
+            ch->clock.kept.left_ms[ch->seat] = 0;
+        }
+        ok = ok && (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept));
+    }
+    bool damage = !ok && store_last_was_damage(sv->store);
+    char why[300];
+    snprintf(why, sizeof why, "%s", store_error(sv->store));
+    enum change_outcome outcome = store_change_end(sv->store, ok);
+    if (outcome == CHANGE_ROUND_LOST)
+        for (size_t i = 0; i < sv->change_count; i++)
+            sv->changes[i].failed = true;
+    if (outcome == CHANGE_KEPT) {
+        sv->change_count++;
+        return;
+    }
+    struct client *c = client_by_serial(sv, ch->client_serial);
+    if (c)
+        c->awaiting = false;
+    if (damage && ch->kind != CH_NEW) {
+        /* The rows of this match sit on a damaged page: set it aside, keep serving others. */
+        remember_set_aside(sv, m->id, why, false);
+        reply_set_aside(c, m->id, why);
+        change_discard(sv, ch);
+        table_remove(sv, m);
+        match_free(sv, m);
+        return;
+    }
+    change_discard(sv, ch);
+    reply_error(c, "io", "the change could not be stored (%s); nothing changed", why);
+}
+
+/* Commits the round, then applies its changes to memory and queues their replies. */
+void finish_round(struct server *sv)
+{
+    double t0 = monotonic_seconds();
+    bool committed = store_commit_round(sv->store);
+    if (sv->change_count)
+        metrics_commit(sv, monotonic_seconds() - t0);
+    const char *why = committed ? "" : store_error(sv->store);
+    for (size_t i = 0; i < sv->change_count; i++) {
+        struct change *ch = &sv->changes[i];
+        struct match *m = ch->match;
+        struct client *c = client_by_serial(sv, ch->client_serial);
+        if (c)
+            c->awaiting = false;
+        if (!committed || ch->failed) {
+            reply_error(c, "io", "the change could not be stored (%s); nothing changed",
+                        committed ? "the round's transaction was lost" : why);
+            change_discard(sv, ch);
+            continue;
+        }
+        bool kept = true;
+        size_t plies_before = m->ply_count;
+        bool live_before = ch->kind != CH_NEW && !match_over(m);
+        if (ch->kind == CH_NEW || ch->kind == CH_MOVES || ch->kind == CH_JOIN)
+            kept = note_plies(m, ch->made.items, ch->made.count);
+        if (ch->kind == CH_JOIN)
+            m->invite_seat = -1;
+        else if (ch->kind == CH_UNDO)
+            forget_plies(m, ch->keep_plies);
+        if (ch->kept_changed) {
+            free(m->kept_throws);
+            m->kept_throws = ch->kept_after;
+            ch->kept_after = NULL;
+        } else if (ch->kind == CH_RESIGN)
+            m->resigned = ch->seat;
+        else if (ch->kind == CH_ABORT)
+            m->aborted = true;
+        m->clock = ch->clock;
+        m->flag_staged = false;
+        if (ch->state) {
+            tg_state_free(m->state);
+            m->state = ch->state;
+            ch->state = NULL;
+        }
+        m->busy = false;
+        m->undo_requested_by = -1;
+        if (!match_over(m))
+            sv->live_count++;
+        if (live_before)
+            sv->live_count--;
+        match_touch(sv, m);
+        if (ch->kind == CH_NEW) {
+            sv->match_count++;
+            kept = kept && table_insert(sv, m);
+        } else if (!kept) {
+            table_remove(sv, m);
+        }
+        if (kept) {
+            kept = track_clock(sv, m);
+            if (!kept)
+                table_remove(sv, m);
+        }
+        if (kept && ch->kind == CH_JOIN)
+            push_event(sv, m, "joined %d", ch->seat);
+        if (kept && (ch->kind == CH_MOVES || (ch->kind == CH_JOIN && ch->made.count))) {
+            size_t start = plies_before ? m->plies[plies_before - 1].end : 0;
+            push_event(sv, m, "moves %zu %.*s", plies_before, (int)(m->names.len - start - 1),
+                       m->names.data + start);
+        } else if (kept && ch->kind == CH_UNDO) {
+            push_event(sv, m, "undone %zu", ch->keep_plies);
+        }
+        if (kept && ch->kind != CH_NEW) {
+            push_clock(sv, m);
+            if (match_over(m))
+                push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
+        }
+        if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
+            match_free(sv, m);
+        if (c && !buf_append(&c->out, ch->reply.data, ch->reply.len))
+            c->dead = true;
+        move_list_free(&ch->made);
+        free(ch->reply.data);
+    }
+    sv->change_count = 0;
+    write_set_aside_marks(sv);
+}

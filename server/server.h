@@ -1,0 +1,334 @@
+/* The match server's shared declarations: its limits, the structures of matches, clients,
+ * worker jobs and the round's changes, and the functions each file offers the others. Private
+ * to server/; one file per job (docs/server.md, "The sources"). */
+#ifndef TG_SERVER_SERVER_H
+#define TG_SERVER_SERVER_H
+
+#include "common.h"
+#include "pool.h"
+#include "store.h"
+
+#include <traditional-games.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define TG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define TG_NORETURN __attribute__((noreturn))
+#else
+#define TG_PRINTF(f, a)
+#define TG_NORETURN
+#endif
+
+enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
+
+#define LINE_MAX_BYTES 1024          /* a command, without its newline */
+#define OUT_HIGH_WATER (64u * 1024u) /* stop reading a client whose replies pile up */
+#define IN_HIGH_WATER (64u * 1024u)  /* and one whose commands pile up unprocessed */
+#define LINES_PER_ROUND 16           /* per client, so that one busy client cannot starve others */
+#define LIST_MAX 100                 /* ids per `list` reply: every reply stays small */
+#define STATUS_IDS_MAX 20            /* set-aside ids named by `status` */
+#define TICK_MS 250                  /* the loop wakes at least this often for timeouts */
+#define STOP_WAIT_SECONDS 2.0        /* how long a stop waits for running searches */
+#define SPARE_DESCRIPTORS 32         /* the database, its log, the pipe, the listener, ... */
+#define WATCH_MAX 16                 /* matches one connection may watch at once */
+#define WATCHER_OUT_MAX (1024u * 1024u) /* a watcher this far behind on its events is dropped */
+#define FLAG_CHECK_SECONDS 0.05         /* how often running clocks are looked at */
+#define SOCKET_SEND_BUFFER (64 * 1024)  /* bytes the kernel holds for one client's replies */
+#define ORIGINS_MAX 16
+#define WEB_DESCRIPTORS 3  /* a WebSocket: its socket, the relay's, and the loop's end of it */
+#define BUDGET_SECONDS 5.0 /* a budget holds this many seconds' worth of costly commands */
+
+struct options {
+    unsigned port;
+    const char *db_path;
+    const char *port_file;
+    const char *migrate_dir;
+    const char *backup_path; /* --backup: copy the database there and exit */
+    long web_port;           /* -1: no WebSocket and HTTP listener */
+    const char *web_dir;
+    const char *web_port_file;
+    const char *origins[ORIGINS_MAX]; /* --origin: pages allowed to open a WebSocket */
+    size_t origin_count;
+    size_t max_clients;
+    uint64_t max_matches;
+    size_t max_loaded;
+    double idle_timeout;
+    double unload_after;
+    unsigned bot_threads, move_threads;
+    unsigned long max_bot_iterations;
+    unsigned long max_laps;
+    double first_move_timeout; /* a clocked match with no decision by then is aborted */
+    double undo_timeout;       /* an unanswered undo request lapses after this */
+    double rate, address_rate; /* costly commands per second, per connection and per address */
+    size_t max_buffered;       /* bytes of output waiting for all clients together */
+    bool no_bots_on_clock;     /* `bot` refused on a match with a clock */
+    bool check;
+};
+
+/* ---- rule sets, matches, clients ----------------------------------------------------- */
+
+struct rules_entry {
+    tg_rules *rules;
+    size_t users; /* loaded matches of this rule set; freed at 0 */
+};
+
+struct ply_note {
+    size_t end; /* where this ply's name ends in match.names */
+    int seat;   /* who chose it: 0, 1, or -1 for a throw */
+};
+
+/* A time control kept by the server: each seat's time left at the start of its turn, and when
+ * the turn began. A restart gives the seat to move its turn's time back (turn_began is not
+ * stored): the server's downtime is never charged to a player. */
+struct match_clock {
+    struct stored_clock kept; /* as stored: on, base, increment, left at turn start, flagged */
+    double turn_began;        /* monotonic seconds */
+};
+
+struct match {
+    uint64_t id;
+    struct match *next_in_bucket;
+    struct rules_entry *rules;
+    tg_state *state; /* NULL while loading */
+    char tokens[2][TOKEN_HEX_LEN + 1];
+    int resigned;          /* -1, or the seat that resigned */
+    bool loading;          /* a worker replays it from the database */
+    bool busy;             /* a change is being computed or committed: other changes wait */
+    int undo_requested_by; /* -1, or the seat asking to take back the last decision */
+    size_t undo_request_ply;
+    struct buf names; /* the notation of every ply, each followed by one space */
+    struct ply_note *plies;
+    size_t ply_count, ply_cap;
+    double last_used;
+    struct match_clock clock;
+    size_t watchers;   /* connections receiving its events: it stays loaded while watched */
+    bool flag_staged;  /* its flag fall is in this round's transaction */
+    bool aborted;      /* a clocked match whose first decision did not come in time */
+    int invite_seat;   /* the seat nobody has joined yet, or -1 once both are taken */
+    char *kept_throws; /* throws an accepted undo took back, to be made again; or NULL */
+    char invite[TOKEN_HEX_LEN + 1];
+    double undo_requested_at;
+    /* The matches the loop may unload, least recently used first, and the pinned ones: a
+     * refusal or an unload never walks every loaded match. */
+    struct match *lru_prev, *lru_next;
+    bool pinned;
+};
+
+/* A token bucket: `tokens` commands may be made now; it refills at the budget's rate. */
+struct budget {
+    double tokens, stamp;
+};
+
+/* The budget shared by every connection from one address (a browser's, told by the relay). */
+struct address {
+    char name[64];
+    struct budget budget;
+    size_t clients;
+    struct address *next;
+};
+
+struct client {
+    uint64_t serial;
+    int fd;
+    struct buf in, out;
+    size_t partial;  /* bytes of the unfinished line at the end of `in` */
+    bool discarding; /* inside an overlong line: dropping bytes up to its newline */
+    bool eof;        /* the peer closed its side: finish what is buffered, then close */
+    bool closing;    /* close once the replies are sent */
+    bool dead;
+    bool awaiting; /* a worker or the round's commit owes this client a reply */
+    bool blocked;  /* its next command waits for a match being loaded */
+    double last_active;
+    uint64_t watching[WATCH_MAX];
+    size_t watch_count;
+    bool greeted; /* its first line was seen: only that one may be the relay's `via` */
+    bool charged; /* the command waiting for a load has been charged to the budgets */
+    struct budget budget;
+    struct address *address;
+};
+
+enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT };
+
+struct job {
+    struct pool_job base; /* first: the pool hands back this pointer */
+    enum job_kind kind;
+    uint64_t client_serial;
+    struct match *match;
+    tg_state *state; /* the worker's own state: a clone, or a replay from the database */
+    int seat;
+    tg_move move;
+    char bot[LINE_MAX_BYTES + 1];
+    struct stored_match stored; /* JOB_LOAD: the rows to replay */
+    struct move_list made;      /* the moves the job made, throws included */
+    tg_status status;
+    char why[256];    /* JOB_LOAD: why the stored match does not replay */
+    char *kept;       /* the match's kept throws, made before any new one */
+    double arrived;   /* when the command came: a move is charged up to then */
+    size_t kept_used; /* bytes of kept the move used */
+};
+
+enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG, CH_ABORT, CH_JOIN };
+
+/* A change made in this round's transaction; applied to memory and answered once committed. */
+struct change {
+    enum change_kind kind;
+    struct match *match;
+    uint64_t client_serial;
+    tg_state *state; /* the match's state after the change */
+    struct move_list made;
+    size_t keep_plies;        /* CH_UNDO */
+    int seat;                 /* CH_RESIGN, CH_FLAG */
+    struct match_clock clock; /* the match's clocks after the change */
+    struct buf reply;
+    bool failed;
+    double at;         /* the moment the change is charged up to (0: the round's) */
+    bool kept_changed; /* the match's kept throws become kept_after (NULL: none) */
+    char *kept_after;
+};
+
+struct set_aside_entry {
+    uint64_t id;
+    char *reason;
+    bool written; /* recorded in the database (a damaged page may refuse the write) */
+};
+
+struct server {
+    struct options opt;
+    struct store *store;
+    struct pool *bot_pool, *move_pool;
+    int wake_read, wake_write;
+    struct rules_entry **rules;
+    size_t rules_count;
+    struct match **buckets;
+    size_t bucket_count, loaded_count;
+    uint64_t match_count;
+    struct client **clients;
+    size_t client_count;
+    uint64_t next_serial;
+    struct change *changes;
+    size_t change_count, change_cap;
+    struct set_aside_entry *set_aside;
+    size_t set_aside_count, set_aside_cap;
+    struct match **clocked; /* loaded matches whose clocks may still run */
+    size_t clocked_count, clocked_cap;
+    double now;
+    uint64_t live_count; /* matches stored and still being played: what --max-matches bounds */
+    struct match *lru_head, *lru_tail, *pinned_head;
+    struct address **addresses;
+    size_t address_buckets, address_count;
+    size_t out_total; /* output bytes waiting for every client, as of the last count */
+    int reserve_fd;   /* closed to accept and refuse a client when descriptors run out */
+    char relay_secret[TOKEN_HEX_LEN + 1]; /* what the WebSocket relay's first line carries */
+    uint64_t refused_rate, refused_full, dropped_watchers;
+    struct web *web; /* the web port, if open: it serves /metrics */
+    double round_max, commit_max, commit_total;
+    uint64_t commits;
+};
+
+enum run_result { RUN_DONE, RUN_WAIT };
+
+/* metrics.c */
+struct web;
+void metrics_round(struct server *sv, double round_seconds);
+void metrics_commit(struct server *sv, double seconds);
+void metrics_publish(struct server *sv, struct web *web);
+
+/* limits.c */
+void fit_clients_to_descriptor_limit(struct options *o);
+bool client_greet(struct server *sv, struct client *c, char **w, size_t n);
+bool spend_budget(struct server *sv, struct client *c, const char *cmd);
+bool address_attach(struct server *sv, struct client *c, const char *name);
+void address_detach(struct server *sv, struct client *c);
+void addresses_free(struct server *sv);
+void addresses_sweep(struct server *sv);
+void count_output(struct server *sv);
+bool output_over_budget(const struct server *sv, const struct client *c);
+
+/* clock.c */
+void check_flags(struct server *sv);
+bool flag_fell(struct server *sv, struct match *m);
+struct match_clock clock_after(const struct match *m, double now, double charged, int decider);
+int64_t clock_left(const struct match *m, int seat, double now);
+int clock_running(const struct match *m);
+bool parse_clock(const char *text, struct stored_clock *out);
+bool track_clock(struct server *sv, struct match *m);
+
+/* commands.c */
+void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char **w, bool accept);
+void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w);
+void cmd_new(struct server *sv, struct client *c, char **w, size_t n);
+void cmd_join(struct server *sv, struct client *c, struct match *m, const char *invite);
+void cmd_play(struct server *sv, struct client *c, struct match *m, char **w);
+void cmd_resign(struct server *sv, struct client *c, struct match *m, char **w);
+void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w);
+void cmd_unwatch(struct client *c, struct match *m);
+void cmd_watch(struct server *sv, struct client *c, struct match *m, const char *ply_text);
+
+/* events.c */
+void catch_up(struct server *sv, struct client *c, const struct match *m, size_t from);
+const char *end_reason(const struct match *m);
+void push_clock(struct server *sv, const struct match *m);
+/* Sends one line to every connection watching the match. */
+void push_event(struct server *sv, const struct match *m, const char *fmt, ...) TG_PRINTF(3, 4);
+const char *result_word(const struct match *m);
+bool watches(const struct client *c, uint64_t id);
+
+/* jobs.c */
+enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
+                           struct match **out);
+void job_free(struct job *j);
+bool result_consistent(const struct job *j, char *why, size_t why_cap);
+void take_finished_jobs(struct server *sv);
+void work_bot(struct pool_job *pj);
+void work_load(struct pool_job *pj);
+void work_play(struct pool_job *pj);
+
+/* loop.c */
+void client_free(struct server *sv, struct client *c);
+TG_NORETURN void fatal(const char *fmt, ...) TG_PRINTF(1, 2);
+int listen_loopback(unsigned port, unsigned *bound);
+double monotonic_seconds(void);
+void on_stop(int sig);
+void serve(struct server *sv, int listen_fd);
+bool set_nonblocking(int fd);
+
+/* match.c */
+bool evictable(const struct match *m);
+void match_touch(struct server *sv, struct match *m);
+void lru_unlink(struct server *sv, struct match *m);
+void unload_idle_matches(struct server *sv);
+const struct set_aside_entry *find_set_aside(const struct server *sv, uint64_t id);
+void forget_plies(struct match *m, size_t keep);
+struct match *loaded_match(struct server *sv, uint64_t id);
+void match_free(struct server *sv, struct match *m);
+bool match_over(const struct match *m);
+bool note_plies(struct match *m, const struct stored_move *moves, size_t n);
+void on_stored_set_aside(uint64_t id, const char *reason, void *ctx);
+void remember_set_aside(struct server *sv, uint64_t id, const char *reason, bool written);
+bool room_to_load(struct server *sv);
+struct rules_entry *rules_acquire(struct server *sv, const char *spec, tg_status *st);
+void rules_release(struct server *sv, struct rules_entry *e);
+int seat_of(const struct match *m, const char *token);
+bool table_insert(struct server *sv, struct match *m);
+void table_remove(struct server *sv, struct match *m);
+void write_set_aside_marks(struct server *sv);
+
+/* protocol.c */
+struct client *client_by_serial(struct server *sv, uint64_t serial);
+enum run_result handle_line(struct server *sv, struct client *c, char *line);
+bool parse_u64(const char *text, uint64_t *out);
+void reply_error(struct client *c, const char *word, const char *fmt, ...) TG_PRINTF(3, 4);
+void reply_set_aside(struct client *c, uint64_t id, const char *reason);
+void reply_status(struct client *c, tg_status st);
+
+/* round.c */
+void change_discard(struct server *sv, struct change *ch);
+struct change *change_new(struct server *sv, enum change_kind kind, struct match *m,
+                          uint64_t serial);
+void finish_round(struct server *sv);
+void stage(struct server *sv, struct change *ch);
+
+#endif

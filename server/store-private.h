@@ -1,0 +1,63 @@
+/* What store.c and store-load.c share: the prepared statements and the store's state. Private
+ * to the two files. */
+#ifndef TG_SERVER_STORE_PRIVATE_H
+#define TG_SERVER_STORE_PRIVATE_H
+
+#include <sqlite3.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum stmt_id {
+    S_BEGIN,
+    S_COMMIT,
+    S_ROLLBACK,
+    S_SAVEPOINT,
+    S_RELEASE,
+    S_ROLLBACK_TO,
+    S_INSERT_MATCH,
+    S_INSERT_MATCH_ID,
+    S_INSERT_SEAT,
+    S_SET_PLIES,
+    S_INSERT_MOVE,
+    S_DELETE_MOVES,
+    S_INSERT_RESULT,
+    S_DELETE_RESULT,
+    S_SET_ASIDE,
+    S_IS_SET_ASIDE,
+    S_LOAD_MATCH,
+    S_LOAD_SEATS,
+    S_LOAD_RESULT,
+    S_PUT_CLOCK,
+    S_LOAD_CLOCK,
+    S_LOAD_MOVES,
+    S_COUNT,
+    S_COUNT_LIVE,
+    S_PUT_KEPT,
+    S_DELETE_KEPT,
+    S_LOAD_KEPT,
+    S_INSERT_INVITE,
+    S_DELETE_INVITE,
+    S_LOAD_INVITE,
+    S_INSERT_ABORTED,
+    S_LOAD_ABORTED,
+    S_EXISTS,
+    S_EACH_SET_ASIDE,
+    S_LIST,
+    S_COUNT_STATEMENTS
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *stmt[S_COUNT_STATEMENTS];
+    int last_code;
+    char last_error[256];
+};
+
+/* Notes the failure (code and SQLite's message) and returns false. */
+bool store_failed(struct store *st, int code);
+/* The statement, prepared on first use; NULL (failure noted) if it cannot be. */
+sqlite3_stmt *store_prepared(struct store *st, enum stmt_id id);
+uint64_t store_as_unsigned(sqlite3_int64 v);
+
+#endif
