@@ -3,6 +3,7 @@
  * silent). A race-and-capture game on four rows: each player walks a serpentine track through
  * all four rows, throws four sticks, stores the throws and then spends them one by one. */
 #include "../game.h"
+#include "../learning.h"
 #include "../playout.h"
 
 #include <string.h>
@@ -846,6 +847,27 @@ TG__FLATTEN static size_t tab_playout(const struct tg_config *cfg, struct tg_pos
     return tg__listed_playout(cfg, pos, rng, max_plies, stats, tab_moves, tab_chance, tab_apply);
 }
 
+/* The learning interface (docs/learning.md): locked pieces get planes, and the stored throws
+ * are counted by value, 1, 2, 3, 4 and 6 (the same for either observer). */
+static unsigned tab_flag_planes(const struct tg_config *cfg)
+{
+    (void)cfg;
+    return TG_CELL_LOCKED;
+}
+
+static size_t tab_observe_fields(const struct tg_config *cfg, const struct tg_pos *pos, int player,
+                                 float *out)
+{
+    (void)cfg;
+    (void)player;
+    for (int k = 0; out && k < THROW_KINDS; k++)
+        out[k] = (float)STORED(pos, k);
+    return THROW_KINDS;
+}
+
+static const struct tg_learning tab_learning = {TG__ACTIONS_UNIT_STEPS, tab_flag_planes,
+                                                tab_observe_fields};
+
 const struct tg_game tg__tab = {
     .id = "tab",
     .name = "At-Tab wa-d-Dukk",
@@ -872,4 +894,5 @@ const struct tg_game tg__tab = {
     .describe = tab_describe,
     .move_to_string = tab_move_to_string,
     .move_from_string = tab_move_from_string,
+    .learning = &tab_learning,
 };
