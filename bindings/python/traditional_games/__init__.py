@@ -39,6 +39,7 @@ from ._rules import Rules
 from ._state import State
 from ._state import _unpickle_state
 from ._version import __version__
+from .learning import AECEnv as AECEnv, VectorEnv as VectorEnv  # docs/learning.md
 
 # Constants of the header.
 MOVE_PASS = 0xFFFFFFFE

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Un
 from ._catalogue import bot_function
 from ._errors import ParseError, Status, check, decode, encode, error
 from ._handle import Handle, locked_pair
+from ._learning_lib import StateLearning
 from ._library import tg
 from ._rng import Rng, rng_arg
 from ._rules import Rules
@@ -48,7 +49,7 @@ def _read_text(fn: TextFunction, handle: c_void_p, context: str) -> str:
     return decode(buf.value)
 
 
-class State(Handle):
+class State(Handle, StateLearning):
     """One position of one game plus its undo history (tg_state).
 
     State(rules) is the initial position (rules: a Rules or a spec string);
