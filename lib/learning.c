@@ -18,7 +18,7 @@ static int throw_kind(unsigned v)
     return v >= 1 && v <= 4 ? (int)v - 1 : v == 6 ? 4 : -1;
 }
 
-static const struct tg_learning mancala_default = {TG__ACTIONS_OWN_HOLES, NULL, NULL};
+static const struct tg_learning mancala_default = {TG__ACTIONS_OWN_HOLES, NULL, NULL, NULL};
 
 static const struct tg_learning *learning_of(const struct tg_config *cfg)
 {
@@ -99,15 +99,19 @@ void tg__observe(const struct tg_config *cfg, const struct tg__layout *l, const 
                  int player, float *out)
 {
     size_t cells = (size_t)cfg->cells;
+    const struct tg_learning *g = learning_of(cfg);
     float *p = out;
-    if (l->scheme == TG__ACTIONS_UNIT_STEPS) {
+    if (g->planes) {
+        g->planes(cfg, pos, player, p);
+        p += l->planes * cells;
+    } else if (l->scheme == TG__ACTIONS_UNIT_STEPS) {
         observe_units(cfg, pos, player, p, p + cells);
         p += 2 * cells;
     } else {
         observe_holes(cfg, pos, player, p);
         p += cells;
     }
-    for (unsigned flags = l->flags; flags; flags &= flags - 1) {
+    for (unsigned flags = g->planes ? 0u : l->flags; flags; flags &= flags - 1) {
         observe_flag(cfg, l, pos, player, flags & (0u - flags), p);
         p += l->scheme == TG__ACTIONS_UNIT_STEPS ? 2 * cells : cells;
     }
@@ -120,7 +124,6 @@ void tg__observe(const struct tg_config *cfg, const struct tg__layout *l, const 
     p[TG__OBS_I_WON] = over && pos->winner == player ? 1.0f : 0.0f;
     p[TG__OBS_THEY_WON] = over && pos->winner == 1 - player ? 1.0f : 0.0f;
     p[TG__OBS_QUIET] = (float)pos->quiet;
-    const struct tg_learning *g = learning_of(cfg);
     if (g->fields)
         g->fields(cfg, pos, player, p + TG__OBS_COMMON);
 }

@@ -22,6 +22,9 @@ struct tg_learning {
     /* The game's own position fields as numbers seen by `player`, written to out unless it is
      * NULL (pos may then be NULL too); returns how many. */
     size_t (*fields)(const struct tg_config *cfg, const struct tg_pos *pos, int player, float *out);
+    /* NULL, or the board planes written straight from the game's cells, exactly what the
+     * generic reading through count, owner and flags gives (a batch writes them every step). */
+    void (*planes)(const struct tg_config *cfg, const struct tg_pos *pos, int player, float *out);
 };
 
 /* The scalars every observation has after its planes (docs/learning.md, "Layout"). */

@@ -409,7 +409,7 @@ static size_t wp_observe_fields(const struct tg_config *cfg, const struct tg_pos
 }
 
 static const struct tg_learning wp_learning = {TG__ACTIONS_OWN_HOLES, wp_flag_planes,
-                                               wp_observe_fields};
+                                               wp_observe_fields, NULL};
 
 const struct tg_game tg__walak_pussa = {
     .id = "walak-pussa",
