@@ -181,6 +181,17 @@ size_t tg__action_mask(const struct tg_config *cfg, const struct tg__layout *l,
         return 0;
     tg_move moves[TG__MAX_MOVES];
     size_t n = cfg->game->moves(cfg, pos, moves);
+    if (l->scheme == TG__ACTIONS_OWN_HOLES) {
+        /* A mancala move is one of the mover's own holes: its action is the hole turned into
+         * the mover's frame (move_action() without the checks, a batch's every step). */
+        tg_move last = (tg_move)cfg->cells - 1;
+        for (size_t i = 0; i < n; i++) {
+            tg_move m = moves[i];
+            if (m <= last)
+                mask[pos->side ? last - m : m] = 1;
+        }
+        return n;
+    }
     for (size_t i = 0; i < n; i++) {
         uint32_t a;
         if (move_action(cfg, l, pos, moves[i], &a))
