@@ -45,6 +45,7 @@ enum {
 
 struct tg_config;
 struct tg__story; /* story.h */
+struct tg_learning;
 
 /* A spec option: either a list of named choices or a whole-number range. */
 struct tg_option_def {
@@ -145,6 +146,8 @@ struct tg_game {
                            struct tg_out *o);
     bool (*move_from_string)(const struct tg_config *cfg, const struct tg_pos *pos, const char *s,
                              size_t n, tg_move *m);
+    /* The learning interface's game-specific part (learning.h); NULL for the mancala default. */
+    const struct tg_learning *learning;
 };
 
 /* A rule set after parsing: the game, its option values and everything derived from them.

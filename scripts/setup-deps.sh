@@ -18,6 +18,8 @@ set -euo pipefail
 # lld, wasi-libc, libclang-rt-14-dev-wasm32, llvm-14: the WebAssembly build (scripts/build-wasm.sh;
 # llvm-14 holds llvm-ar-14, which indexes wasm objects and which clang only recommends).
 # chromium: the web board's tests in a real browser (scripts/test-web.sh, headless).
+# python3-numpy: the learning interface's arrays and VectorEnv (bindings/python, docs/learning.md).
+# python3-torch: the self-play example examples/learning/ (CPU PyTorch) and its short test.
 packages=(
   build-essential gcc g++
   clang libclang-rt-dev
@@ -25,7 +27,8 @@ packages=(
   libcmocka-dev
   doxygen
   python3
-  python3-mesonpy python3-build python3-venv patchelf python3-mypy python3-numpy
+  python3-mesonpy python3-build python3-venv patchelf python3-mypy
+  python3-numpy python3-torch
   valgrind
   abigail-tools
   libsqlite3-dev libwebsockets-dev

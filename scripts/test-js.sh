@@ -56,6 +56,11 @@ oracle="$wasm_build/native-oracle"
 cc -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -I"$top/include" \
   -o "$oracle" bindings/js/test/native-oracle.c \
   -L"$native_lib" -ltraditional-games -Wl,-rpath,"$native_lib"
+# The learning interface's oracle (test/learning.test.js): batches stepped natively.
+learning_oracle="$wasm_build/learning-oracle"
+cc -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -I"$top/include" \
+  -o "$learning_oracle" bindings/js/test/learning-oracle.c \
+  -L"$native_lib" -ltraditional-games -Wl,-rpath,"$native_lib"
 
 chromium=${TG_CHROMIUM:-/usr/bin/chromium}
 [ -x "$chromium" ] || { echo "test-js.sh: no $chromium (apt-get install chromium)" >&2; exit 1; }
@@ -64,5 +69,6 @@ cd bindings/js
 npm ci --no-audit --no-fund --loglevel=error
 (cd test/bundlers && npm ci --no-audit --no-fund --loglevel=error)
 # --expose-gc: the tests of the finalizers collect garbage on purpose.
-TG_NATIVE_ORACLE="$oracle" TG_WASM_CAPPED="$wasm_build/traditional-games-16mib.wasm" \
+TG_NATIVE_ORACLE="$oracle" TG_LEARNING_ORACLE="$learning_oracle" \
+  TG_WASM_CAPPED="$wasm_build/traditional-games-16mib.wasm" \
   TG_CHROMIUM="$chromium" node --expose-gc --test test/*.test.js test/bundlers/bundlers.test.js

@@ -1238,5 +1238,7 @@ function bind(wasm, liveStatesWarning) {
     version: cString(wasm.tg_version_string()),
     versionNumber: wasm.tg_version() >>> 0,
     memory,
+    // For the package's own modules (traditional-games/learning), not for applications.
+    _internal: Object.freeze({ wasm, check, rulesHandle: (r) => rulesHandle(r), stateHandle: (s) => stateHandle(s) }),
   });
 }

@@ -3,6 +3,7 @@
  * silent). A race-and-capture game on four rows: each player walks a serpentine track through
  * all four rows, throws four sticks, stores the throws and then spends them one by one. */
 #include "../game.h"
+#include "../learning.h"
 #include "../playout.h"
 #include "../story.h"
 
@@ -930,6 +931,44 @@ TG__FLATTEN static size_t tab_playout(const struct tg_config *cfg, struct tg_pos
     return tg__listed_playout(cfg, pos, rng, max_plies, stats, tab_moves, tab_chance, tab_apply);
 }
 
+/* The learning interface (docs/learning.md): locked pieces get planes, and the stored throws
+ * are counted by value, 1, 2, 3, 4 and 6 (the same for either observer). */
+static unsigned tab_flag_planes(const struct tg_config *cfg)
+{
+    (void)cfg;
+    return TG_CELL_LOCKED;
+}
+
+static size_t tab_observe_fields(const struct tg_config *cfg, const struct tg_pos *pos, int player,
+                                 float *out)
+{
+    (void)cfg;
+    (void)player;
+    for (int k = 0; out && k < THROW_KINDS; k++)
+        out[k] = (float)STORED(pos, k);
+    return THROW_KINDS;
+}
+
+/* The four planes (the observer's pieces, the opponent's, then their locked pieces) from the
+ * cell bytes in one pass, the board turned half round for player 1. */
+static void tab_observe_planes(const struct tg_config *cfg, const struct tg_pos *pos, int player,
+                               float *out)
+{
+    int cells = cfg->cells;
+    for (int o = 0; o < cells; o++) {
+        uint8_t c = pos->cell[player ? cells - 1 - o : o];
+        float size = (float)unit_size(c), locked = c & LOCKED_BIT ? 1.0f : 0.0f;
+        bool mine = c && unit_owner(c) == player, theirs = c && !mine;
+        out[o] = mine ? size : 0.0f;
+        out[cells + o] = theirs ? size : 0.0f;
+        out[2 * cells + o] = mine ? locked : 0.0f;
+        out[3 * cells + o] = theirs ? locked : 0.0f;
+    }
+}
+
+static const struct tg_learning tab_learning = {TG__ACTIONS_UNIT_STEPS, tab_flag_planes,
+                                                tab_observe_fields, tab_observe_planes};
+
 const struct tg_game tg__tab = {
     .id = "tab",
     .name = "At-Tab wa-d-Dukk",
@@ -957,4 +996,5 @@ const struct tg_game tg__tab = {
     .describe = tab_describe,
     .move_to_string = tab_move_to_string,
     .move_from_string = tab_move_from_string,
+    .learning = &tab_learning,
 };

@@ -2,6 +2,7 @@
  * resolves the rest. A shared anticlockwise ring, Indian-style relay (the hole after the last
  * counter is lifted next), the pussa kanawa capture across an empty hole and its chain, and an
  * optional match of several rounds in which short stores leave holes dead. */
+#include "../learning.h"
 #include "../mancala/board.h"
 #include "../playout.h"
 
@@ -417,6 +418,31 @@ TG__FLATTEN static size_t wp_playout(const struct tg_config *cfg, struct tg_pos 
     return tg__move_set_playout(cfg, pos, rng, max_plies, stats, wp_move_set, wp_apply);
 }
 
+/* The learning interface (docs/learning.md): in a match, dead holes get a plane, and the
+ * fields are the round, the observer's and the opponent's reserves and whether the observer
+ * started the round. */
+static unsigned wp_flag_planes(const struct tg_config *cfg)
+{
+    return is_match(cfg) ? TG_CELL_DEAD : 0u;
+}
+
+static size_t wp_observe_fields(const struct tg_config *cfg, const struct tg_pos *pos, int player,
+                                float *out)
+{
+    if (!is_match(cfg))
+        return 0;
+    if (out) {
+        out[0] = (float)get_round(pos);
+        out[1] = (float)RESERVE(pos, player);
+        out[2] = (float)RESERVE(pos, 1 - player);
+        out[3] = STARTER(pos) == player ? 1.0f : 0.0f;
+    }
+    return 4;
+}
+
+static const struct tg_learning wp_learning = {TG__ACTIONS_OWN_HOLES, wp_flag_planes,
+                                               wp_observe_fields, NULL};
+
 const struct tg_game tg__walak_pussa = {
     .id = "walak-pussa",
     .name = "Walak-pussa",
@@ -444,4 +470,5 @@ const struct tg_game tg__walak_pussa = {
     .describe = wp_describe,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,
+    .learning = &wp_learning,
 };

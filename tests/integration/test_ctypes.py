@@ -29,8 +29,8 @@ import random
 import re
 import sys
 import zlib
-from ctypes import (POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint,
-                    c_uint32, c_uint64)
+from ctypes import (POINTER, Structure, c_bool, c_char_p, c_double, c_float, c_int, c_int8,
+                    c_int32, c_size_t, c_uint, c_uint8, c_uint32, c_uint64)
 
 # --------------------------------------------------------------------------------------------
 # TAP reporting
@@ -103,11 +103,14 @@ class State(Structure):
 
 class Search(Structure):
     """Opaque tg_search."""
+class Batch(Structure):
+    """Opaque tg_batch."""
 
 
 RP = POINTER(Rules)
 SP = POINTER(State)
 HP = POINTER(Search)
+BP = POINTER(Batch)
 MOVEP = POINTER(c_uint32)
 SIZEP = POINTER(c_size_t)
 
@@ -179,6 +182,27 @@ SIGNATURES = {
     "tg_end_reason_name": (c_char_p, [c_int]),
     "tg_state_record": (c_int, [SP, c_char_p, c_char_p, c_size_t, SIZEP]),
     "tg_state_from_record": (c_int, [c_char_p, POINTER(SP)]),
+    # The learning interface (docs/learning.md).
+    "tg_rules_observation_size": (c_size_t, [RP]),
+    "tg_rules_observation_layout": (c_int, [RP, SIZEP, SIZEP]),
+    "tg_rules_action_count": (c_size_t, [RP]),
+    "tg_state_observation": (c_int, [SP, c_int, POINTER(c_float), c_size_t]),
+    "tg_state_action_mask": (c_int, [SP, POINTER(c_uint8), c_size_t]),
+    "tg_state_action_to_move": (c_int, [SP, c_uint32, MOVEP]),
+    "tg_state_move_to_action": (c_int, [SP, c_uint32, POINTER(c_uint32)]),
+    "tg_state_apply_action": (c_int, [SP, c_uint32]),
+    "tg_batch_new": (c_int, [RP, c_size_t, c_uint64, POINTER(BP)]),
+    "tg_batch_free": (None, [BP]),
+    "tg_batch_size": (c_size_t, [BP]),
+    "tg_batch_rules": (RP, [BP]),
+    "tg_batch_seed": (c_int, [BP, c_uint64]),
+    "tg_batch_reset": (c_int, [BP, POINTER(c_float), POINTER(c_uint8), POINTER(c_int8)]),
+    "tg_batch_step": (c_int, [BP, POINTER(c_uint32), c_uint32, POINTER(c_float),
+                              POINTER(c_uint8), POINTER(c_int8), POINTER(c_float),
+                              POINTER(c_float), POINTER(c_uint8), POINTER(c_int32)]),
+    "tg_batch_get": (c_int, [BP, c_size_t, SP]),
+    "tg_batch_set": (c_int, [BP, c_size_t, SP]),
+    "tg_batch_rng": (c_int, [BP, c_size_t, POINTER(c_uint64)]),
 }
 
 # C types of the header -> the ctypes type a binding must use.
@@ -211,7 +235,15 @@ C_TYPES = {
     "size_t *": SIZEP,
     "double *": POINTER(c_double),
     "uint64_t *": POINTER(c_uint64),
-    "uint32_t *": POINTER(c_uint32),
+    "uint32_t": c_uint32,
+    "const uint32_t *": POINTER(c_uint32),
+    "float *": POINTER(c_float),
+    "uint8_t *": POINTER(c_uint8),
+    "int8_t *": POINTER(c_int8),
+    "int32_t *": POINTER(c_int32),
+    "tg_batch *": BP,
+    "const tg_batch *": BP,
+    "tg_batch **": POINTER(BP),
 }
 
 OK, INVALID, NO_MEMORY, UNKNOWN_GAME, BAD_OPTION, ILLEGAL, PARSE, TOO_SMALL, NO_HISTORY, \
@@ -1537,6 +1569,44 @@ def check_bot_errors():
     L.tg_rules_free(rules)
 
 
+def check_learning():
+    """The learning interface through ctypes: at every ply of a random game of each game, the
+    mask's ones are the legal moves; a batch steps, and refuses NULL and bad actions."""
+    for i in range(L.tg_game_count()):
+        spec = L.tg_game_id(i).decode()
+        rules = new_rules(spec)
+        s = new_state(rules)
+        actions = L.tg_rules_action_count(rules)
+        size = L.tg_rules_observation_size(rules)
+        mask = (c_uint8 * actions)()
+        obs = (c_float * size)()
+        rng = c_uint64(7)
+        for _ in range(300):
+            if L.tg_state_is_terminal(s):
+                break
+            T.eq(L.tg_state_action_mask(s, mask, actions), OK, "%s: mask" % spec)
+            count = c_size_t()
+            T.eq(L.tg_state_moves(s, None, 0, ctypes.byref(count)), OK, "moves")
+            T.eq(sum(mask), count.value, "%s: mask ones against legal moves" % spec)
+            T.eq(L.tg_state_observation(s, 1, obs, size), OK, "%s: observation" % spec)
+            T.eq(L.tg_state_apply_random(s, ctypes.byref(rng)), OK, "apply_random")
+        batch = BP()
+        T.eq(L.tg_batch_new(rules, 2, 5, ctypes.byref(batch)), OK, "%s: tg_batch_new" % spec)
+        T.eq(L.tg_batch_size(batch), 2, "tg_batch_size")
+        masks = (c_uint8 * (2 * actions))()
+        T.eq(L.tg_batch_reset(batch, None, masks, None), OK, "tg_batch_reset")
+        chosen = (c_uint32 * 2)(list(masks[:actions]).index(1), actions)
+        status = (c_int32 * 2)()
+        T.eq(L.tg_batch_step(batch, chosen, 0, None, masks, None, None, None, None, status),
+             INVALID, "%s: tg_batch_step with an action out of range" % spec)
+        T.eq(list(status), [OK, INVALID], "%s: per-state statuses" % spec)
+        T.eq(L.tg_batch_step(None, chosen, 0, None, None, None, None, None, None, None), INVALID,
+             "tg_batch_step(NULL)")
+        L.tg_batch_free(batch)
+        L.tg_state_free(s)
+        L.tg_rules_free(rules)
+
+
 def main():
     global L
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -1573,6 +1643,7 @@ def main():
           check_bot_start_positions)
     T.run("bots: whole games of greedy against random", check_bot_game)
     T.run("bots: error statuses change nothing", check_bot_errors)
+    T.run("learning interface: masks, observations, a batch", check_learning)
     print("1..%d" % T.n)
     if T.failed:
         print("# %d of %d failed" % (T.failed, T.n))

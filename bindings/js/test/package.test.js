@@ -23,8 +23,8 @@ test('npm pack, install the tarball into an empty folder, run programs from ther
   t.after(() => rmSync(work, { recursive: true, force: true }));
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], packageDir));
   const files = packed[0].files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['LICENSE', 'README.md', 'example.js', 'package.json',
-    'traditional-games-search-worker.js', 'traditional-games-search.d.ts',
+  assert.deepEqual(files, ['LICENSE', 'README.md', 'example.js', 'learning.d.ts', 'learning.js',
+    'package.json', 'traditional-games-search-worker.js', 'traditional-games-search.d.ts',
     'traditional-games-search.js', 'traditional-games.d.ts', 'traditional-games.js',
     'traditional-games.wasm']);
 
@@ -52,6 +52,17 @@ test('npm pack, install the tarball into an empty folder, run programs from ther
   const fromTree = run(process.execPath, ['--input-type=module', '-e',
     readFileSync(join(app, 'main.js'), 'utf8').replace("'traditional-games'", "'./traditional-games.js'")], packageDir);
   assert.equal(fromInstall, fromTree);
+
+  // The learning subpath resolves through the package's "exports" too.
+  writeFileSync(join(app, 'learn.js'), [
+    "import { load } from 'traditional-games';",
+    "import { learning } from 'traditional-games/learning';",
+    'const { VectorEnv } = learning(await load());',
+    "const env = new VectorEnv('halusa', 2, 1n);",
+    'console.log(env.actionCount, env.observationShape[0]);',
+    '',
+  ].join('\n'));
+  assert.equal(run(process.execPath, ['learn.js'], app).trim(), '6 20');
 
   // require() of the ES module, in a CommonJS program (Node 20.19+ and 22.12+: the versions
   // `engines` names).

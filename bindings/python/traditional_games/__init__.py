@@ -41,6 +41,7 @@ from ._search import MoveAnalysis
 from ._story import EndReason, Event, EventKind
 from ._state import _unpickle_state
 from ._version import __version__
+from .learning import AECEnv as AECEnv, VectorEnv as VectorEnv  # docs/learning.md
 
 # Constants of the header.
 MOVE_PASS = 0xFFFFFFFE

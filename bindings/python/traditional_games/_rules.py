@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, Tuple, Type, Union
 from ._catalogue import games
 from ._errors import Status, check, decode, encode
 from ._handle import Handle
+from ._learning_lib import RulesLearning
 from ._library import tg
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def _spec_bad_status(spec: object) -> int:
     return Status.TG_ERR_UNKNOWN_GAME
 
 
-class Rules(Handle):
+class Rules(Handle, RulesLearning):
     """An immutable rule set: one game with all its options (tg_rules).
 
     Rules("halusa"), Rules("hus:width=16"). Release it with close() or a with block (it is

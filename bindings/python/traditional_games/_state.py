@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, SupportsI
 from . import _chunked, _search, _story
 from ._errors import ParseError, Status, as_int, check, decode, encode, fail
 from ._handle import Handle, locked_pair
+from ._learning_lib import StateLearning
 from ._library import tg
 from ._rng import Rng, RngArg, rng_arg
 from ._rules import Rules
@@ -105,7 +106,7 @@ def _choose(h: c_void_p, data: bytes, gen: Rng) -> int:
         return _search.choose(h, data, gen._c)
 
 
-class State(Handle):
+class State(Handle, StateLearning):
     """One position of one game plus its undo history (tg_state).
 
     State(rules) is the initial position (rules: a Rules or a spec string);

@@ -1,0 +1,286 @@
+"""Environments for training agents (docs/learning.md): VectorEnv, many games stepped by one
+call into the library, shaped as Gymnasium's vector API; and AECEnv, one game with PettingZoo's
+agent-environment-cycle conventions. Neither depends on Gymnasium or PettingZoo.
+
+    import numpy as np
+    from traditional_games.learning import VectorEnv
+
+    env = VectorEnv("halusa", n=1024, seed=1)
+    obs, info = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        scores = rng.random(info["action_mask"].shape) * info["action_mask"]
+        obs, rewards, terminated, truncated, info = env.step(scores.argmax(axis=1))
+
+Rules.observation_shape, Rules.action_count, State.observation(player), State.action_mask(),
+State.action_to_move(), State.move_to_action() and State.apply_action() are on the classes
+themselves.
+"""
+
+from __future__ import annotations
+
+import threading
+from ctypes import POINTER, byref, c_float, c_int8, c_int32, c_uint8, c_uint32, c_uint64, c_void_p
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from ._errors import Status, check, error
+from ._learning_lib import Mask, Vector, fn, np
+from ._rng import Rng
+from ._rules import Rules
+from ._state import CHANCE, State
+
+AUTORESET = 1  # TG_BATCH_AUTORESET
+
+RulesArg = Union[Rules, str, bytes]
+
+
+def _rules(spec: RulesArg) -> Rules:
+    if isinstance(spec, Rules):
+        return Rules(spec.spec)
+    if isinstance(spec, (str, bytes)):
+        return Rules(spec)
+    raise TypeError("spec must be a Rules or a spec string, not %s" % type(spec).__name__)
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be an int, not %s" % (what, type(value).__name__))
+    return value
+
+
+class VectorEnv:
+    """`n` games of one rule set stepped together by the library (a tg_batch).
+
+    Shaped as Gymnasium's vector API: reset(seed=None) -> (obs, info) and step(actions) ->
+    (obs, rewards, terminated, truncated, info), on numpy arrays (numpy is required here):
+    obs (n, observation size) float32, each game seen by its player to move; rewards (n,)
+    float32 for the player who moved (+1 win, -1 loss, at the end of a game, else 0);
+    terminated (n,) bool; truncated (n,) bool, always False (every game ends);
+    info["action_mask"] (n, action_count) uint8; info["player"] (n,) int8, whose view each
+    observation is; info["rewards"] (n, 2) float32, the reward of player 0 and player 1;
+    info["status"] (n,) int32, 0 where the action was taken, else the tg_status that
+    refused it (that game unchanged).
+
+    A game that ends is started again within the same step (autoreset=True, the default):
+    the outputs then show the new game, rewards and terminated the one that ended. The arrays
+    are the library's output buffers, written in place by every call: copy them to keep them.
+    Game i's generator starts at the i-th output of splitmix64 seeded with `seed`. One
+    VectorEnv must not be stepped by two threads at once (calls hold its lock).
+    """
+
+    metadata: Dict[str, Any] = {"autoreset_mode": "same-step"}
+
+    def __init__(self, spec: RulesArg = "halusa", n: int = 1, seed: int = 0,
+                 autoreset: bool = True) -> None:
+        if np is None:
+            raise ImportError("VectorEnv needs numpy")
+        n = _int(n, "n")
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        self._lock = threading.RLock()
+        self.rules = _rules(spec)
+        self.num_envs = n
+        self.observation_shape: Tuple[int] = self.rules.observation_shape
+        self.action_count: int = self.rules.action_count
+        self._flags = AUTORESET if autoreset else 0
+        size = self.observation_shape[0]
+        self._obs = np.zeros((n, size), dtype=np.float32)
+        self._masks = np.zeros((n, self.action_count), dtype=np.uint8)
+        self._players = np.zeros(n, dtype=np.int8)
+        self._reward = np.zeros(n, dtype=np.float32)
+        self._rewards = np.zeros((n, 2), dtype=np.float32)
+        self._done = np.zeros(n, dtype=np.uint8)
+        self._status = np.zeros(n, dtype=np.int32)
+        self._actions = np.zeros(n, dtype=np.uint32)
+        self._truncated = np.zeros(n, dtype=bool)
+        # Pointers taken once: a step passes the same buffers every time.
+        self._c_obs = self._obs.ctypes.data_as(POINTER(c_float))
+        self._c_masks = self._masks.ctypes.data_as(POINTER(c_uint8))
+        self._c_players = self._players.ctypes.data_as(POINTER(c_int8))
+        self._c_reward = self._reward.ctypes.data_as(POINTER(c_float))
+        self._c_rewards = self._rewards.ctypes.data_as(POINTER(c_float))
+        self._c_done = self._done.ctypes.data_as(POINTER(c_uint8))
+        self._c_status = self._status.ctypes.data_as(POINTER(c_int32))
+        self._c_actions = self._actions.ctypes.data_as(POINTER(c_uint32))
+        self._info: Dict[str, Any] = {"action_mask": self._masks, "player": self._players,
+                                      "rewards": self._rewards, "status": self._status}
+        self._step = fn("batch_step")
+        batch = c_void_p()
+        seed_bits = _int(seed, "seed") & (2**64 - 1)
+        with self.rules._use as rules_h:
+            check(fn("batch_new")(rules_h, n, seed_bits, byref(batch)), "new VectorEnv")
+        self._batch: Optional[c_void_p] = batch
+        self._free = fn("batch_free")
+        self.reset()
+
+    def _handle(self) -> c_void_p:
+        if self._batch is None:
+            raise ValueError("operation on a closed VectorEnv")
+        return self._batch
+
+    def reset(self, seed: Optional[int] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
+        """Start every game again (seeding the generators first if `seed` is given)."""
+        with self._lock:
+            if seed is not None:
+                check(fn("batch_seed")(self._handle(), _int(seed, "seed") & (2**64 - 1)))
+            check(fn("batch_reset")(self._handle(), self._c_obs, self._c_masks, self._c_players))
+            self._status[:] = 0
+            self._reward[:] = 0
+            self._rewards[:] = 0
+            self._done[:] = 0
+        return self._obs, self._info
+
+    def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
+        """Apply one action per game (an (n,) array-like of ints), throw the chance outcomes
+        that follow, and report. Bad actions are refused game by game (info["status"]); they
+        raise nothing."""
+        with self._lock:
+            # Into the one actions buffer: negative or huge values become out of range.
+            np.copyto(self._actions, actions, casting="unsafe")
+            self._step(self._handle(), self._c_actions, self._flags, self._c_obs,
+                       self._c_masks, self._c_players, self._c_reward, self._c_rewards,
+                       self._c_done, self._c_status)
+        return self._obs, self._reward, self._done.view(bool), self._truncated, self._info
+
+    def state(self, i: int) -> State:
+        """A copy of game i's position (a new State, ply included, no history)."""
+        i = _int(i, "i")
+        if not 0 <= i < self.num_envs:
+            raise IndexError("game index %d out of range" % i)
+        state = State(self.rules)
+        with self._lock, state._use as state_h:
+            check(fn("batch_get")(self._handle(), i, state_h), "game %d" % i)
+        return state
+
+    def set_state(self, i: int, state: State) -> None:
+        """Put a copy of a position (at a decision or finished) into game i. The outputs of
+        the last call are not updated; the next step uses the new position."""
+        i = _int(i, "i")
+        if not 0 <= i < self.num_envs:
+            raise IndexError("game index %d out of range" % i)
+        with self._lock, state._use as state_h:
+            check(fn("batch_set")(self._handle(), i, state_h), "game %d" % i)
+
+    def rng_state(self, i: int) -> int:
+        """Game i's generator state now."""
+        out = c_uint64()
+        with self._lock:
+            check(fn("batch_rng")(self._handle(), _int(i, "i"), byref(out)), "game %r" % (i,))
+        return out.value
+
+    def close(self) -> None:
+        with self._lock:
+            if self._batch is not None:
+                self._free(self._batch)
+                self._batch = None
+            self.rules.close()
+
+    def __enter__(self) -> VectorEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        batch = getattr(self, "_batch", None)
+        if batch is not None:
+            self._free(batch)
+            self._batch = None
+
+
+class AECEnv:
+    """One game with PettingZoo's agent-environment-cycle conventions (without PettingZoo).
+
+    Agents "player_0" and "player_1". reset(seed) starts a game, agent_selection is the agent
+    to act, observe(agent) gives {"observation": ..., "action_mask": ...} (the mask is all 0
+    for an agent not to act), last() the (observation, cumulative reward, terminated,
+    truncated, info) of agent_selection, step(action) acts for it. Once the game is over every
+    agent is terminated; each then takes step(None) in turn and leaves `agents`, until it is
+    empty. Chance outcomes (Tab's throws) are drawn by the environment's own generator.
+    """
+
+    metadata: Dict[str, Any] = {"name": "traditional_games_v0", "is_parallelizable": False}
+    possible_agents: List[str] = ["player_0", "player_1"]
+
+    def __init__(self, spec: RulesArg = "halusa", seed: int = 0) -> None:
+        self.rules = _rules(spec)
+        self.observation_shape: Tuple[int] = self.rules.observation_shape
+        self.action_count: int = self.rules.action_count
+        self._rng = Rng(seed)
+        self.state = State(self.rules)
+        self.agents: List[str] = []
+        self.rewards: Dict[str, float] = {}
+        self._cumulative_rewards: Dict[str, float] = {}
+        self.terminations: Dict[str, bool] = {}
+        self.truncations: Dict[str, bool] = {}
+        self.infos: Dict[str, Dict[str, Any]] = {}
+        self.agent_selection = self.possible_agents[0]
+        self.reset()
+
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
+        if seed is not None:
+            self._rng = Rng(seed)
+        self.state.close()
+        self.state = State(self.rules)
+        self._throw()
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.state.turn]
+
+    def _throw(self) -> None:
+        while self.state.player == CHANCE:
+            self.state.apply_random(self._rng)
+
+    def observe(self, agent: str) -> Dict[str, Any]:
+        player = self.possible_agents.index(agent)
+        observation: Vector = self.state.observation(player)
+        mask: Mask = self.state.action_mask()
+        if agent != self.agent_selection or self.terminations.get(agent, True):
+            mask = mask * 0 if np is not None else [0] * len(mask)
+        return {"observation": observation, "action_mask": mask}
+
+    def last(self, observe: bool = True) -> Tuple[Optional[Dict[str, Any]], float, bool, bool,
+                                                 Dict[str, Any]]:
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
+
+    def step(self, action: Optional[int]) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError("%s is done: step(None) removes it" % agent)
+            self.agents.remove(agent)
+            del self.rewards[agent], self._cumulative_rewards[agent]
+            del self.terminations[agent], self.truncations[agent], self.infos[agent]
+            if self.agents:
+                self.agent_selection = self.agents[0]
+            return
+        if action is None:
+            raise error(Status.TG_ERR_ILLEGAL_MOVE, "%s must act" % agent)
+        self.state.apply_action(action)
+        self._throw()
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        if self.state.is_terminal:
+            returns = self.state.returns
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(returns[i])
+                self.terminations[a] = True
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[self.state.turn]
+        for a in self.agents:
+            self._cumulative_rewards[a] += self.rewards[a]
+
+    def render(self) -> str:
+        return str(self.state)
+
+    def close(self) -> None:
+        self.state.close()
+        self.rules.close()

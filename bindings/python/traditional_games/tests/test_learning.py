@@ -1,0 +1,198 @@
+"""The learning interface from Python: observations and masks against the C library's legal
+moves, the action mappings, VectorEnv against single States stepped with the same seeds, and
+AECEnv's cycle. Runs with numpy (arrays) and without it (lists); VectorEnv needs numpy."""
+
+from __future__ import annotations
+
+import unittest
+from typing import Any, Dict, List, Tuple
+
+import traditional_games as tg
+from traditional_games import _learning_lib
+from traditional_games.learning import AECEnv, VectorEnv
+
+from .helpers import all_specs
+
+np: Any = _learning_lib.np
+
+
+def _splitmix(state: int) -> int:
+    """The first output of splitmix64 from a state (the library's generator)."""
+    z = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return z ^ (z >> 31)
+
+
+def _seed_of(seed: int, i: int) -> int:
+    """Game i's generator in a batch seeded with `seed`: splitmix64's i-th output."""
+    return _splitmix((seed + 0x9E3779B97F4A7C15 * i) & 0xFFFFFFFFFFFFFFFF)
+
+
+def _throw(state: tg.State, rng: tg.Rng) -> None:
+    while state.player == tg.CHANCE:
+        state.apply_random(rng)
+
+
+class TestState(unittest.TestCase):
+    def test_halusa_example(self) -> None:
+        # rules/halusa.md example 1, seen by both players (docs/learning.md, "Layout").
+        with tg.Rules("halusa") as rules, tg.State(rules) as s:
+            self.assertEqual(rules.observation_shape, (20,))
+            self.assertEqual(rules.observation_layout, (1, 8))
+            self.assertEqual(rules.action_count, 6)
+            s.apply_action(1)
+            self.assertEqual(list(s.observation(0)),
+                             [6, 0, 7, 7, 7, 7, 6, 6, 6, 6, 7, 7, 0, 0, 0, 0, 0, 0, 0, 1])
+            self.assertEqual(list(s.observation(1)),
+                             [7, 7, 6, 6, 6, 6, 7, 7, 7, 7, 0, 6, 0, 0, 1, 0, 0, 0, 0, 1])
+            self.assertEqual(s.action_to_move(4), 7)
+            self.assertEqual(s.move_to_action(7), 4)
+            with self.assertRaises(tg.IllegalMove):
+                s.move_to_action(1)
+            with self.assertRaises(tg.InvalidArgument):
+                s.action_to_move(6)
+            with self.assertRaises(tg.InvalidArgument):
+                s.observation(2)
+            with self.assertRaises(TypeError):
+                s.apply_action("b1")  # type: ignore[arg-type]
+
+    def test_masks_are_the_legal_moves(self) -> None:
+        for spec in all_specs():
+            with self.subTest(spec=spec), tg.Rules(spec) as rules, tg.State(rules) as s:
+                rng = tg.Rng(11)
+                seen: Dict[Tuple[float, ...], str] = {}
+                for _ in range(150):
+                    mask = [int(x) for x in s.action_mask()]
+                    self.assertEqual(len(mask), rules.action_count)
+                    legal = s.legal_moves()
+                    actions = sorted(s.move_to_action(m) for m in legal)
+                    self.assertEqual(actions, [a for a, x in enumerate(mask) if x])
+                    for a in actions:
+                        self.assertEqual(s.move_to_action(s.action_to_move(a)), a)
+                    obs = tuple(float(x) for x in s.observation(0))
+                    self.assertEqual(len(obs), rules.observation_shape[0])
+                    text = s.to_string()
+                    self.assertEqual(seen.setdefault(obs, text), text)
+                    if s.is_terminal:
+                        break
+                    s.apply_random(rng)
+
+    def test_without_numpy(self) -> None:
+        saved = _learning_lib.np
+        _learning_lib.np = None
+        try:
+            with tg.State("tab") as s:
+                _throw(s, tg.Rng(3))
+                obs, mask = s.observation(1), s.action_mask()
+                self.assertIsInstance(obs, list)
+                self.assertIsInstance(mask, list)
+                self.assertEqual(len(obs), 221)
+                self.assertEqual(sum(mask), len(s.legal_moves()))
+        finally:
+            _learning_lib.np = saved
+
+
+@unittest.skipIf(np is None, "numpy is not installed")
+class TestVectorEnv(unittest.TestCase):
+    def test_same_games_as_single_states(self) -> None:
+        for spec in ["halusa", "tab", "walak-pussa:rounds=match", "hus:width=10"]:
+            with self.subTest(spec=spec), VectorEnv(spec, n=5, seed=42) as env:
+                obs, info = env.reset(seed=9)
+                self.assertEqual(obs.shape, (5,) + env.observation_shape)
+                self.assertEqual(info["action_mask"].shape, (5, env.action_count))
+                rngs = [tg.Rng(_seed_of(9, i)) for i in range(5)]
+                singles: List[tg.State] = []
+                for i in range(5):
+                    singles.append(tg.State(env.rules))
+                    _throw(singles[i], rngs[i])
+                pick = np.random.default_rng(5)
+                for _ in range(200):
+                    mask = info["action_mask"]
+                    actions = (pick.random(mask.shape) * mask).argmax(axis=1)
+                    obs, rewards, terminated, truncated, info = env.step(actions)
+                    self.assertFalse(truncated.any())
+                    for i in range(5):
+                        mover = singles[i].turn
+                        singles[i].apply_action(int(actions[i]))
+                        _throw(singles[i], rngs[i])
+                        self.assertEqual(bool(terminated[i]), singles[i].is_terminal)
+                        self.assertEqual(float(rewards[i]), singles[i].returns[mover])
+                        if terminated[i]:
+                            singles[i].close()
+                            singles[i] = tg.State(env.rules)
+                            _throw(singles[i], rngs[i])
+                        with env.state(i) as copy:
+                            self.assertEqual(copy.to_string(), singles[i].to_string())
+                        self.assertEqual(env.rng_state(i), rngs[i].state)
+                        self.assertEqual(int(info["player"][i]), singles[i].turn)
+                        self.assertTrue(np.array_equal(
+                            obs[i], singles[i].observation(int(info["player"][i]))))
+                        self.assertTrue(np.array_equal(info["action_mask"][i],
+                                                       singles[i].action_mask()))
+                for s in singles:
+                    s.close()
+
+    def test_no_copy_per_step(self) -> None:
+        with VectorEnv("halusa", n=3, seed=1) as env:
+            obs, info = env.reset()
+            obs2, _, _, _, info2 = env.step(info["action_mask"].argmax(axis=1))
+            self.assertIs(obs, obs2)
+            self.assertIs(info["action_mask"], info2["action_mask"])
+
+    def test_bad_actions(self) -> None:
+        with VectorEnv("halusa", n=3, seed=1, autoreset=False) as env:
+            _, info = env.reset()
+            before = [env.state(i).to_string() for i in range(3)]
+            actions = np.array([0, 6, -1])
+            _, rewards, _, _, info = env.step(actions)
+            self.assertEqual(list(info["status"]), [0, tg.Status.TG_ERR_INVALID_ARGUMENT,
+                                                    tg.Status.TG_ERR_INVALID_ARGUMENT])
+            self.assertNotEqual(env.state(0).to_string(), before[0])
+            self.assertEqual([env.state(i).to_string() for i in (1, 2)], before[1:])
+            self.assertEqual(list(rewards), [0, 0, 0])
+            with self.assertRaises(IndexError):
+                env.state(3)
+        with self.assertRaises(ValueError):
+            VectorEnv("halusa", n=0)
+
+
+class TestAECEnv(unittest.TestCase):
+    def test_cycle(self) -> None:
+        for spec in ["halusa", "tab"]:
+            env = AECEnv(spec, seed=4)
+            rng = tg.Rng(8)
+            steps = 0
+            while env.agents:
+                obs, reward, terminated, truncated, info = env.last()
+                self.assertIsNotNone(obs)
+                assert obs is not None
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                mask = [int(x) for x in obs["action_mask"]]
+                legal = [a for a, x in enumerate(mask) if x]
+                self.assertEqual(len(legal), len(env.state.legal_moves()))
+                other = [a for a in env.possible_agents if a != env.agent_selection][0]
+                self.assertEqual(sum(int(x) for x in env.observe(other)["action_mask"]), 0)
+                env.step(legal[int(rng.state % len(legal))])
+                rng.state = rng.state * 6364136223846793005 + 1442695040888963407
+                steps += 1
+            self.assertTrue(env.state.is_terminal)
+            self.assertGreater(steps, 10)
+            env.close()
+
+    def test_actions_through_the_cycle(self) -> None:
+        env = AECEnv("halusa", seed=1)
+        env.state.close()
+        env.state = tg.State.from_string(
+            "halusa", "halusa:remainder=last-mover,quiet=100 0,0,0,0,0,0/0,0,0,1,1,2 0 34,34 "
+                      "quiet=0")
+        env.agent_selection = "player_0"
+        env.step(env.state.move_to_action(5))  # f1, the only legal move (must feed)
+        self.assertEqual(env.state.to_string().split()[1], "0,0,0,0,1,1/0,0,0,1,1,0")
+        env.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
