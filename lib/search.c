@@ -111,12 +111,25 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
 /* ---- values -------------------------------------------------------------------------- */
 
 /* The heuristic: the score lead in centi-counters (captured counters in Halusa, Hawalis and
- * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk), and in
- * At-Tab wa-d-Dukk a tenth of a piece for each piece freed from its home row. */
+ * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in Halusa
+ * 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet limit
+ * gives each player, and the material that captures come from); in At-Tab wa-d-Dukk a tenth
+ * of a piece for each piece freed from its home row. */
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {
     long v = 100L * ((long)pos->score[me] - (long)pos->score[1 - me]);
     const struct tg_config *cfg = c->cfg;
+    if (cfg->game == &tg__halusa) {
+        long own = 0, other = 0;
+        for (int cell = 0; cell < cfg->cells; cell++) {
+            long n = pos->cell[cell];
+            if (cell / cfg->cols == me)
+                own += n;
+            else
+                other += n;
+        }
+        v += 30 * (own - other);
+    }
     if (cfg->game == &tg__tab) {
         for (int cell = 0; cell < cfg->cells; cell++) {
             int owner = cfg->game->owner(cfg, pos, cell);
