@@ -78,9 +78,12 @@ struct frame {
     double *prob;
 };
 
+/* A ply's arrays by decreasing alignment (probabilities, moves and keys, positions), each
+ * ply's block rounded to 8 bytes, so that every array is aligned for its type. */
 static size_t frame_bytes(size_t moves)
 {
-    return moves * (sizeof(struct tg_pos) + sizeof(tg_move) + sizeof(int32_t) + sizeof(double));
+    size_t n = moves * (sizeof(double) + sizeof(tg_move) + sizeof(int32_t) + sizeof(struct tg_pos));
+    return (n + 7) & ~(size_t)7;
 }
 
 static tg_status frames_reserve(struct tg__engine *e, size_t moves)
@@ -100,11 +103,11 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
     size_t n = e->frame_moves;
     char *base = (char *)e->frames + frame_bytes(n) * (size_t)ply;
     struct frame f;
-    f.child = (struct tg_pos *)(void *)base;
-    f.prob = (double *)(void *)(base + n * sizeof(struct tg_pos));
-    f.move = (tg_move *)(void *)(base + n * (sizeof(struct tg_pos) + sizeof(double)));
-    f.key =
-        (int32_t *)(void *)(base + n * (sizeof(struct tg_pos) + sizeof(double) + sizeof(tg_move)));
+    f.prob = (double *)(void *)base;
+    f.move = (tg_move *)(void *)(base + n * sizeof(double));
+    f.key = (int32_t *)(void *)(base + n * (sizeof(double) + sizeof(tg_move)));
+    f.child =
+        (struct tg_pos *)(void *)(base + n * (sizeof(double) + sizeof(tg_move) + sizeof(int32_t)));
     return f;
 }
 
