@@ -116,7 +116,7 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
 /* The heuristic: the score lead in centi-counters (captured counters in Halusa, Hawalis and
  * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in Halusa
  * 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet limit
- * gives each player, and the material that captures come from); in At-Tab wa-d-Dukk a tenth
+ * gives each player, and the material that captures come from); in At-Tab wa-d-Dukk 0.3
  * of a piece for each piece freed from its home row. */
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {
@@ -139,7 +139,7 @@ static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
             if (owner < 0 || cfg->game->flags(cfg, pos, cell) & TG_CELL_LOCKED)
                 continue;
             long pieces = cfg->game->count(cfg, pos, cell);
-            v += owner == me ? 10 * pieces : -10 * pieces;
+            v += owner == me ? 30 * pieces : -30 * pieces;
         }
     }
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : (int)v;
