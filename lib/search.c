@@ -78,9 +78,12 @@ struct frame {
     double *prob;
 };
 
+/* A ply's arrays by decreasing alignment (probabilities, moves and keys, positions), each
+ * ply's block rounded to 8 bytes, so that every array is aligned for its type. */
 static size_t frame_bytes(size_t moves)
 {
-    return moves * (sizeof(struct tg_pos) + sizeof(tg_move) + sizeof(int32_t) + sizeof(double));
+    size_t n = moves * (sizeof(double) + sizeof(tg_move) + sizeof(int32_t) + sizeof(struct tg_pos));
+    return (n + 7) & ~(size_t)7;
 }
 
 static tg_status frames_reserve(struct tg__engine *e, size_t moves)
@@ -100,30 +103,43 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
     size_t n = e->frame_moves;
     char *base = (char *)e->frames + frame_bytes(n) * (size_t)ply;
     struct frame f;
-    f.child = (struct tg_pos *)(void *)base;
-    f.prob = (double *)(void *)(base + n * sizeof(struct tg_pos));
-    f.move = (tg_move *)(void *)(base + n * (sizeof(struct tg_pos) + sizeof(double)));
-    f.key =
-        (int32_t *)(void *)(base + n * (sizeof(struct tg_pos) + sizeof(double) + sizeof(tg_move)));
+    f.prob = (double *)(void *)base;
+    f.move = (tg_move *)(void *)(base + n * sizeof(double));
+    f.key = (int32_t *)(void *)(base + n * (sizeof(double) + sizeof(tg_move)));
+    f.child =
+        (struct tg_pos *)(void *)(base + n * (sizeof(double) + sizeof(tg_move) + sizeof(int32_t)));
     return f;
 }
 
 /* ---- values -------------------------------------------------------------------------- */
 
 /* The heuristic: the score lead in centi-counters (captured counters in Halusa, Hawalis and
- * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk), and in
- * At-Tab wa-d-Dukk a tenth of a piece for each piece freed from its home row. */
+ * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in Halusa
+ * 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet limit
+ * gives each player, and the material that captures come from); in At-Tab wa-d-Dukk 0.3
+ * of a piece for each piece freed from its home row. */
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {
     long v = 100L * ((long)pos->score[me] - (long)pos->score[1 - me]);
     const struct tg_config *cfg = c->cfg;
+    if (cfg->game == &tg__halusa) {
+        long own = 0, other = 0;
+        for (int cell = 0; cell < cfg->cells; cell++) {
+            long n = pos->cell[cell];
+            if (cell / cfg->cols == me)
+                own += n;
+            else
+                other += n;
+        }
+        v += 30 * (own - other);
+    }
     if (cfg->game == &tg__tab) {
         for (int cell = 0; cell < cfg->cells; cell++) {
             int owner = cfg->game->owner(cfg, pos, cell);
             if (owner < 0 || cfg->game->flags(cfg, pos, cell) & TG_CELL_LOCKED)
                 continue;
             long pieces = cfg->game->count(cfg, pos, cell);
-            v += owner == me ? 10 * pieces : -10 * pieces;
+            v += owner == me ? 30 * pieces : -30 * pieces;
         }
     }
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : (int)v;
