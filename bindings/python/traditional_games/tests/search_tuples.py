@@ -14,7 +14,7 @@ TUPLES: List[Tuple[str, str, str, str]] = [
      'search:depth=3,tt=1', 'b1'),
     ('halusa',
      'halusa:remainder=last-mover,quiet=100 4,12,1,0,0,12/2,3,14,3,4,1 0 4,12 quiet=0',
-     'search:nodes=5000,tt=1', 'b1'),
+     'search:nodes=5000,tt=1', 'f1'),
     ('halusa',
      'halusa:remainder=last-mover,quiet=100 4,12,1,0,0,12/2,3,14,3,4,1 0 4,12 quiet=0',
      'search:depth=3,tt=1', 'b1'),
