@@ -64,7 +64,7 @@ function statusText() {
   if (state.isTerminal || online?.result) return `${last}${t('status.over')}`;
   const who = sideName(state.turn);
   if (online) {
-    if (online.waitingFor >= 0) return t('status.waiting-join', sideName(online.waitingFor));
+    if (online.waitingFor === 0 || online.waitingFor === 1) return t('status.waiting-join', sideName(online.waitingFor));
     if (state.isChance) return `${last}${t('status.server-throws', who)}`;
     if (online.seat === state.player) return `${last}${t('status.your-turn', who)}`;
     return `${last}${online.seat === null ? t('status.to-move', who) : t('status.waiting', who)}`;
