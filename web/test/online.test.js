@@ -241,7 +241,7 @@ test('a page reloaded in the middle of a match picks it up where it was', async 
   const south = await openPage('?speed=fast&bot=random');
   const { id, opponent } = await createMatch(south, 'hus');
   // Until North opens its link the match waits: South's bot has nothing to play.
-  assert.match(await ask(`show ${id}`), / ply=0 turn=0 result=- waiting-for=1 /);
+  assert.match(await ask(`show ${id}`), / ply=0 turn=0 result=running waiting-for=1 /);
   assert.equal(await phaseOf(south), 'remote');
   assert.match(await south.$eval('#connection', (n) => n.textContent), /Waiting for your opponent/);
   let north = await openPage(`?speed=fast${opponent}`);
