@@ -17,7 +17,7 @@ import {
 } from './panels.js';
 import { renderLearn } from './learn.js';
 import {
-  joinMatch, createOnlineMatch, answerUndo, resign,
+  joinMatch, linkFields, createOnlineMatch, answerUndo, resign,
 } from './online.js';
 
 function randomSeed() {
@@ -134,8 +134,9 @@ async function main() {
   S.tg = await load();
   S.rng = new Rng(params.has('seed') ? BigInt(params.get('seed')) : randomSeed());
   wire();
-  if (params.has('match')) {
-    joinMatch(params.get('match'), params.get('seat'), params.get('token'));
+  const link = linkFields();
+  if (link.has('match')) {
+    joinMatch(link.get('match'), link.get('seat'), link.get('token'), link.get('invite'));
     return;
   }
   replaceState(new S.tg.State(S.tg.games()[0].id));

@@ -73,7 +73,7 @@ export function advance() {
   S.selectedCell = null;
   $('hint').textContent = '';
   if (state.isTerminal || online?.result) setPhase('over');
-  else if (online && (state.isChance || seats[state.player] === 'remote')) setPhase('remote');
+  else if (online && (online.waitingFor !== null || state.isChance || seats[state.player] === 'remote')) setPhase('remote');
   else if (state.isChance) setPhase('throw');
   else if (seats[state.player] === 'person') setPhase('person');
   else setPhase('bot');

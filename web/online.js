@@ -78,10 +78,18 @@ function connect(onOpen) {
   });
 }
 
-export function joinMatch(id, seat, token) {
+// The match a link names, from the address's fragment (#match=ID&seat=S&token=T, or
+// &invite=I for the second seat): a fragment never reaches a server's logs or a Referer.
+export function linkFields() {
+  return new URLSearchParams(location.hash.slice(1));
+}
+
+export function joinMatch(id, seat, token, invite = null) {
+  // waitingFor: the seat that has not joined yet, -1 until the server has said (nothing is
+  // playable meanwhile), null once both seats are taken.
   S.online = {
     id, seat: seat === null || seat === undefined || token === null ? null : Number(seat),
-    token, clock: null, result: null, undoBy: null, sending: false, notSent: false,
+    token, invite, waitingFor: -1, clock: null, result: null, undoBy: null, sending: false, notSent: false,
   };
   $('new-game').open = false;
   setConnection(t('online.connecting'), 'connecting');
@@ -95,6 +103,7 @@ export function joinMatch(id, seat, token) {
 // token (bad-token) from a real one (any other refusal) and changes nothing.
 async function checkLink() {
   const { online } = S;
+  if (online.invite) return takeSeat();
   const probe = online.seat === null ? `show ${online.id}`
     : `decline ${online.id} 18446744073709551615 ${/^[0-9a-f]{32}$/.test(online.token) ? online.token : '0'.repeat(32)}`;
   const reply = await request(probe);
@@ -109,6 +118,30 @@ async function checkLink() {
     online.token = null;
     online.forged = true;
   }
+  return true;
+}
+
+// An invite is spent once: `join ID INVITE` hands its seat's token to this page, which keeps
+// the token in the fragment instead (a reload then uses the seat, not the spent invite).
+async function takeSeat() {
+  const { online } = S;
+  const reply = await request(`join ${online.id} ${/^[0-9a-f]{32}$/.test(online.invite) ? online.invite : '0'.repeat(32)}`);
+  const word = reply.split(' ')[1];
+  online.invite = null;
+  if (word === 'no-such-match' || word === 'set-aside') {
+    refuse(t(word === 'no-such-match' ? 'online.no-match' : 'online.set-aside', online.id));
+    return false;
+  }
+  if (word === 'disconnected') return false;
+  if (reply.startsWith('ok')) {
+    const [, seat, token] = reply.split(' ');
+    online.seat = Number(seat);
+    online.token = token;
+    history.replaceState(null, '', shareLink(location.search, { match: online.id, seat, token }));
+    return true;
+  }
+  // already-joined: the link's seat was taken (by this link before, or by another page).
+  online.forged = word === 'already-joined' ? 'online.invite-used' : 'online.bad-invite';
   return true;
 }
 
@@ -139,25 +172,28 @@ async function subscribe(again) {
     S.seats = [0, 1].map((p) => (p === mine ? onlineBot ?? 'person' : 'remote'));
     replaceState(new S.tg.State(fields.spec));
   }
+  // Before the second seat joins nothing can be played: the match waits (show's waiting-for).
+  const now = await request(`show ${online.id}`);
+  const waiting = / waiting-for=([01])/.exec(now);
+  online.waitingFor = now.startsWith('ok') && waiting ? Number(waiting[1]) : null;
   if (again) {
     // The server knows how many plies this page had, not which: if a ply it saw was taken back
     // and replaced while it was away, the positions differ now (the reply to `show` comes
     // after the catch-up events), and the page starts its copy again from the first ply.
-    const shown = await request(`show ${online.id}`);
-    const position = shown.slice(shown.indexOf(' position=') + 10);
-    if (shown.startsWith('ok') && position !== S.state.toString()) {
+    const position = now.slice(now.indexOf(' position=') + 10);
+    if (now.startsWith('ok') && position !== S.state.toString()) {
       replaceState(new S.tg.State(online.spec));
       await request(`watch ${online.id} 0`);
     }
   }
-  if (online.forged) setConnection(t('online.bad-token', online.id), 'refused');
+  if (online.forged) setConnection(t(online.forged === true ? 'online.bad-token' : online.forged, online.id), 'refused');
+  else if (online.waitingFor !== null && online.seat !== null) setConnection(t('online.waiting-join'), 'connected');
   else setConnection(t(again ? 'online.reconnected' : 'online.connected'), 'connected');
-  if (again) {
-    // Whatever was waiting on the lost connection (a move being sent) is over: the catch-up
-    // above has brought every move the server stored, and the page is playable again.
-    invalidate();
-    advance();
-  }
+  // Whatever was waiting on the lost connection (a move being sent) is over: the catch-up
+  // above has brought every move the server stored, and the page is playable again (or, before
+  // the join, waits for it).
+  invalidate();
+  advance();
   // A person may think for longer than the server's --idle-timeout: a cheap read now and then
   // keeps the connection (it is a command like any other).
   clearInterval(keepAliveTimer);
@@ -173,7 +209,12 @@ function onEvent(words) {
   const { online } = S;
   if (!online || words[1] !== online.id) return;
   const kind = words[2];
-  if (kind === 'moves') {
+  if (kind === 'joined') {
+    online.waitingFor = null;
+    if (online.seat !== null && !online.forged) setConnection(t('online.joined'), 'connected');
+    invalidate();
+    advance();
+  } else if (kind === 'moves') {
     const from = Number(words[3]);
     if (from > S.log.length) {
       // Plies were missed: ask for them again.
@@ -213,7 +254,10 @@ function onEvent(words) {
     render();
   } else if (kind === 'undo-declined') {
     online.undoBy = null;
-    if (online.seat !== null && Number(words[3]) !== online.seat) $('move-error').textContent = t('online.undo-declined');
+    const timedOut = words[4] === 'by=timeout';
+    if (online.seat !== null && (timedOut || Number(words[3]) !== online.seat)) {
+      $('move-error').textContent = t(timedOut ? 'online.undo-timeout' : 'online.undo-declined');
+    }
     render();
   } else if (kind === 'result') {
     online.result = { winner: words[3], by: (words[4] ?? 'by=rules').slice(3) };
@@ -287,9 +331,12 @@ function confirmResign() {
   return params.get('speed') === 'fast' || window.confirm(t('online.confirm-resign'));
 }
 
-function shareLink(query) {
+// A link to this page: its options (?speed, ?bot) in the query, the match and its secrets in
+// the fragment.
+function shareLink(search, fragment) {
   const url = new URL(location.href);
-  url.search = new URLSearchParams(query).toString();
+  url.search = search;
+  url.hash = new URLSearchParams(fragment).toString();
   return url.toString();
 }
 
@@ -310,15 +357,13 @@ export async function createOnlineMatch(event) {
     $('online-error').textContent = reply.startsWith('err disconnected') ? t('online.no-server') : errorText(reply);
     return;
   }
-  const [, id, token0, token1] = reply.split(' ');
-  const keep = {};
-  if (params.has('speed')) keep.speed = params.get('speed');
-  if (onlineBot) keep.bot = onlineBot;
-  history.replaceState(null, '', shareLink({ ...keep, match: id, seat: 0, token: token0 }));
-  $('link-opponent').value = shareLink({ match: id, seat: 1, token: token1 });
-  $('link-watch').value = shareLink({ match: id });
+  // ok ID TOKEN INVITE: this page's seat (0) and the invite its opponent's link carries.
+  const [, id, token, invite] = reply.split(' ');
+  history.replaceState(null, '', shareLink(location.search, { match: id, seat: 0, token }));
+  $('link-opponent').value = shareLink('', { match: id, invite });
+  $('link-watch').value = shareLink('', { match: id });
   $('online-links').hidden = false;
   S.online = null;
-  joinMatch(id, '0', token0);
+  joinMatch(id, '0', token);
 }
 

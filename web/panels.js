@@ -64,6 +64,7 @@ function statusText() {
   if (state.isTerminal || online?.result) return `${last}${t('status.over')}`;
   const who = sideName(state.turn);
   if (online) {
+    if (online.waitingFor === 0 || online.waitingFor === 1) return t('status.waiting-join', sideName(online.waitingFor));
     if (state.isChance) return `${last}${t('status.server-throws', who)}`;
     if (online.seat === state.player) return `${last}${t('status.your-turn', who)}`;
     return `${last}${online.seat === null ? t('status.to-move', who) : t('status.waiting', who)}`;
@@ -188,6 +189,14 @@ function renderBanner() {
   const banner = $('banner');
   const ended = online?.result && !state.isTerminal ? online.result : null;
   banner.hidden = !state.isTerminal && !ended;
+  if (ended?.by === 'no-first-move') {
+    // Aborted: the first move did not come in time, and nobody wins.
+    $('banner-title').textContent = t('banner.aborted');
+    $('banner-reason').textContent = t('banner.no-first-move');
+    banner.setAttribute('data-by', ended.by);
+    $('rematch').hidden = true;
+    return;
+  }
   if (ended) {
     const winner = Number(ended.winner);
     $('banner-title').textContent = t('banner.wins', sideName(winner));

@@ -4,11 +4,12 @@
 //
 // Environment: TG_SERVER, the tg-server binary (required); TG_CHROMIUM (default
 // /usr/bin/chromium); TG_PACKAGE_DIR, the package folder with the built module (default
-// bindings/js). The server serves the app itself (--web), from a folder of links to the app's
-// files and the package's two run-time files, as a deployment would lay them out.
+// bindings/js). The server serves the app itself (--web), from a folder holding copies of the
+// app's files and the package's two run-time files, as a deployment would lay them out (the
+// server refuses symbolic links out of its --web folder).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,10 +74,10 @@ before(async () => {
   // Every file of the app but its tests, benchmarks and development server.
   for (const name of await readdir(appDir)) {
     if (['test', 'bench', 'serve.js', '.gitignore'].includes(name)) continue;
-    await symlink(join(appDir, name), join(site, name));
+    await cp(join(appDir, name), join(site, name), { recursive: true });
   }
   for (const name of ['traditional-games.js', 'traditional-games.wasm']) {
-    await symlink(join(packageDir, name), join(site, 'traditional-games', name));
+    await cp(join(packageDir, name), join(site, 'traditional-games', name));
   }
   await startTgServer();
   browser = await puppeteer.launch({
@@ -137,10 +138,14 @@ async function createMatch(page, spec, clock = '') {
   await waitFor(page, () => document.body.dataset.connection === 'connected');
   const opponent = await page.$eval('#link-opponent', (n) => n.value);
   const watch = await page.$eval('#link-watch', (n) => n.value);
+  // The links carry the match, the invite and the tokens in their fragment, never the query.
+  for (const link of [opponent, watch]) assert.equal(new URL(link).search, '');
+  assert.match(new URL(opponent).hash, /^#match=\d+&invite=[0-9a-f]{32}$/);
+  assert.match(new URL(page.url()).hash, /^#match=\d+&seat=0&token=[0-9a-f]{32}$/);
   return {
-    id: new URL(watch).searchParams.get('match'),
-    opponent: new URL(opponent).search,
-    watch: new URL(watch).search,
+    id: new URLSearchParams(new URL(watch).hash.slice(1)).get('match'),
+    opponent: new URL(opponent).hash,
+    watch: new URL(watch).hash,
   };
 }
 
@@ -191,8 +196,8 @@ for (const spec of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
     const started = performance.now();
     const south = await openPage('?speed=fast&bot=random');
     const { id, opponent, watch } = await createMatch(south, spec);
-    const north = await openPage(`${opponent}&speed=fast&bot=random`);
-    const watcher = await openPage(`${watch}&speed=fast`);
+    const north = await openPage(`?speed=fast&bot=random${opponent}`);
+    const watcher = await openPage(`?speed=fast${watch}`);
     await Promise.all([south, north, watcher].map((page) => waitOver(page)));
     const shown = await expectSameEnd([south, north, watcher], id);
     assert.match(shown, / turn=- result=(0|1|draw) /);
@@ -206,8 +211,8 @@ for (const spec of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
 test('a flag falls: a short clock runs out for the seat that does not move', async () => {
   const south = await openPage('?speed=fast');
   const { id, opponent, watch } = await createMatch(south, 'halusa', '0.05+0');
-  const north = await openPage(`${opponent}&speed=fast`);
-  const watcher = await openPage(`${watch}&speed=fast`);
+  const north = await openPage(`?speed=fast${opponent}`);
+  const watcher = await openPage(`?speed=fast${watch}`);
   for (const page of [north, watcher]) await waitFor(page, () => document.body.dataset.connection === 'connected');
   // South's first move starts the clocks, once every page is there (a loaded machine may take
   // longer than the 3 s of the clock to open a page); North never moves.
@@ -235,8 +240,20 @@ test('a flag falls: a short clock runs out for the seat that does not move', asy
 test('a page reloaded in the middle of a match picks it up where it was', async () => {
   const south = await openPage('?speed=fast&bot=random');
   const { id, opponent } = await createMatch(south, 'hus');
-  let north = await openPage(`${opponent}&speed=fast`);
+  // Until North opens its link the match waits: South's bot has nothing to play.
+  assert.match(await ask(`show ${id}`), / ply=0 turn=0 result=running waiting-for=1 /);
+  assert.equal(await phaseOf(south), 'remote');
+  assert.match(await south.$eval('#connection', (n) => n.textContent), /Waiting for your opponent/);
+  let north = await openPage(`?speed=fast${opponent}`);
   await waitFor(north, () => document.body.dataset.connection === 'connected');
+  assert.doesNotMatch(await ask(`show ${id}`), /waiting-for/);
+  assert.doesNotMatch(north.url(), /invite/, 'the spent invite is gone from the address');
+  // The invite is spent once: a second page opening the same link only watches, and says why.
+  const late = await openPage(`?speed=fast${opponent}`);
+  await waitFor(late, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
+  assert.match(await late.$eval('#connection', (n) => n.textContent), /already used/);
+  assert.equal((await late.$$('#board .cell.legal')).length, 0, 'no hole is offered');
+  await late.close();
   // A seat page is in a match: New game and Load position must not swap in a local game while
   // the page still says it is connected (issue 27, item 2).
   const server = await ask(`show ${id}`);
@@ -272,7 +289,7 @@ test('a page reloaded in the middle of a match picks it up where it was', async 
 test('the server is killed and restarted mid-match: both pages reconnect and finish', async () => {
   const south = await openPage('?speed=fast&bot=random');
   const { id, opponent } = await createMatch(south, 'tab');
-  const north = await openPage(`${opponent}&speed=fast`);
+  const north = await openPage(`?speed=fast${opponent}`);
   const pick = picker(11);
   for (let i = 0; i < 3 && (await waitForTurn(north)) === 'person'; i++) await clickOnline(north, pick);
   assert.equal(await waitForTurn(north), 'person', 'North is to move when the server dies');
@@ -308,7 +325,10 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
   // North is a person clicking; Tab is long, so North hands its seat to its bot once it has
   // shown that clicking still works after the restart.
   if ((await waitForTurn(north)) === 'person') await clickOnline(north, pick);
-  await north.goto(`http://127.0.0.1:${webPort}/${opponent}&speed=fast&bot=random`);
+  // The invite was spent when North joined: North's page keeps its seat token in its fragment.
+  const seatLink = new URL(north.url()).hash;
+  assert.match(seatLink, /^#match=\d+&seat=1&token=[0-9a-f]{32}$/);
+  await north.goto(`http://127.0.0.1:${webPort}/?speed=fast&bot=random${seatLink}`);
   await Promise.all([south, north].map((page) => waitOver(page)));
   await expectSameEnd([south, north], id);
   await Promise.all([south, north].map((page) => page.close()));
@@ -317,7 +337,8 @@ test('the server is killed and restarted mid-match: both pages reconnect and fin
 test('a forged seat link and an unknown match are told in words at once, with nothing to click', async () => {
   const created = (await ask('new halusa')).split(' ');
   assert.equal(created[0], 'ok');
-  const forged = await openPage(`?match=${created[1]}&seat=0&token=${'0'.repeat(32)}&speed=fast`);
+  assert.match(created.join(' '), /^ok \d+ [0-9a-f]{32} [0-9a-f]{32}$/, 'new answers ok ID TOKEN INVITE');
+  const forged = await openPage(`?speed=fast#match=${created[1]}&seat=0&token=${'0'.repeat(32)}`);
   await waitFor(forged, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
   assert.match(await forged.$eval('#connection', (n) => n.textContent), /not valid/);
   // South is to move, and this page claims South's seat: still nothing may look playable.
@@ -326,7 +347,7 @@ test('a forged seat link and an unknown match are told in words at once, with no
     .filter((n) => !n.disabled && n.getClientRects().length > 0).map((n) => n.id || n.textContent));
   assert.deepEqual(await liveIn(forged, '#play'), [], 'no live button on the forged seat page');
 
-  const unknown = await openPage('?match=987654321&seat=0&token=0123456789abcdef0123456789abcdef&speed=fast');
+  const unknown = await openPage('?speed=fast#match=987654321&seat=0&token=0123456789abcdef0123456789abcdef');
   await waitFor(unknown, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
   assert.match(await unknown.$eval('#connection', (n) => n.textContent), /no match 987654321/);
   assert.doesNotMatch(await unknown.$eval('#tagline', (n) => n.textContent), /Loading/);
