@@ -1,0 +1,78 @@
+"""Runs a small tg-arena tournament and checks its JSON: the schedule (every pairing plays
+each seed twice, colours swapped), tallies that agree with the games, random anchored at 0,
+and the ratings at the likelihood's maximum (the gradient of the fit's log-likelihood, with
+the prior's virtual draws, is 0 for every bot but the anchor).
+
+usage: python3 check_json.py TG_ARENA ARGS...   (ARGS without --json)"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    exe, args = sys.argv[1], sys.argv[2:]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "arena.json")
+        out = subprocess.run([exe, "--json", path] + args, check=True,
+                             stdout=subprocess.PIPE, text=True).stdout
+        with open(path) as f:
+            d = json.load(f)
+    assert "anchor" in out and "95% interval" in out, out
+    bots = d["bots"]
+    games = d["games"]
+    (rs,) = d["rule_sets"]
+    pairings = rs["pairings"]
+    assert d["anchor"] == "random" and rs["fit"] == "ok", (d["anchor"], rs["fit"])
+
+    # Schedule: each pairing's games come in seed pairs with the seats swapped.
+    by_pairing = {}
+    for g in games:
+        by_pairing.setdefault(g["pairing"], []).append(g)
+        assert g["bots"] == [bots[i] for i in g["bot_index"]], g
+        assert g["result"] == {0: "1-0", 1: "0-1", None: g["result"]}[g["winner"]], g
+        assert g["plies"] > 0 and g["final"], g
+    for p, gs in by_pairing.items():
+        pr = pairings[p]
+        assert len(gs) == pr["games"], (p, len(gs))
+        seeds = {}
+        for g in gs:
+            seeds.setdefault(g["seed"], []).append(tuple(g["bot_index"]))
+        for seed, seats in seeds.items():
+            assert sorted(seats) == sorted([(pr["a"], pr["b"]), (pr["b"], pr["a"])]), seeds
+
+    # Tallies.
+    points = {}
+    for g in games:
+        p0 = {"1-0": 1.0, "0-1": 0.0}.get(g["result"], 0.5)
+        for seat, bot in enumerate(g["bot_index"]):
+            points[bot] = points.get(bot, 0.0) + (p0 if seat == 0 else 1.0 - p0)
+    for i, r in enumerate(rs["ratings"]):
+        assert r["bot"] == bots[i]
+        assert r["wins"] + r["draws"] + r["losses"] + r["unfinished"] == r["games"], r
+        assert abs(r["points"] - points[i]) < 1e-9, (r, points[i])
+    for pr in pairings:
+        assert pr["a_wins"] + pr["draws"] + pr["b_wins"] + pr["unfinished"] == pr["games"], pr
+
+    # The fit: the anchor at 0, every other gradient 0 (natural units, prior included).
+    anchor = bots.index("random")
+    elo = [r["elo"] for r in rs["ratings"]]
+    assert elo[anchor] == 0 and rs["ratings"][anchor]["half_width"] == 0, elo
+    prior = d["prior_draws_per_pairing"]
+    grad = [0.0] * len(bots)
+    for pr in pairings:
+        a, b, n = pr["a"], pr["b"], pr["games"] + prior
+        e = 1.0 / (1.0 + 10.0 ** ((elo[b] - elo[a]) / 400.0))
+        grad[a] += pr["a_points"] + prior / 2 - n * e
+        grad[b] -= pr["a_points"] + prior / 2 - n * e
+    for i, gr in enumerate(grad):
+        # Ratings are written with 6 significant digits: allow for that rounding.
+        assert i == anchor or abs(gr) < 0.01, (bots[i], gr, elo)
+        assert i == anchor or rs["ratings"][i]["half_width"] > 0, rs["ratings"][i]
+    print("ok:", len(games), "games;", ", ".join("%s %.0f" % (b, e) for b, e in zip(bots, elo)))
+
+
+if __name__ == "__main__":
+    main()
