@@ -1,7 +1,9 @@
 """Runs a small tg-arena tournament and checks its JSON: the schedule (every pairing plays
 each seed twice, colours swapped), tallies that agree with the games, random anchored at 0,
 and the ratings at the likelihood's maximum (the gradient of the fit's log-likelihood, with
-the prior's virtual draws, is 0 for every bot but the anchor).
+the prior's virtual draws, is 0 for every bot but the anchor). Then a second run reads the
+first one's games back (--from) and adds a pairing: the games add up, the first run's
+games are unchanged, and playing the first run's games again is refused (status 2).
 
 usage: python3 check_json.py TG_ARENA ARGS...   (ARGS without --json)"""
 import json
@@ -20,7 +22,27 @@ def main():
                              stdout=subprocess.PIPE, text=True).stdout
         with open(path) as f:
             d = json.load(f)
-    assert "anchor" in out and "95% interval" in out, out
+        check(d, out)
+        # The new bot is bot 1 (the files' bots follow the command line's), paired with bot 0.
+        path2 = os.path.join(tmp, "more.json")
+        subprocess.run([exe, "--json", path2, "--from", path, "--seed", "77", "--pair", "0-1:2",
+                        d["bots"][0], "mcts:iterations=5"], check=True,
+                       stdout=subprocess.PIPE)
+        with open(path2) as f:
+            d2 = json.load(f)
+        assert d2["bots"] == [d["bots"][0], "mcts:iterations=5"] + d["bots"][1:], d2["bots"]
+        assert len(d2["games"]) == len(d["games"]) + 2, len(d2["games"])
+        strip = lambda g: {k: v for k, v in g.items() if k not in ("bot_index", "pairing")}
+        assert [strip(g) for g in d2["games"][2:]] == [strip(g) for g in d["games"]]
+        check(d2, None)
+        again = subprocess.run([exe, "--from", path] + args, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        assert again.returncode == 2 and "already" in again.stderr, again
+
+
+def check(d, out):
+    if out is not None:
+        assert "anchor" in out and "95% interval" in out, out
     bots = d["bots"]
     games = d["games"]
     (rs,) = d["rule_sets"]

@@ -96,35 +96,49 @@ static void tally(const struct tournament *t, const struct game *g, struct rules
     rs->plies += g->plies;
 }
 
+/* The fit of one rule set over the bots that played in it (a run reading earlier games may
+ * have bots that played only in other rule sets), anchored on the report's anchor if it
+ * played here, else on the first bot that did. */
 static int fit(const struct tournament *t, size_t r, struct report *rep)
 {
     struct rules_summary *rs = &rep->rules[r];
-    size_t n = t->bot_count;
+    size_t n = t->bot_count, m = 0;
     struct elo_game *eg = malloc((t->pairing_count + 1) * sizeof *eg);
     double *rating = calloc(n, sizeof *rating), *half = calloc(n, sizeof *half);
-    if (eg == NULL || rating == NULL || half == NULL) {
-        free(eg);
-        free(rating);
-        free(half);
-        return 0;
-    }
-    /* The fit only needs each pairing's points: one weighted entry per pairing. */
-    size_t count = 0;
-    for (size_t p = 0; p < t->pairing_count; p++) {
-        const struct pairing_summary *ps = &rs->pairings[p];
-        if (ps->games > 0)
-            eg[count++] = (struct elo_game){t->pairings[p].a, t->pairings[p].b,
-                                            ps->a_points / (double)ps->games, (double)ps->games};
-    }
-    rs->fit = elo_fit(n, eg, count, rep->anchor, rep->prior, rating, half);
-    for (size_t b = 0; b < n; b++) {
-        rs->bots[b].rating = rs->fit == ELO_OK ? rating[b] : 0.0;
-        rs->bots[b].half_width = rs->fit == ELO_OK ? half[b] : 0.0;
+    size_t *compact = calloc(n, sizeof *compact), *bot_of = calloc(n, sizeof *bot_of);
+    int ok = eg != NULL && rating != NULL && half != NULL && compact != NULL && bot_of != NULL;
+    if (ok) {
+        rs->anchor = n;
+        for (size_t b = 0; b < n; b++)
+            if (rs->bots[b].games > 0) {
+                if (rs->anchor == n || b == rep->anchor)
+                    rs->anchor = b;
+                compact[b] = m;
+                bot_of[m++] = b;
+            }
+        /* The fit only needs each pairing's points: one weighted entry per pairing. */
+        size_t count = 0;
+        for (size_t p = 0; p < t->pairing_count; p++) {
+            const struct pairing_summary *ps = &rs->pairings[p];
+            if (ps->games > 0)
+                eg[count++] =
+                    (struct elo_game){compact[t->pairings[p].a], compact[t->pairings[p].b],
+                                      ps->a_points / (double)ps->games, (double)ps->games};
+        }
+        rs->fit = m < 2 ? ELO_BAD_INPUT
+                        : elo_fit(m, eg, count, compact[rs->anchor], rep->prior, rating, half);
+        for (size_t k = 0; k < m && rs->fit == ELO_OK; k++) {
+            rs->bots[bot_of[k]].rated = 1;
+            rs->bots[bot_of[k]].rating = rating[k];
+            rs->bots[bot_of[k]].half_width = half[k];
+        }
     }
     free(eg);
     free(rating);
     free(half);
-    return 1;
+    free(compact);
+    free(bot_of);
+    return ok;
 }
 
 int report_build(struct report *r, const struct tournament *t, size_t anchor, double prior)
@@ -182,15 +196,19 @@ void report_print(const struct report *r, FILE *out)
                 tg_rules_spec(t->rules[i]), games,
                 games == 0 ? 0.0 : (double)rs->plies / (double)games, rs->seconds);
         if (rs->fit != ELO_OK)
-            fprintf(out, "no Elo fit: %s\n", elo_status_string(rs->fit));
+            fprintf(out, "no Elo fit: %s\n",
+                    rs->fit == ELO_BAD_INPUT ? "fewer than two bots played"
+                                             : elo_status_string(rs->fit));
         fprintf(out, "%-32s %6s %7s %6s %17s %8s %8s %8s\n", "bot", "games", "score", "Elo",
                 "95% interval", "ms/move", "p99 ms", "max ms");
         for (size_t b = 0; b < t->bot_count; b++) {
             const struct bot_summary *s = &rs->bots[b];
             char elo[16] = "-", interval[32] = "";
-            if (rs->fit == ELO_OK) {
+            if (s->games == 0)
+                continue;
+            if (s->rated) {
                 snprintf(elo, sizeof elo, "%.0f", s->rating);
-                if (b == r->anchor)
+                if (b == rs->anchor)
                     snprintf(interval, sizeof interval, "anchor");
                 else
                     snprintf(interval, sizeof interval, "[%.0f, %.0f]", s->rating - s->half_width,
@@ -203,6 +221,8 @@ void report_print(const struct report *r, FILE *out)
                 "B wins", "unfin.", "A score");
         for (size_t p = 0; p < t->pairing_count; p++) {
             const struct pairing_summary *ps = &rs->pairings[p];
+            if (ps->games == 0)
+                continue;
             fprintf(out, "%-32s %-32s %6lu %6lu %6lu %6lu %6lu %6.1f%%\n",
                     t->bots[t->pairings[p].a], t->bots[t->pairings[p].b], ps->games, ps->a_wins,
                     ps->draws, ps->b_wins, ps->unfinished, percent(ps->a_points, ps->games));
@@ -262,7 +282,16 @@ static void json_game(const struct tournament *t, const struct game *g, FILE *ou
                                    : "*",
             g->plies, g->score[0], g->score[1], g->moves[0], g->moves[1]);
     json_number(out, g->seconds);
-    fputs(", \"final\": ", out);
+    /* Every decision's time, so that a later run reading this file (--from) still has the
+     * percentiles. */
+    fputs(", \"move_ms\": [", out);
+    for (int p = 0; p < 2; p++) {
+        fputc('[', out);
+        for (unsigned long m = 0; m < g->moves[p]; m++)
+            fprintf(out, "%s%.2f", m == 0 ? "" : ", ", 1000.0 * g->move_seconds[p][m]);
+        fputs(p == 0 ? "], " : "]", out);
+    }
+    fputs("], \"final\": ", out);
     json_string(out, g->final_position);
     fputc('}', out);
 }
@@ -275,6 +304,8 @@ static void json_rules(const struct report *r, size_t i, FILE *out)
     json_string(out, tg_rules_spec(t->rules[i]));
     fputs(", \"fit\": ", out);
     json_string(out, rs->fit == ELO_OK ? "ok" : elo_status_string(rs->fit));
+    fputs(", \"anchor\": ", out);
+    json_string(out, rs->anchor < t->bot_count ? t->bots[rs->anchor] : "");
     fputs(",\n     \"ratings\": [\n", out);
     for (size_t b = 0; b < t->bot_count; b++) {
         const struct bot_summary *s = &rs->bots[b];
@@ -286,9 +317,9 @@ static void json_rules(const struct report *r, size_t i, FILE *out)
                 s->games, s->wins, s->draws, s->losses, s->unfinished);
         json_number(out, s->points);
         fputs(", \"elo\": ", out);
-        json_number(out, rs->fit == ELO_OK ? s->rating : NAN);
+        json_number(out, s->rated ? s->rating : NAN);
         fputs(", \"half_width\": ", out);
-        json_number(out, rs->fit == ELO_OK ? s->half_width : NAN);
+        json_number(out, s->rated ? s->half_width : NAN);
         fprintf(out, ", \"moves\": %lu, \"mean_ms\": ", s->moves);
         json_number(out, s->mean_ms);
         fputs(", \"p99_ms\": ", out);

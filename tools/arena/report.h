@@ -11,8 +11,9 @@
 struct bot_summary {
     unsigned long games, wins, draws, losses, unfinished; /* unfinished count as draws */
     double points;
-    double rating, half_width; /* valid when the rule set's fit is ELO_OK */
-    unsigned long moves;       /* decisions, with their times in tg_bot_choose() */
+    int rated; /* played in this rule set, and the fit is ELO_OK */
+    double rating, half_width;
+    unsigned long moves; /* decisions, with their times in tg_bot_choose() */
     double mean_ms, p99_ms, max_ms;
 };
 
@@ -25,6 +26,7 @@ struct rules_summary {
     struct bot_summary *bots;         /* bot_count entries */
     struct pairing_summary *pairings; /* pairing_count entries */
     enum elo_status fit;
+    size_t anchor;  /* the bot rated 0 (bot_count if none played) */
     double seconds; /* the games' wall-clock seconds summed */
     unsigned long plies;
 };

@@ -26,17 +26,17 @@ uint64_t tournament_stream(uint64_t seed, unsigned stream)
     return z ^ (z >> 31);
 }
 
-int tournament_schedule(struct tournament *t)
+int tournament_schedule(struct tournament *t, size_t extra)
 {
     size_t n = 0;
     for (size_t p = 0; p < t->pairing_count; p++)
         n += t->pairings[p].games;
-    n *= t->rule_count;
+    n = n * t->play_rule_count + extra;
     t->games = calloc(n == 0 ? 1 : n, sizeof *t->games);
     if (t->games == NULL)
         return 0;
     t->game_count = 0;
-    for (size_t r = 0; r < t->rule_count; r++)
+    for (size_t r = 0; r < t->play_rule_count; r++)
         for (size_t p = 0; p < t->pairing_count; p++)
             for (unsigned long k = 0; k < t->pairings[p].games; k++) {
                 struct game *g = &t->games[t->game_count++];
@@ -48,6 +48,7 @@ int tournament_schedule(struct tournament *t)
                 g->seed = t->seed + k / 2;
                 g->winner = TG_NO_WINNER_YET;
             }
+    t->play_count = t->game_count;
     return 1;
 }
 
@@ -164,7 +165,7 @@ static void *worker(void *arg)
         if (st != TG_OK && sh->error == TG_OK)
             sh->error = st;
         size_t i = sh->next;
-        int stop = sh->error != TG_OK || i >= t->game_count;
+        int stop = sh->error != TG_OK || i >= t->play_count;
         if (!stop)
             sh->next++;
         pthread_mutex_unlock(&sh->lock);
@@ -180,7 +181,7 @@ static void *worker(void *arg)
                     t->bots[g->seat[1]], tg_status_string(st));
         } else if (t->progress) {
             fprintf(stderr, "[%zu/%zu] %s seed %" PRIu64 ": %s - %s %s, %zu plies, %.1f s\n",
-                    sh->finished, t->game_count, tg_rules_spec(t->rules[g->rules]), g->seed,
+                    sh->finished, t->play_count, tg_rules_spec(t->rules[g->rules]), g->seed,
                     t->bots[g->seat[0]], t->bots[g->seat[1]], result_text(g->winner), g->plies,
                     g->seconds);
             fflush(stderr);

@@ -33,6 +33,7 @@ struct game {
 struct tournament {
     size_t rule_count;
     tg_rules **rules;
+    size_t play_rule_count; /* the first rule sets are played; the others only reported */
     size_t bot_count;
     const char **bots;
     size_t pairing_count;
@@ -42,14 +43,16 @@ struct tournament {
     unsigned jobs;
     int progress; /* a line per finished game on standard error */
     size_t game_count;
-    struct game *games; /* filled by tournament_schedule() */
+    struct game *games; /* filled by tournament_schedule(), then loaded games appended */
+    size_t play_count;  /* the first games are played, the rest were read (--from) */
 };
 
-/** Lays out every game (rule set by rule set, pairing by pairing, seed by seed, bot `a` as
- *  player 0 first). Returns 0 if out of memory. */
-int tournament_schedule(struct tournament *t);
+/** Lays out every game to play (rule set by rule set, pairing by pairing, seed by seed, bot
+ *  `a` as player 0 first), with room for `extra` more after them. Returns 0 if out of
+ *  memory. */
+int tournament_schedule(struct tournament *t, size_t extra);
 
-/** Plays every scheduled game with `jobs` threads. Returns TG_OK, or the first error a bot
+/** Plays the first `play_count` games with `jobs` threads. Returns TG_OK, or the first error a bot
  *  or the library reported (the message already printed). */
 tg_status tournament_play(struct tournament *t);
 
