@@ -44,6 +44,7 @@ enum {
 };
 
 struct tg_config;
+struct tg__story; /* story.h */
 
 /* A spec option: either a list of named choices or a whole-number range. */
 struct tg_option_def {
@@ -102,14 +103,18 @@ struct tg_game {
     /* Applies a move from moves() or chance(); never fails. Returns TG__CAPTURED, TG__ENDLESS,
      * TG__NEW_ROUND, or-ed with TG__SOWN(counters sown, endless sowing included). */
     uint64_t (*apply)(const struct tg_config *cfg, struct tg_pos *pos, tg_move m);
+    /* apply() telling its story (story.h): the same rules code with the events written. */
+    uint64_t (*apply_story)(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                            struct tg__story *story);
     /* Random plies until the end or max_plies, draw for draw what repeated
      * tg_state_apply_random() calls draw: one of the loops of playout.h instantiated with the
      * game's own functions, so that they are inlined into it. stats: NULL, or TG_STAT_COUNT
      * counters to add to. */
     size_t (*playout)(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,
                       size_t max_plies, uint64_t *stats);
-    /* Ends a game (or round) that reached the quiet limit; NULL if the game has no limit. */
-    void (*quiet_end)(const struct tg_config *cfg, struct tg_pos *pos);
+    /* Ends a game (or round) that reached the quiet limit, telling it to `story` (NULL on the
+     * hot path); NULL if the game has no limit. */
+    void (*quiet_end)(const struct tg_config *cfg, struct tg_pos *pos, struct tg__story *story);
 
     int (*count)(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
     int (*owner)(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
@@ -128,10 +133,11 @@ struct tg_game {
     /* Game invariants of a parsed position (totals, fields). The core checks separately that
      * a running position has a move or an outcome, and that a finished one could be left. */
     bool (*valid)(const struct tg_config *cfg, const struct tg_pos *pos);
-    /* Whether the game's own end, or its quiet end (when the count stands at the limit), leaves
-     * exactly this finished position: the condition holds on the board and the winner is the
-     * one it gives. The core adds the third way a game ends, an endless move (notation.c). */
-    bool (*ended_by_rules)(const struct tg_config *cfg, const struct tg_pos *pos);
+    /* The endings among the game's own and its quiet end (when the count stands at the limit)
+     * that leave exactly this finished position, bit r for tg_end_reason r: the condition holds
+     * on the board and the winner is the one it gives. The core adds the third way a game
+     * ends, an endless move (tg__endings()). */
+    unsigned (*endings)(const struct tg_config *cfg, const struct tg_pos *pos);
     /* For tg_state_render: the game's own position fields in words a player understands, one
      * line each (`round 4 ...`, `throws to spend: 3`); NULL if the game has none. */
     void (*describe)(const struct tg_config *cfg, const struct tg_pos *pos, struct tg_out *o);
@@ -182,20 +188,27 @@ typedef uint64_t tg__apply_fn(const struct tg_config *cfg, struct tg_pos *pos, t
  * by tg_state_apply, playouts, perft and the bots; inline, since it runs once a ply, and
  * with the game's apply as a parameter so that a game's own playout loop can have it inlined
  * too. */
-static inline uint64_t tg__play_with(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
-                                     tg__apply_fn *apply)
+/* The quiet count after a move that reported `result`: true if it ends the game (or round),
+ * which the caller then does with the game's quiet_end. */
+static inline bool tg__quiet_step(const struct tg_config *cfg, struct tg_pos *pos, uint64_t result)
 {
-    uint64_t result = apply(cfg, pos, m);
     if (result & TG__ENDLESS || cfg->game->quiet_option < 0)
-        return result;
+        return false;
     if (result & (TG__CAPTURED | TG__NEW_ROUND))
         pos->quiet = 0;
     else if (pos->quiet < UINT16_MAX)
         pos->quiet++;
     /* The quiet limit only ends what the game's own rules left running. */
-    if (cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER &&
-        !(result & TG__NEW_ROUND))
-        cfg->game->quiet_end(cfg, pos);
+    return cfg->quiet_limit && pos->quiet >= cfg->quiet_limit && pos->phase != TG__OVER &&
+           !(result & TG__NEW_ROUND);
+}
+
+static inline uint64_t tg__play_with(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                                     tg__apply_fn *apply)
+{
+    uint64_t result = apply(cfg, pos, m);
+    if (tg__quiet_step(cfg, pos, result))
+        cfg->game->quiet_end(cfg, pos, NULL);
     return result;
 }
 
@@ -203,6 +216,14 @@ static inline uint64_t tg__play(const struct tg_config *cfg, struct tg_pos *pos,
 {
     return tg__play_with(cfg, pos, m, cfg->game->apply);
 }
+
+/* For a game's apply body, written once with a story parameter: inlined into both its apply
+ * (story NULL, every emission removed) and its apply_story. */
+#if defined(__GNUC__)
+#define TG__ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define TG__ALWAYS_INLINE inline
+#endif
 
 /* The lowest set bit of a non-zero word, and the number of set bits. */
 static inline unsigned tg__lowest_bit(uint64_t x)

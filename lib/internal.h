@@ -55,6 +55,9 @@ uint64_t tg__pos_hash(const struct tg_config *cfg, const struct tg_pos *pos);
 /* notation.c */
 tg_status tg__pos_parse(const struct tg_rules *rules, const char *text, struct tg_pos *out);
 void tg__pos_write(const struct tg_rules *rules, const struct tg_pos *pos, struct tg_out *o);
+/* The endings that leave this finished position, bit r for tg_end_reason r: the game's own,
+ * the quiet limit's, and an endless move's. */
+unsigned tg__endings(const struct tg_config *cfg, const struct tg_pos *pos);
 void tg__pos_render(const struct tg_rules *rules, const struct tg_pos *pos, size_t ply,
                     struct tg_out *o);
 

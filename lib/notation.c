@@ -242,6 +242,14 @@ static bool endless_could_leave(const struct tg_config *cfg, const struct tg_pos
     return cfg->game->valid(cfg, &before) && cfg->game->moves(cfg, &before, NULL) > 0;
 }
 
+unsigned tg__endings(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned fit = cfg->game->endings(cfg, pos);
+    if (endless_could_leave(cfg, pos))
+        fit |= 1u << TG_END_ENDLESS;
+    return fit;
+}
+
 /* Whether a parsed position could arise in play, beyond the game's own invariants. */
 static bool reachable(const struct tg_config *cfg, const struct tg_pos *pos)
 {
@@ -256,7 +264,7 @@ static bool reachable(const struct tg_config *cfg, const struct tg_pos *pos)
             return false;
         if (tg__options_now(cfg, pos, NULL, NULL) == 0)
             return false;
-    } else if (!g->ended_by_rules(cfg, pos) && !endless_could_leave(cfg, pos)) {
+    } else if (!tg__endings(cfg, pos)) {
         /* A finished position some ending could leave: the game's own, the quiet limit's, or
          * an endless move by the loser. */
         return false;

@@ -80,25 +80,27 @@ static bool halusa_has_move(const struct tg_config *cfg, const struct tg_pos *po
            halusa_move_set(cfg, pos, &first) != 0;
 }
 
-static void halusa_end(const struct tg_config *cfg, struct tg_pos *pos, int last_mover)
+static TG__ALWAYS_INLINE void halusa_end(const struct tg_config *cfg, struct tg_pos *pos,
+                                         int last_mover, struct tg__story *story)
 {
-    if (cfg->opt[OPT_REMAINDER] == REMAINDER_OWNER) {
-        tg__mancala_take_own_sides(cfg, pos);
-    } else {
-        pos->score[last_mover] =
-            (uint16_t)(pos->score[last_mover] + tg__mancala_board_total(cfg, pos));
-        memset(pos->cell, 0, (size_t)cfg->cells);
-    }
-    tg__finish(pos, tg__winner_by_score(pos));
+    if (cfg->opt[OPT_REMAINDER] == REMAINDER_OWNER)
+        tg__mancala_take_own_sides(cfg, pos, story);
+    else
+        tg__mancala_take_all(cfg, pos, last_mover, story);
+    tg__end(story, pos, tg__winner_by_score(pos), TG_END_NO_MOVE);
 }
 
-static uint64_t halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+/* The move, with its story when `story` is not NULL. */
+static TG__ALWAYS_INLINE uint64_t halusa_play(const struct tg_config *cfg, struct tg_pos *pos,
+                                              tg_move m, struct tg__story *story)
 {
     const struct tg_ring *ring = &cfg->ring[0];
     int me = pos->side;
     unsigned n = pos->cell[m];
+    if (story)
+        tg__story_lift(story, m, n);
     pos->cell[m] = 0;
-    unsigned at = tg__ring_sow(ring, pos->cell, ring->at[m], n);
+    unsigned at = tg__ring_sow(ring, pos->cell, ring->at[m], n, story);
 
     /* Hyde: the last counter making one's own hole even captures it, and the holes before it
      * go too while they stay even; an odd, empty or foreign hole stops the chain. */
@@ -109,6 +111,8 @@ static uint64_t halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg
         /* One's own holes are the ring positions own_from .. own_from + 5. */
         if (at - own_from >= HALUSA_COLS || c == 0 || c % 2 != 0)
             break;
+        if (story)
+            tg__story_event(story, TG_EVENT_CAPTURE, (uint32_t)cell, c, (uint32_t)me);
         taken += c;
         pos->cell[cell] = 0;
         at = tg__ring_prev(ring, at);
@@ -117,8 +121,19 @@ static uint64_t halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg
     pos->side = (uint8_t)(1 - me);
 
     if (!halusa_has_move(cfg, pos))
-        halusa_end(cfg, pos, me);
+        halusa_end(cfg, pos, me, story);
     return (taken ? TG__CAPTURED : 0u) | TG__SOWN(n);
+}
+
+static uint64_t halusa_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    return halusa_play(cfg, pos, m, NULL);
+}
+
+static uint64_t halusa_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                                   struct tg__story *story)
+{
+    return halusa_play(cfg, pos, m, story);
 }
 
 static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)
@@ -131,10 +146,13 @@ static bool halusa_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     return pos->score[0] % 2 == 0 && pos->score[1] % 2 == 0;
 }
 
-/* Halusa's end and its quiet end both empty the board into the scores and judge by them. */
-static bool halusa_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+/* Halusa's end and its quiet end both empty the board into the scores and judge by them: the
+ * own end fits any such position, the quiet end one whose count stands at the limit. */
+static unsigned halusa_endings(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    return tg__mancala_emptied_by_score(cfg, pos);
+    if (!tg__mancala_emptied_by_score(cfg, pos))
+        return 0;
+    return 1u << TG_END_NO_MOVE | (tg__quiet_end_reached(cfg, pos) ? 1u << TG_END_QUIET : 0u);
 }
 
 TG__FLATTEN static size_t halusa_playout(const struct tg_config *cfg, struct tg_pos *pos,
@@ -155,6 +173,7 @@ const struct tg_game tg__halusa = {
     .moves = halusa_moves,
     .chance = NULL,
     .apply = halusa_apply,
+    .apply_story = halusa_apply_story,
     .playout = halusa_playout,
     .quiet_end = tg__mancala_quiet_end_own_sides,
     .count = tg__mancala_count,
@@ -165,7 +184,7 @@ const struct tg_game tg__halusa = {
     .write_field = NULL,
     .read_field = NULL,
     .valid = halusa_valid,
-    .ended_by_rules = halusa_ended_by_rules,
+    .endings = halusa_endings,
     .describe = NULL,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,

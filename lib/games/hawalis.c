@@ -85,14 +85,21 @@ static bool hawalis_has_move(const struct tg_config *cfg, const struct tg_pos *p
     return false;
 }
 
+/* A move's context for the relay rule: only its story. */
+struct hawalis_turn {
+    struct tg__story *story;
+};
+
 /* Sowing ends in an empty hole; an occupied landing hole is lifted and sown on. */
-static bool hawalis_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
-                             struct tg_lap *next)
+static TG__ALWAYS_INLINE bool hawalis_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell,
+                                               unsigned last, struct tg_lap *next)
 {
-    (void)ctx;
+    struct hawalis_turn *turn = ctx;
     int hole = ring->hole[last];
     if (cell[hole] == 1)
         return false;
+    if (turn->story)
+        tg__story_lift(turn->story, (unsigned)hole, cell[hole]);
     next->at = last;
     next->hand = cell[hole];
     cell[hole] = 0;
@@ -103,7 +110,8 @@ static bool hawalis_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cel
  * only a landing in the mover's inner row captures. Oman takes the facing inner hole and the
  * outer hole behind it, but only when the inner one is occupied; Zanzibar takes each of the
  * two that is occupied. */
-static unsigned capture(const struct tg_config *cfg, uint8_t *cell, int me, int hole)
+static TG__ALWAYS_INLINE unsigned capture(const struct tg_config *cfg, uint8_t *cell, int me,
+                                          int hole, struct tg__story *story)
 {
     int w = cfg->cols, row = hole / w, col = hole % w;
     if (row != (me == 0 ? 1 : 2))
@@ -112,33 +120,59 @@ static unsigned capture(const struct tg_config *cfg, uint8_t *cell, int me, int 
     int behind = (me == 0 ? 3 : 0) * w + col;
     if (cfg->opt[OPT_VARIANT] == VARIANT_OMAN && cell[facing] == 0)
         return 0;
+    if (story) {
+        if (cell[facing])
+            tg__story_event(story, TG_EVENT_CAPTURE, (uint32_t)facing, cell[facing], (uint32_t)me);
+        if (cell[behind])
+            tg__story_event(story, TG_EVENT_CAPTURE, (uint32_t)behind, cell[behind], (uint32_t)me);
+    }
     unsigned taken = (unsigned)cell[facing] + cell[behind];
     cell[facing] = 0;
     cell[behind] = 0;
     return taken;
 }
 
-static uint64_t hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+/* The move, with its story when `story` is not NULL. */
+static TG__ALWAYS_INLINE uint64_t hawalis_play(const struct tg_config *cfg, struct tg_pos *pos,
+                                               tg_move m, struct tg__story *story)
 {
     uint8_t before[TG__SOWN_BOARD_MAX]; /* the board, in case the move proves endless */
     memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
     struct tg_lap lap = {ring->at[m], pos->cell[m]};
+    struct hawalis_turn turn = {story};
+    if (story)
+        tg__story_lift(story, m, pos->cell[m]);
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hawalis_next_lap, NULL, &last, &sown)) {
+    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hawalis_next_lap, &turn, &last, &sown,
+                   story)) {
         memcpy(pos->cell, before, sizeof before);
-        tg__finish(pos, 1 - me);
+        if (story)
+            tg__story_endless(story, pos, 1 - me);
+        else
+            tg__finish(pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
     }
-    unsigned taken = capture(cfg, pos->cell, me, ring->hole[last]);
+    unsigned taken = capture(cfg, pos->cell, me, ring->hole[last], story);
     pos->score[me] = (uint16_t)(pos->score[me] + taken);
     pos->side = (uint8_t)(1 - me);
     if (!hawalis_has_move(cfg, pos))
-        tg__finish(pos, tg__winner_by_score(pos));
+        tg__end(story, pos, tg__winner_by_score(pos), TG_END_NO_MOVE);
     return (taken > 0 ? TG__CAPTURED : 0u) | TG__SOWN(sown);
+}
+
+static uint64_t hawalis_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    return hawalis_play(cfg, pos, m, NULL);
+}
+
+static uint64_t hawalis_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                                    struct tg__story *story)
+{
+    return hawalis_play(cfg, pos, m, story);
 }
 
 static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
@@ -149,17 +183,20 @@ static bool hawalis_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 /* Hawalis ends by the scores when the player to move has no move, the board left as it is
  * (never empty: a move leaves the counters it sowed); the quiet limit gives each side its own
  * counters, then judges by the scores. */
-static bool hawalis_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+static unsigned hawalis_endings(const struct tg_config *cfg, const struct tg_pos *pos)
 {
+    unsigned fit = 0;
     if (tg__mancala_board_total(cfg, pos) && pos->winner == tg__winner_by_score(pos)) {
         for (int p = 0; p < 2; p++) {
             struct tg_pos to_move = *pos;
             to_move.side = (uint8_t)p;
             if (!hawalis_has_move(cfg, &to_move))
-                return true;
+                fit |= 1u << TG_END_NO_MOVE;
         }
     }
-    return tg__quiet_end_reached(cfg, pos) && tg__mancala_emptied_by_score(cfg, pos);
+    if (tg__quiet_end_reached(cfg, pos) && tg__mancala_emptied_by_score(cfg, pos))
+        fit |= 1u << TG_END_QUIET;
+    return fit;
 }
 
 TG__FLATTEN static size_t hawalis_playout(const struct tg_config *cfg, struct tg_pos *pos,
@@ -180,6 +217,7 @@ const struct tg_game tg__hawalis = {
     .moves = hawalis_moves,
     .chance = NULL,
     .apply = hawalis_apply,
+    .apply_story = hawalis_apply_story,
     .playout = hawalis_playout,
     .quiet_end = tg__mancala_quiet_end_own_sides,
     .count = tg__mancala_count,
@@ -190,7 +228,7 @@ const struct tg_game tg__hawalis = {
     .write_field = NULL,
     .read_field = NULL,
     .valid = hawalis_valid,
-    .ended_by_rules = hawalis_ended_by_rules,
+    .endings = hawalis_endings,
     .describe = NULL,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,

@@ -61,13 +61,14 @@ struct hus_turn {
     const struct tg_config *cfg;
     int me;
     bool captured;
+    struct tg__story *story;
 };
 
 /* What follows a lap: an empty landing hole ends the move; an inner hole facing an occupied
  * enemy inner hole captures and sows the catch on from the next hole; any other occupied hole
  * is lifted and sown on. */
-static bool hus_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
-                         struct tg_lap *next)
+static TG__ALWAYS_INLINE bool hus_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell,
+                                           unsigned last, struct tg_lap *next)
 {
     struct hus_turn *turn = ctx;
     int w = turn->cfg->cols;
@@ -80,6 +81,13 @@ static bool hus_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell, u
         int facing = (turn->me == 0 ? 2 : 1) * w + col;
         int behind = (turn->me == 0 ? 3 : 0) * w + col;
         if (cell[facing]) {
+            if (turn->story) {
+                tg__story_event(turn->story, TG_EVENT_RESOW, (uint32_t)facing, cell[facing],
+                                (uint32_t)turn->me);
+                if (cell[behind])
+                    tg__story_event(turn->story, TG_EVENT_RESOW, (uint32_t)behind, cell[behind],
+                                    (uint32_t)turn->me);
+            }
             next->at = last;
             next->hand = (unsigned)cell[facing] + cell[behind];
             cell[facing] = 0;
@@ -88,40 +96,67 @@ static bool hus_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell, u
             return true;
         }
     }
+    if (turn->story)
+        tg__story_lift(turn->story, (unsigned)hole, cell[hole]);
     next->at = last;
     next->hand = cell[hole];
     cell[hole] = 0;
     return true;
 }
 
-static uint64_t hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+/* The move, with its story when `story` is not NULL. */
+static TG__ALWAYS_INLINE uint64_t hus_play(const struct tg_config *cfg, struct tg_pos *pos,
+                                           tg_move m, struct tg__story *story)
 {
     uint8_t before[TG__SOWN_BOARD_MAX]; /* the board, in case the move proves endless */
     memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
-    struct hus_turn turn = {cfg, me, false};
+    struct hus_turn turn = {cfg, me, false, story};
     struct tg_lap lap = {ring->at[m], pos->cell[m]};
+    if (story)
+        tg__story_lift(story, m, pos->cell[m]);
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hus_next_lap, &turn, &last, &sown)) {
+    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hus_next_lap, &turn, &last, &sown,
+                   story)) {
         memcpy(pos->cell, before, sizeof before);
-        tg__finish(pos, 1 - me);
+        if (story)
+            tg__story_endless(story, pos, 1 - me);
+        else
+            tg__finish(pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
     }
+    uint16_t old_score[2] = {pos->score[0], pos->score[1]};
     update_scores(cfg, pos);
+    if (story)
+        for (int p = 0; p < 2; p++)
+            if (pos->score[p] != old_score[p])
+                tg__story_event(story, TG_EVENT_SCORE, TG__NA, pos->score[p], (uint32_t)p);
     pos->side = (uint8_t)(1 - me);
     /* A player who cannot move (no hole of two or more) loses. */
     unsigned half = (unsigned)cfg->cells / 2;
     if (!tg__cells_any(pos->cell + pos->side * half, half, 0xFE))
-        tg__finish(pos, me);
+        tg__end(story, pos, me, TG_END_NO_MOVE);
     return (turn.captured ? TG__CAPTURED : 0u) | TG__SOWN(sown);
 }
 
-static void hus_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
+static uint64_t hus_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+{
+    return hus_play(cfg, pos, m, NULL);
+}
+
+static uint64_t hus_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                                struct tg__story *story)
+{
+    return hus_play(cfg, pos, m, story);
+}
+
+static void hus_quiet_end(const struct tg_config *cfg, struct tg_pos *pos, struct tg__story *story)
 {
     (void)cfg;
+    (void)story; /* nothing moves: the core tells the quiet end */
     tg__finish(pos, tg__winner_by_score(pos));
 }
 
@@ -138,13 +173,15 @@ static bool hus_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 
 /* Hus ends when the player to move has no hole of two or more (the mover wins, whatever the
  * scores), and at the quiet limit by the scores, which are the sides' totals. */
-static bool hus_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+static unsigned hus_endings(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    unsigned half = (unsigned)cfg->cells / 2;
+    unsigned half = (unsigned)cfg->cells / 2, fit = 0;
     for (int p = 0; p < 2; p++)
         if (!tg__cells_any(pos->cell + (unsigned)p * half, half, 0xFE) && pos->winner == 1 - p)
-            return true;
-    return tg__quiet_end_reached(cfg, pos) && pos->winner == tg__winner_by_score(pos);
+            fit |= 1u << TG_END_NO_MOVE;
+    if (tg__quiet_end_reached(cfg, pos) && pos->winner == tg__winner_by_score(pos))
+        fit |= 1u << TG_END_QUIET;
+    return fit;
 }
 
 TG__FLATTEN static size_t hus_playout(const struct tg_config *cfg, struct tg_pos *pos,
@@ -165,6 +202,7 @@ const struct tg_game tg__hus = {
     .moves = hus_moves,
     .chance = NULL,
     .apply = hus_apply,
+    .apply_story = hus_apply_story,
     .playout = hus_playout,
     .quiet_end = hus_quiet_end,
     .count = tg__mancala_count,
@@ -175,7 +213,7 @@ const struct tg_game tg__hus = {
     .write_field = NULL,
     .read_field = NULL,
     .valid = hus_valid,
-    .ended_by_rules = hus_ended_by_rules,
+    .endings = hus_endings,
     .describe = NULL,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,

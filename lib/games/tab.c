@@ -4,6 +4,7 @@
  * all four rows, throws four sticks, stores the throws and then spends them one by one. */
 #include "../game.h"
 #include "../playout.h"
+#include "../story.h"
 
 #include <string.h>
 #if defined(__SSE2__)
@@ -507,17 +508,23 @@ static bool play_has_ended(const struct tg_config *cfg, const struct tg_pos *pos
 /* The board changed, or the turn is about to: end the game if it is over, otherwise carry on
  * with the same player while a stored throw can be spent, else hand the turn over (unused
  * throws are lost). */
-static void settle(const struct tg_config *cfg, struct tg_pos *pos, bool board_changed)
+static void settle(const struct tg_config *cfg, struct tg_pos *pos, bool board_changed,
+                   struct tg__story *story)
 {
     if (board_changed && play_has_ended(cfg, pos)) {
         clear_throws(pos);
-        tg__finish(pos, tg__winner_by_score(pos));
+        unsigned n = (unsigned)width_of(cfg);
+        int reason =
+            pos->score[0] == n || pos->score[1] == n ? TG_END_ALL_CAPTURED : TG_END_ALL_ACROSS;
+        tg__end(story, pos, tg__winner_by_score(pos), reason);
         return;
     }
     if (can_decide(cfg, pos)) {
         pos->phase = TG__DECIDE;
         return;
     }
+    if (story && stored_total(pos))
+        tg__story_event(story, TG_EVENT_THROWS_LOST, TG__NA, stored_total(pos), pos->side);
     clear_throws(pos);
     pos->side = (uint8_t)(1 - pos->side);
     pos->phase = TG__CHANCE;
@@ -565,19 +572,47 @@ static size_t tab_chance(const struct tg_config *cfg, const struct tg_pos *pos, 
     return THROW_KINDS;
 }
 
-static unsigned apply_throw(const struct tg_config *cfg, struct tg_pos *pos, unsigned v)
+static TG__ALWAYS_INLINE unsigned apply_throw(const struct tg_config *cfg, struct tg_pos *pos,
+                                              unsigned v, struct tg__story *story)
 {
+    if (story)
+        tg__story_event(story, TG_EVENT_THROW, TG__NA, v, pos->side);
     unsigned k = kind_of_value[v];
     if (STORED(pos, k) < STORE_MAX)
         STORED(pos, k)++;
     /* A 1, 4 or 6 earns another throw; a 2 or 3 ends the throwing. */
     if (v == 2 || v == 3)
-        settle(cfg, pos, false);
+        settle(cfg, pos, false, story);
     return 0;
 }
 
-static unsigned apply_decision(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+/* A decision's events up to the arrival (the split, the unlocking, the departure and each cell
+ * passed), then the taking of a unit on the arrival cell. */
+static void tell_departure(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
+                           struct tg__story *story)
 {
+    int me = pos->side, from = (int)(m & 0xFF);
+    unsigned v = (m >> 8) & 0xFF, count = (m >> 16) & 0xFF;
+    const struct tg_track *track = &cfg->track[me];
+    uint8_t unit = pos->cell[from];
+    if (count < unit_size(unit))
+        tg__story_event(story, TG_EVENT_SPLIT, (uint32_t)from, count, (uint32_t)me);
+    if (unit & LOCKED_BIT)
+        tg__story_event(story, TG_EVENT_UNLOCK, (uint32_t)from, 1, (uint32_t)me);
+    tg__story_event(story, TG_EVENT_MOVE_FROM, (uint32_t)from, count, (uint32_t)me);
+    unsigned p = track->at[from];
+    for (unsigned q = p + 1; q < p + v; q++)
+        tg__story_event(story, TG_EVENT_STEP, track->cell[q], TG__NA, TG__NA);
+    uint8_t there = pos->cell[track->cell[p + v]];
+    if (there && !is_mine(there, me))
+        tg__story_event(story, TG_EVENT_TAKE, track->cell[p + v], unit_size(there), (uint32_t)me);
+}
+
+static TG__ALWAYS_INLINE unsigned apply_decision(const struct tg_config *cfg, struct tg_pos *pos,
+                                                 tg_move m, struct tg__story *story)
+{
+    if (story)
+        tell_departure(cfg, pos, m, story);
     int me = pos->side;
     int from = (int)(m & 0xFF);
     unsigned v = (m >> 8) & 0xFF, count = (m >> 16) & 0xFF;
@@ -594,16 +629,34 @@ static unsigned apply_decision(const struct tg_config *cfg, struct tg_pos *pos, 
         result = TG__CAPTURED;
     }
     pos->cell[to] = make_unit(me, unit_size(there) + count, false);
+    if (story) {
+        tg__story_event(story, TG_EVENT_MOVE_TO, (uint32_t)to, count, (uint32_t)me);
+        if (there)
+            tg__story_event(story, TG_EVENT_KING, (uint32_t)to, unit_size(pos->cell[to]),
+                            (uint32_t)me);
+    }
     STORED(pos, kind_of_value[v])--;
-    settle(cfg, pos, true);
+    settle(cfg, pos, true, story);
     return result;
+}
+
+static TG__ALWAYS_INLINE uint64_t tab_play(const struct tg_config *cfg, struct tg_pos *pos,
+                                           tg_move m, struct tg__story *story)
+{
+    if (pos->phase == TG__CHANCE)
+        return apply_throw(cfg, pos, m & 0xFF, story);
+    return apply_decision(cfg, pos, m, story);
 }
 
 static uint64_t tab_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
-    if (pos->phase == TG__CHANCE)
-        return apply_throw(cfg, pos, m & 0xFF);
-    return apply_decision(cfg, pos, m);
+    return tab_play(cfg, pos, m, NULL);
+}
+
+static uint64_t tab_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                                struct tg__story *story)
+{
+    return tab_play(cfg, pos, m, story);
 }
 
 static int tab_count(const struct tg_config *cfg, const struct tg_pos *pos, int cell)
@@ -770,11 +823,18 @@ static bool tab_valid(const struct tg_config *cfg, const struct tg_pos *pos)
     }
 }
 
-/* The game ends, its throws all spent, when one of its end conditions holds; by the scores. */
-static bool tab_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+/* The game ends, its throws all spent, when one of its end conditions holds; by the scores.
+ * Play names the first condition that holds (settle()), in the order of the rules page. */
+static unsigned tab_endings(const struct tg_config *cfg, const struct tg_pos *pos)
 {
-    return stored_total(pos) == 0 && game_has_ended(cfg, pos) &&
-           pos->winner == tg__winner_by_score(pos);
+    if (stored_total(pos) != 0 || pos->winner != tg__winner_by_score(pos))
+        return 0;
+    unsigned n = (unsigned)width_of(cfg);
+    if (pos->score[0] == n || pos->score[1] == n)
+        return 1u << TG_END_ALL_CAPTURED;
+    if (all_across(cfg, pos))
+        return 1u << TG_END_ALL_ACROSS;
+    return anyone_can_step(cfg, pos) ? 0u : 1u << TG_END_BLOCKED;
 }
 
 static bool tab_move_to_string(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
@@ -858,6 +918,7 @@ const struct tg_game tg__tab = {
     .moves = tab_moves,
     .chance = tab_chance,
     .apply = tab_apply,
+    .apply_story = tab_apply_story,
     .playout = tab_playout,
     .quiet_end = NULL,
     .count = tab_count,
@@ -868,7 +929,7 @@ const struct tg_game tg__tab = {
     .write_field = tab_write_field,
     .read_field = tab_read_field,
     .valid = tab_valid,
-    .ended_by_rules = tab_ended_by_rules,
+    .endings = tab_endings,
     .describe = tab_describe,
     .move_to_string = tab_move_to_string,
     .move_from_string = tab_move_from_string,

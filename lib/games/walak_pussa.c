@@ -103,16 +103,23 @@ static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg
     return tg__moves_of_set(wp_move_set, cfg, pos, out);
 }
 
+/* A move's context for the relay rule: only its story. */
+struct wp_turn {
+    struct tg__story *story;
+};
+
 /* Indian-style relay: when the hole after the last counter is occupied, its counters are
  * lifted and sown from the hole after it. */
-static bool relay_next_hole(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
-                            struct tg_lap *next)
+static TG__ALWAYS_INLINE bool relay_next_hole(void *ctx, const struct tg_ring *ring, uint8_t *cell,
+                                              unsigned last, struct tg_lap *next)
 {
-    (void)ctx;
+    struct wp_turn *turn = ctx;
     unsigned n1 = tg__ring_next(ring, last);
     uint8_t *hole = &cell[ring->hole[n1]];
     if (*hole == 0)
         return false;
+    if (turn->story)
+        tg__story_lift(turn->story, ring->hole[n1], *hole);
     next->at = n1;
     next->hand = *hole;
     *hole = 0;
@@ -122,7 +129,8 @@ static bool relay_next_hole(void *ctx, const struct tg_ring *ring, uint8_t *cell
 /* Pussa kanawa: across the empty hole after the last lap, the occupied hole beyond is taken;
  * then, while an empty hole is followed by an occupied one, that one too. Read literally the
  * chain may run round the ring; it ends because every capture empties a hole. */
-static unsigned capture_chain(const struct tg_ring *ring, uint8_t *cell, unsigned last)
+static TG__ALWAYS_INLINE unsigned capture_chain(const struct tg_ring *ring, uint8_t *cell,
+                                                unsigned last, int me, struct tg__story *story)
 {
     unsigned taken = 0;
     unsigned empty = tg__ring_next(ring, last);
@@ -130,6 +138,9 @@ static unsigned capture_chain(const struct tg_ring *ring, uint8_t *cell, unsigne
         unsigned h = tg__ring_next(ring, empty);
         if (cell[ring->hole[empty]] != 0 || cell[ring->hole[h]] == 0)
             return taken;
+        if (story)
+            tg__story_event(story, TG_EVENT_CAPTURE, ring->hole[h], cell[ring->hole[h]],
+                            (uint32_t)me);
         taken += cell[ring->hole[h]];
         cell[ring->hole[h]] = 0;
         empty = tg__ring_next(ring, h);
@@ -138,11 +149,11 @@ static unsigned capture_chain(const struct tg_ring *ring, uint8_t *cell, unsigne
 
 /* Fills a new round from each store (4 a hole, in ring order from a1 and from g2, at most 7
  * holes), or ends the match when a store cannot fill one hole. */
-static unsigned next_round(struct tg_pos *pos)
+static unsigned next_round(struct tg_pos *pos, struct tg__story *story)
 {
     for (int p = 0; p < 2; p++) {
         if (pos->score[p] < WP_START) {
-            tg__finish(pos, 1 - p);
+            tg__end(story, pos, 1 - p, TG_END_STORE_SHORT);
             return 0;
         }
     }
@@ -151,6 +162,8 @@ static unsigned next_round(struct tg_pos *pos)
         starter = pos->score[0] < pos->score[1] ? 0u : 1u;
     else
         starter = 1u - STARTER(pos);
+    if (story)
+        tg__story_event(story, TG_EVENT_ROUND_START, TG__NA, get_round(pos) + 1, starter);
     unsigned dead = 0;
     for (int p = 0; p < 2; p++) {
         unsigned filled = pos->score[p] / WP_START;
@@ -159,10 +172,15 @@ static unsigned next_round(struct tg_pos *pos)
         for (unsigned i = 0; i < WP_COLS; i++) {
             /* Player 0 fills a1, b1, ...; player 1 fills g2, f2, ...: each in ring order. */
             int cell = p == 0 ? (int)i : WP_HOLES - 1 - (int)i;
-            if (i < filled)
+            if (i < filled) {
+                if (story)
+                    tg__story_event(story, TG_EVENT_FILL, (uint32_t)cell, WP_START, (uint32_t)p);
                 pos->cell[cell] = WP_START;
-            else
+            } else {
+                if (story)
+                    tg__story_event(story, TG_EVENT_DEAD, (uint32_t)cell, TG__NA, TG__NA);
                 dead |= 1u << cell;
+            }
         }
         pos->score[p] = (uint16_t)(pos->score[p] - filled * WP_START);
         RESERVE(pos, p) = (uint8_t)pos->score[p];
@@ -174,17 +192,29 @@ static unsigned next_round(struct tg_pos *pos)
     return TG__NEW_ROUND;
 }
 
-/* A round is over and the board has been taken: a single game ends by score, a match goes on. */
-static unsigned round_over(const struct tg_config *cfg, struct tg_pos *pos)
+/* A round is over and the board has been taken: a single game ends by score (for `reason`), a
+ * match goes on. */
+static unsigned round_over(const struct tg_config *cfg, struct tg_pos *pos, int reason,
+                           struct tg__story *story)
 {
     if (!is_match(cfg)) {
-        tg__finish(pos, tg__winner_by_score(pos));
+        if (reason != TG_END_QUIET)
+            tg__end(story, pos, tg__winner_by_score(pos), reason);
+        else
+            tg__finish(pos, tg__winner_by_score(pos)); /* the core tells the quiet end */
         return 0;
     }
-    return next_round(pos);
+    if (story) {
+        int w = tg__winner_by_score(pos);
+        tg__story_event(story, TG_EVENT_ROUND_END, TG__NA, get_round(pos),
+                        w == TG_DRAW ? TG__NA : (uint32_t)w);
+    }
+    return next_round(pos, story);
 }
 
-static uint64_t wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
+/* The move, with its story when `story` is not NULL. */
+static TG__ALWAYS_INLINE uint64_t wp_play(const struct tg_config *cfg, struct tg_pos *pos,
+                                          tg_move m, struct tg__story *story)
 {
     uint8_t before[WP_HOLES]; /* the board, in case the move proves endless */
     memcpy(before, pos->cell, sizeof before);
@@ -196,33 +226,50 @@ static uint64_t wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_mov
     }
     int me = pos->side;
     struct tg_lap lap = {r->at[m], pos->cell[m]};
+    struct wp_turn turn = {story};
+    if (story)
+        tg__story_lift(story, m, pos->cell[m]);
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(r, pos->cell, lap, cfg->lap_limit, relay_next_hole, NULL, &last, &sown)) {
+    if (!tg__relay(r, pos->cell, lap, cfg->lap_limit, relay_next_hole, &turn, &last, &sown,
+                   story)) {
         /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
         memcpy(pos->cell, before, sizeof before);
-        tg__finish(pos, 1 - me);
+        if (story)
+            tg__story_endless(story, pos, 1 - me);
+        else
+            tg__finish(pos, 1 - me);
         return TG__ENDLESS | TG__SOWN(sown);
     }
-    unsigned taken = capture_chain(r, pos->cell, last);
+    unsigned taken = capture_chain(r, pos->cell, last, me, story);
     pos->score[me] = (uint16_t)(pos->score[me] + taken);
     pos->side = (uint8_t)(1 - me);
     unsigned result = taken ? TG__CAPTURED : 0u;
     if (!tg__cells_any(pos->cell + pos->side * WP_COLS, WP_COLS, 0xFF)) {
         /* The player to move has an empty row: the mover takes every counter left. */
-        pos->score[me] = (uint16_t)(pos->score[me] + tg__mancala_board_total(cfg, pos));
-        memset(pos->cell, 0, WP_HOLES);
-        result |= round_over(cfg, pos);
+        tg__mancala_take_all(cfg, pos, me, story);
+        result |= round_over(cfg, pos, TG_END_EMPTY_ROW, story);
     }
     return result | TG__SOWN(sown);
 }
 
-static void wp_quiet_end(const struct tg_config *cfg, struct tg_pos *pos)
+static uint64_t wp_apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)
 {
-    tg__mancala_take_own_sides(cfg, pos);
+    return wp_play(cfg, pos, m, NULL);
+}
+
+static uint64_t wp_apply_story(const struct tg_config *cfg, struct tg_pos *pos, tg_move m,
+                               struct tg__story *story)
+{
+    return wp_play(cfg, pos, m, story);
+}
+
+static void wp_quiet_end(const struct tg_config *cfg, struct tg_pos *pos, struct tg__story *story)
+{
+    tg__mancala_take_own_sides(cfg, pos, story);
     /* A finished game keeps the count that ended it; a new round starts from 0. */
-    if (round_over(cfg, pos) & TG__NEW_ROUND)
+    if (round_over(cfg, pos, TG_END_QUIET, story) & TG__NEW_ROUND)
         pos->quiet = 0;
 }
 
@@ -370,13 +417,16 @@ static bool wp_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 
 /* A round ends with the board emptied into the scores (by the rules or the quiet limit). A
  * single game is then won on the scores; a match only once a player cannot fill a hole. */
-static bool wp_ended_by_rules(const struct tg_config *cfg, const struct tg_pos *pos)
+static unsigned wp_endings(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     if (tg__mancala_board_total(cfg, pos))
-        return false;
+        return 0;
     if (is_match(cfg))
-        return pos->winner >= 0 && pos->score[1 - pos->winner] < WP_START;
-    return pos->winner == tg__winner_by_score(pos);
+        return pos->winner >= 0 && pos->score[1 - pos->winner] < WP_START ? 1u << TG_END_STORE_SHORT
+                                                                          : 0u;
+    if (pos->winner != tg__winner_by_score(pos))
+        return 0;
+    return 1u << TG_END_EMPTY_ROW | (tg__quiet_end_reached(cfg, pos) ? 1u << TG_END_QUIET : 0u);
 }
 
 TG__FLATTEN static size_t wp_playout(const struct tg_config *cfg, struct tg_pos *pos, uint64_t *rng,
@@ -397,6 +447,7 @@ const struct tg_game tg__walak_pussa = {
     .moves = wp_moves,
     .chance = NULL,
     .apply = wp_apply,
+    .apply_story = wp_apply_story,
     .playout = wp_playout,
     .quiet_end = wp_quiet_end,
     .count = tg__mancala_count,
@@ -407,7 +458,7 @@ const struct tg_game tg__walak_pussa = {
     .write_field = wp_write_field,
     .read_field = wp_read_field,
     .valid = wp_valid,
-    .ended_by_rules = wp_ended_by_rules,
+    .endings = wp_endings,
     .describe = wp_describe,
     .move_to_string = tg__mancala_move_to_string,
     .move_from_string = tg__mancala_move_from_string,

@@ -95,16 +95,39 @@ void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise)
     tg__ring_init(&cfg->ring[1], order[1], (unsigned)(2 * w));
 }
 
-void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos)
+static void gather_events(const struct tg_config *cfg, const struct tg_pos *pos, int player,
+                          struct tg__story *story)
 {
+    for (int c = 0; c < cfg->cells; c++)
+        if (pos->cell[c])
+            tg__story_event(story, TG_EVENT_GATHER, (uint32_t)c, pos->cell[c],
+                            (uint32_t)(player >= 0 ? player : tg__mancala_owner(cfg, pos, c)));
+}
+
+void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos,
+                                struct tg__story *story)
+{
+    if (story)
+        gather_events(cfg, pos, -1, story);
     for (int p = 0; p < 2; p++)
         pos->score[p] = (uint16_t)(pos->score[p] + tg__mancala_side_total(cfg, pos, p));
     memset(pos->cell, 0, (size_t)cfg->cells);
 }
 
-void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos *pos)
+void tg__mancala_take_all(const struct tg_config *cfg, struct tg_pos *pos, int player,
+                          struct tg__story *story)
 {
-    tg__mancala_take_own_sides(cfg, pos);
+    if (story)
+        gather_events(cfg, pos, player, story);
+    pos->score[player] = (uint16_t)(pos->score[player] + tg__mancala_board_total(cfg, pos));
+    memset(pos->cell, 0, (size_t)cfg->cells);
+}
+
+void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos *pos,
+                                     struct tg__story *story)
+{
+    tg__mancala_take_own_sides(cfg, pos, story);
+    /* The core tells the quiet end itself (tg__play_story()). */
     tg__finish(pos, tg__winner_by_score(pos));
 }
 

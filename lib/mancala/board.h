@@ -4,6 +4,7 @@
 #define TG_MANCALA_BOARD_H
 
 #include "../game.h"
+#include "../story.h"
 
 #include <string.h>
 
@@ -104,10 +105,16 @@ static inline unsigned tg__mancala_side_total(const struct tg_config *cfg, const
     unsigned half = (unsigned)cfg->cells / 2;
     return tg__cells_sum(pos->cell + (unsigned)player * half, half);
 }
-/* Each player adds the counters on their own side to their score; the board is emptied. */
-void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos);
+/* Each player adds the counters on their own side to their score; the board is emptied (a GATHER
+ * event per hole, in cell order, for a story). */
+void tg__mancala_take_own_sides(const struct tg_config *cfg, struct tg_pos *pos,
+                                struct tg__story *story);
+/* The counters left on the board all go to `player` (GATHER events as above). */
+void tg__mancala_take_all(const struct tg_config *cfg, struct tg_pos *pos, int player,
+                          struct tg__story *story);
 /* A quiet end where each player takes their own side, then the higher score wins. */
-void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos *pos);
+void tg__mancala_quiet_end_own_sides(const struct tg_config *cfg, struct tg_pos *pos,
+                                     struct tg__story *story);
 /* Counters on the board plus both scores make the starting total (captures leave the board
  * for the captor's score). */
 bool tg__mancala_counters_conserved(const struct tg_config *cfg, const struct tg_pos *pos);

@@ -8,6 +8,12 @@
 #include <stdint.h>
 #include <string.h>
 
+/* A story sink (story.h), NULL on the hot path: a sowing telling its story drops counter by
+ * counter and reports each drop and its lap count. */
+struct tg__story;
+void tg__story_ring_drop(struct tg__story *story, unsigned cell);
+void tg__story_set_laps(struct tg__story *story, uint64_t laps);
+
 #define TG__RING_MAX 128
 #define TG__NOT_ON_RING 0xFFu
 
@@ -37,6 +43,7 @@ struct tg_lap {
  * e.g. lifting a hole), false to end the sowing. `ctx` is the game's own per-move context. */
 typedef bool (*tg__relay_rule)(void *ctx, const struct tg_ring *ring, uint8_t *cell, unsigned last,
                                struct tg_lap *next);
+/* A rule telling its story reports its lifts before it changes the board (story.h). */
 
 /* The ring position after `at`, and the one before it. */
 static inline unsigned tg__ring_next(const struct tg_ring *ring, unsigned at)
@@ -53,9 +60,19 @@ static inline unsigned tg__ring_prev(const struct tg_ring *ring, unsigned at)
  * laps of a full ring or more feed the origin too. Returns the ring position of the hole that
  * received the last counter (`from` itself when n is a multiple of the ring length; n > 0). */
 static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, unsigned from,
-                                    unsigned n)
+                                    unsigned n, struct tg__story *story)
 {
     unsigned len = ring->len;
+    if (story) {
+        /* Counter by counter in true ring order, one DROP each. */
+        unsigned at = from;
+        for (unsigned i = 0; i < n; i++) {
+            at = tg__ring_next(ring, at);
+            tg__story_ring_drop(story, ring->hole[at]);
+            cell[ring->hole[at]]++;
+        }
+        return at;
+    }
     /* Whole laps first, so a large sowing costs one pass over the ring, not one per counter. */
     if (n >= len) {
         unsigned laps = n / len;
@@ -87,11 +104,13 @@ static inline unsigned tg__ring_sow(const struct tg_ring *ring, uint8_t *cell, u
  * nothing). Inline, so that each game's call gets its rule inlined into the lap loop. */
 static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct tg_lap lap,
                              uint32_t lap_limit, tg__relay_rule rule, void *ctx, unsigned *last,
-                             uint64_t *sown)
+                             uint64_t *sown, struct tg__story *story)
 {
     /* Most moves are a single lap: they need no saved states at all. */
-    unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand);
+    unsigned end = tg__ring_sow(ring, cell, lap.at, lap.hand, story);
     uint64_t counters = lap.hand;
+    if (story)
+        tg__story_set_laps(story, 1);
     if (!rule(ctx, ring, cell, end, &lap)) {
         *last = end;
         *sown = counters;
@@ -115,8 +134,10 @@ static inline bool tg__relay(const struct tg_ring *ring, uint8_t *cell, struct t
     memcpy(first_cell, cell, sizeof first_cell);
     memcpy(saved_cell, cell, sizeof saved_cell);
     for (;;) {
-        end = tg__ring_sow(ring, cell, lap.at, lap.hand);
+        end = tg__ring_sow(ring, cell, lap.at, lap.hand, story);
         counters += lap.hand;
+        if (story)
+            tg__story_set_laps(story, laps + 1);
         if (!rule(ctx, ring, cell, end, &lap)) {
             *last = end;
             *sown = counters;
