@@ -9,7 +9,9 @@
  * not typed by the person is chosen by tg_bot_choose() with the bot of that seat, chance
  * states (throws) included: there the bot of the side whose turn it is draws the outcome.
  * Everything goes through the public API only, so the program knows nothing about any
- * particular game: moves are read and written in each game's own notation.
+ * particular game: moves are read and written in each game's own notation, and each move
+ * printed says what it did from its story (tg_state_story(): "b2: sowed 7, captured 4 from
+ * c2 and d2", "e2+3: takes 1 on h3"; tools/play/describe.c).
  *
  * With --games N the two bots play a match of N games, game i (from 0) with seed + i, one
  * line per game and a summary at the end: wins (by seat), draws, unfinished games, and the
@@ -20,6 +22,8 @@
  * the match was played; 1 on a library error, end of input or the ply limit of a single
  * game; 2 on bad arguments, a bad game spec or a bad bot spec. */
 #define _POSIX_C_SOURCE 200112L
+
+#include "play/describe.h"
 
 #include <traditional-games.h>
 
@@ -265,6 +269,18 @@ static const char *move_name(const tg_state *s, tg_move m, char *buf, size_t cap
     return buf;
 }
 
+/* ": sowed 7, captured 4 from c2 and d2" for the last move of the history, then the end of
+ * the line. */
+static void end_move_line(const tg_state *s)
+{
+    size_t count = 0;
+    char what[512];
+    if (tg_state_history(s, NULL, 0, &count) == TG_OK && count > 0 &&
+        describe_move(s, count - 1, what, sizeof what) && what[0] != '\0')
+        printf(": %s", what);
+    fputc('\n', stdout);
+}
+
 static void print_moves(const tg_state *s)
 {
     size_t count = 0;
@@ -391,7 +407,8 @@ static int human_turn(tg_state *s, tg_state *before, int human, int quiet)
     char name[64];
     /* Name the move in the library's spelling, in the state it was played in. */
     move_name(before, m, name, sizeof name);
-    printf("player %d plays %s\n", human, name);
+    printf("player %d plays %s", human, name);
+    end_move_line(s);
     return TURN_PLAYED;
 }
 
@@ -423,9 +440,10 @@ static int bot_turn(tg_state *s, const char *bot, uint64_t *rng, int print)
     if (!print)
         return 1;
     if (player == TG_CHANCE)
-        printf("player %d throws: %s\n", turn, name);
+        printf("player %d throws: %s", turn, name);
     else
-        printf("player %d (%s) plays %s\n", player, bot, name);
+        printf("player %d (%s) plays %s", player, bot, name);
+    end_move_line(s);
     return 1;
 }
 
