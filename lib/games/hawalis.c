@@ -85,21 +85,17 @@ static bool hawalis_has_move(const struct tg_config *cfg, const struct tg_pos *p
     return false;
 }
 
-/* A move's context for the relay rule: only its story. */
-struct hawalis_turn {
-    struct tg__story *story;
-};
-
 /* Sowing ends in an empty hole; an occupied landing hole is lifted and sown on. */
 static TG__ALWAYS_INLINE bool hawalis_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell,
-                                               unsigned last, struct tg_lap *next)
+                                               unsigned last, struct tg_lap *next,
+                                               struct tg__story *story)
 {
-    struct hawalis_turn *turn = ctx;
+    (void)ctx;
     int hole = ring->hole[last];
     if (cell[hole] == 1)
         return false;
-    if (turn->story)
-        tg__story_lift(turn->story, (unsigned)hole, cell[hole]);
+    if (story)
+        tg__story_lift(story, (unsigned)hole, cell[hole]);
     next->at = last;
     next->hand = cell[hole];
     cell[hole] = 0;
@@ -141,13 +137,12 @@ static TG__ALWAYS_INLINE uint64_t hawalis_play(const struct tg_config *cfg, stru
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
     struct tg_lap lap = {ring->at[m], pos->cell[m]};
-    struct hawalis_turn turn = {story};
     if (story)
         tg__story_lift(story, m, pos->cell[m]);
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hawalis_next_lap, &turn, &last, &sown,
+    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hawalis_next_lap, NULL, &last, &sown,
                    story)) {
         memcpy(pos->cell, before, sizeof before);
         if (story)

@@ -61,14 +61,14 @@ struct hus_turn {
     const struct tg_config *cfg;
     int me;
     bool captured;
-    struct tg__story *story;
 };
 
 /* What follows a lap: an empty landing hole ends the move; an inner hole facing an occupied
  * enemy inner hole captures and sows the catch on from the next hole; any other occupied hole
  * is lifted and sown on. */
 static TG__ALWAYS_INLINE bool hus_next_lap(void *ctx, const struct tg_ring *ring, uint8_t *cell,
-                                           unsigned last, struct tg_lap *next)
+                                           unsigned last, struct tg_lap *next,
+                                           struct tg__story *story)
 {
     struct hus_turn *turn = ctx;
     int w = turn->cfg->cols;
@@ -81,11 +81,11 @@ static TG__ALWAYS_INLINE bool hus_next_lap(void *ctx, const struct tg_ring *ring
         int facing = (turn->me == 0 ? 2 : 1) * w + col;
         int behind = (turn->me == 0 ? 3 : 0) * w + col;
         if (cell[facing]) {
-            if (turn->story) {
-                tg__story_event(turn->story, TG_EVENT_RESOW, (uint32_t)facing, cell[facing],
+            if (story) {
+                tg__story_event(story, TG_EVENT_RESOW, (uint32_t)facing, cell[facing],
                                 (uint32_t)turn->me);
                 if (cell[behind])
-                    tg__story_event(turn->story, TG_EVENT_RESOW, (uint32_t)behind, cell[behind],
+                    tg__story_event(story, TG_EVENT_RESOW, (uint32_t)behind, cell[behind],
                                     (uint32_t)turn->me);
             }
             next->at = last;
@@ -96,8 +96,8 @@ static TG__ALWAYS_INLINE bool hus_next_lap(void *ctx, const struct tg_ring *ring
             return true;
         }
     }
-    if (turn->story)
-        tg__story_lift(turn->story, (unsigned)hole, cell[hole]);
+    if (story)
+        tg__story_lift(story, (unsigned)hole, cell[hole]);
     next->at = last;
     next->hand = cell[hole];
     cell[hole] = 0;
@@ -112,7 +112,7 @@ static TG__ALWAYS_INLINE uint64_t hus_play(const struct tg_config *cfg, struct t
     memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
-    struct hus_turn turn = {cfg, me, false, story};
+    struct hus_turn turn = {cfg, me, false};
     struct tg_lap lap = {ring->at[m], pos->cell[m]};
     if (story)
         tg__story_lift(story, m, pos->cell[m]);

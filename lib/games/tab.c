@@ -505,6 +505,14 @@ static bool play_has_ended(const struct tg_config *cfg, const struct tg_pos *pos
     return captured_or_across(cfg, pos);
 }
 
+/* Which of the first two end conditions ended the game, for its story: the first in the
+ * rules page's order. */
+static int end_reason(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    unsigned n = (unsigned)width_of(cfg);
+    return pos->score[0] == n || pos->score[1] == n ? TG_END_ALL_CAPTURED : TG_END_ALL_ACROSS;
+}
+
 /* The board changed, or the turn is about to: end the game if it is over, otherwise carry on
  * with the same player while a stored throw can be spent, else hand the turn over (unused
  * throws are lost). */
@@ -513,10 +521,10 @@ static void settle(const struct tg_config *cfg, struct tg_pos *pos, bool board_c
 {
     if (board_changed && play_has_ended(cfg, pos)) {
         clear_throws(pos);
-        unsigned n = (unsigned)width_of(cfg);
-        int reason =
-            pos->score[0] == n || pos->score[1] == n ? TG_END_ALL_CAPTURED : TG_END_ALL_ACROSS;
-        tg__end(story, pos, tg__winner_by_score(pos), reason);
+        if (story)
+            tg__story_finish(story, pos, tg__winner_by_score(pos), end_reason(cfg, pos));
+        else
+            tg__finish(pos, tg__winner_by_score(pos));
         return;
     }
     if (can_decide(cfg, pos)) {
@@ -829,11 +837,8 @@ static unsigned tab_endings(const struct tg_config *cfg, const struct tg_pos *po
 {
     if (stored_total(pos) != 0 || pos->winner != tg__winner_by_score(pos))
         return 0;
-    unsigned n = (unsigned)width_of(cfg);
-    if (pos->score[0] == n || pos->score[1] == n)
-        return 1u << TG_END_ALL_CAPTURED;
-    if (all_across(cfg, pos))
-        return 1u << TG_END_ALL_ACROSS;
+    if (captured_or_across(cfg, pos))
+        return 1u << end_reason(cfg, pos);
     return anyone_can_step(cfg, pos) ? 0u : 1u << TG_END_BLOCKED;
 }
 

@@ -103,23 +103,19 @@ static size_t wp_moves(const struct tg_config *cfg, const struct tg_pos *pos, tg
     return tg__moves_of_set(wp_move_set, cfg, pos, out);
 }
 
-/* A move's context for the relay rule: only its story. */
-struct wp_turn {
-    struct tg__story *story;
-};
-
 /* Indian-style relay: when the hole after the last counter is occupied, its counters are
  * lifted and sown from the hole after it. */
 static TG__ALWAYS_INLINE bool relay_next_hole(void *ctx, const struct tg_ring *ring, uint8_t *cell,
-                                              unsigned last, struct tg_lap *next)
+                                              unsigned last, struct tg_lap *next,
+                                              struct tg__story *story)
 {
-    struct wp_turn *turn = ctx;
+    (void)ctx;
     unsigned n1 = tg__ring_next(ring, last);
     uint8_t *hole = &cell[ring->hole[n1]];
     if (*hole == 0)
         return false;
-    if (turn->story)
-        tg__story_lift(turn->story, ring->hole[n1], *hole);
+    if (story)
+        tg__story_lift(story, ring->hole[n1], *hole);
     next->at = n1;
     next->hand = *hole;
     *hole = 0;
@@ -226,14 +222,12 @@ static TG__ALWAYS_INLINE uint64_t wp_play(const struct tg_config *cfg, struct tg
     }
     int me = pos->side;
     struct tg_lap lap = {r->at[m], pos->cell[m]};
-    struct wp_turn turn = {story};
     if (story)
         tg__story_lift(story, m, pos->cell[m]);
     pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(r, pos->cell, lap, cfg->lap_limit, relay_next_hole, &turn, &last, &sown,
-                   story)) {
+    if (!tg__relay(r, pos->cell, lap, cfg->lap_limit, relay_next_hole, NULL, &last, &sown, story)) {
         /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
         memcpy(pos->cell, before, sizeof before);
         if (story)
