@@ -15,7 +15,8 @@
     X(TG_ERR_BUFFER_TOO_SMALL, "buffer too small")                                                 \
     X(TG_ERR_NO_HISTORY, "no move to undo")                                                        \
     X(TG_ERR_GAME_OVER, "the game is over")                                                        \
-    X(TG_ERR_RULES_MISMATCH, "different rule sets")
+    X(TG_ERR_RULES_MISMATCH, "different rule sets")                                               \
+    X(TG_ERR_BUSY, "a search is running on this handle")
 
 const char *tg_status_string(tg_status s)
 {

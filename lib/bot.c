@@ -1,18 +1,10 @@
 /* Built-in bots: random, greedy and UCT search. They work on copies of the internal position
  * (struct tg_pos), never on the caller's state, and draw every random number from a private
  * copy of the caller's generator that is written back only on success. */
-#include "internal.h"
+#include "bot.h"
 
 #include <math.h>
 #include <string.h>
-
-enum bot_kind { BOT_RANDOM, BOT_GREEDY, BOT_MCTS };
-
-struct bot {
-    enum bot_kind kind;
-    uint32_t iterations;
-    double exploration;
-};
 
 #define MCTS_ITERATIONS_DEFAULT 1000u
 #define MCTS_ITERATIONS_MAX 10000000u
@@ -21,6 +13,8 @@ struct bot {
 /* Random games of every game here end in a few thousand plies; the cap only guards the
  * search against a rule set whose random games could run unboundedly long. */
 #define MCTS_PLAYOUT_PLIES 1000000u
+/* Iterations between two reads of the clock under `time=`. */
+#define MCTS_CLOCK_EVERY 16u
 
 /* ---- the spec ------------------------------------------------------------------------ */
 
@@ -75,26 +69,46 @@ static bool parse_decimal(const char *p, size_t n, double max, double *out)
     return true;
 }
 
-/* name, or mcts:key=value,...; every key at most once. */
-static tg_status bot_parse(const char *spec, struct bot *b)
+/* A whole number 1..max of 1 to 10 digits (parse_count reads up to 8). */
+static bool parse_limit(const char *p, size_t n, uint32_t max, uint32_t *out)
+{
+    unsigned long v;
+    if (n > 10 || !tg__parse_uint(p, n, max, &v) || v == 0)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* name, or mcts:key=value,... or search:key=value,...; every key at most once. */
+tg_status tg__bot_parse(const char *spec, struct tg__bot *b)
 {
     const char *colon = strchr(spec, ':');
     size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
+    memset(b, 0, sizeof *b);
     b->iterations = MCTS_ITERATIONS_DEFAULT;
     b->exploration = MCTS_EXPLORATION_DEFAULT;
+    b->depth = TG__SEARCH_DEPTH_MAX;
+    b->tt_mb = TG__SEARCH_TT_DEFAULT_MB;
     if (span_is(spec, name_len, "random"))
-        b->kind = BOT_RANDOM;
+        b->kind = TG__BOT_RANDOM;
     else if (span_is(spec, name_len, "greedy"))
-        b->kind = BOT_GREEDY;
+        b->kind = TG__BOT_GREEDY;
     else if (span_is(spec, name_len, "mcts"))
-        b->kind = BOT_MCTS;
+        b->kind = TG__BOT_MCTS;
+    else if (span_is(spec, name_len, "search"))
+        b->kind = TG__BOT_SEARCH;
     else
         return TG_ERR_BAD_OPTION;
-    if (!colon)
+    bool mcts = b->kind == TG__BOT_MCTS, search = b->kind == TG__BOT_SEARCH;
+    if (!colon) {
+        if (search)
+            b->nodes = TG__SEARCH_NODES_DEFAULT;
         return TG_OK;
-    if (b->kind != BOT_MCTS)
+    }
+    if (!mcts && !search)
         return TG_ERR_BAD_OPTION;
-    bool seen_iterations = false, seen_exploration = false;
+    bool seen_iterations = false, seen_exploration = false, seen_time = false, seen_nodes = false,
+         seen_depth = false, seen_tt = false;
     const char *p = colon + 1;
     for (;;) {
         const char *end = strchr(p, ',');
@@ -105,30 +119,52 @@ static tg_status bot_parse(const char *spec, struct bot *b)
         size_t key_len = (size_t)(eq - p);
         const char *value = eq + 1;
         size_t value_len = len - key_len - 1;
-        if (span_is(p, key_len, "iterations") && !seen_iterations) {
+        if (mcts && span_is(p, key_len, "iterations") && !seen_iterations) {
             if (!parse_count(value, value_len, MCTS_ITERATIONS_MAX, &b->iterations) ||
                 b->iterations == 0)
                 return TG_ERR_BAD_OPTION;
             seen_iterations = true;
-        } else if (span_is(p, key_len, "c") && !seen_exploration) {
+        } else if (mcts && span_is(p, key_len, "c") && !seen_exploration) {
             if (!parse_decimal(value, value_len, MCTS_EXPLORATION_MAX, &b->exploration))
                 return TG_ERR_BAD_OPTION;
             seen_exploration = true;
+        } else if (span_is(p, key_len, "time") && !seen_time) {
+            if (!parse_limit(value, value_len, TG__TIME_MAX_MS, &b->time_ms))
+                return TG_ERR_BAD_OPTION;
+            seen_time = true;
+        } else if (search && span_is(p, key_len, "nodes") && !seen_nodes) {
+            if (!parse_limit(value, value_len, TG__SEARCH_NODES_MAX, &b->nodes))
+                return TG_ERR_BAD_OPTION;
+            seen_nodes = true;
+        } else if (search && span_is(p, key_len, "depth") && !seen_depth) {
+            if (!parse_limit(value, value_len, TG__SEARCH_DEPTH_MAX, &b->depth))
+                return TG_ERR_BAD_OPTION;
+            seen_depth = true;
+        } else if (search && span_is(p, key_len, "tt") && !seen_tt) {
+            if (!parse_limit(value, value_len, TG__SEARCH_TT_MAX_MB, &b->tt_mb))
+                return TG_ERR_BAD_OPTION;
+            seen_tt = true;
         } else {
             return TG_ERR_BAD_OPTION;
         }
         if (!end)
-            return TG_OK;
+            break;
         p = end + 1;
     }
+    /* mcts:time= alone is bounded by its tree; search with only tt= has the default budget. */
+    if (mcts && seen_time && !seen_iterations)
+        b->iterations = 0;
+    if (search && !seen_time && !seen_nodes && !seen_depth)
+        b->nodes = TG__SEARCH_NODES_DEFAULT;
+    return TG_OK;
 }
 
 tg_status tg_bot_check(const char *bot_spec)
 {
     if (!bot_spec)
         return TG_ERR_INVALID_ARGUMENT;
-    struct bot b;
-    return bot_parse(bot_spec, &b);
+    struct tg__bot b;
+    return tg__bot_parse(bot_spec, &b);
 }
 
 /* ---- greedy -------------------------------------------------------------------------- */
@@ -319,19 +355,121 @@ static tg_move most_visited(const struct tree *t)
     return t->node[best].move;
 }
 
-static tg_status mcts_choose(const struct tg_config *cfg, const struct tg_pos *root,
-                             const struct bot *b, uint64_t *rng, tg_move *out)
+/* The tree grows as needed, up to `bound` nodes: a `time=` search cannot know its
+ * iterations, and a short one should not reserve 32 MB. */
+static bool tree_reserve(struct tree *t, uint32_t *cap, uint32_t bound)
+{
+    if (t->count < *cap)
+        return true;
+    uint32_t grown = *cap >= bound / 2 ? bound : *cap * 2;
+    struct node *p = tg__realloc(t->node, (size_t)grown * sizeof *p);
+    if (!p)
+        return false;
+    t->node = p;
+    *cap = grown;
+    return true;
+}
+
+/* Walks from the root along the most visited children: the line after root decision `m`. */
+static uint32_t mcts_line(const struct tree *t, tg_move m, tg_move *line)
+{
+    uint32_t len = 0, at = find_child(t, 0, m);
+    while (at && len < TG__LINE_MAX) {
+        line[len++] = t->node[at].move;
+        uint32_t next = 0;
+        for (uint32_t i = t->node[at].first_child; i; i = t->node[i].next_sibling)
+            if (!next || t->node[i].visits > t->node[next].visits)
+                next = i;
+        at = next;
+    }
+    return len;
+}
+
+static tg_status mcts_run(const struct tg_config *cfg, const struct tg_pos *root,
+                          const struct tg__bot *b, struct tg__control *ctl, uint64_t *rng,
+                          tg_move *out, struct tg__result *results, uint64_t *iterations)
 {
     /* Each iteration adds at most one node. */
-    size_t cap = (size_t)b->iterations + 1;
-    struct tree t = {tg__realloc(NULL, cap * sizeof *t.node), 1};
+    uint32_t bound = (b->iterations ? b->iterations : TG__MCTS_TIMED_NODES) + 1;
+    uint32_t cap = b->time_ms && bound > 4096 ? 4096 : bound;
+    struct tree t = {tg__realloc(NULL, (size_t)cap * sizeof *t.node), 1};
     if (!t.node)
         return TG_ERR_NO_MEMORY;
     memset(&t.node[0], 0, sizeof t.node[0]);
-    for (uint32_t i = 0; i < b->iterations; i++)
+    uint32_t i = 0, limit = b->iterations ? b->iterations : UINT32_MAX;
+    /* One iteration at least, so that the root has a child to return. */
+    do {
+        if (!tree_reserve(&t, &cap, bound)) {
+            tg__realloc(t.node, 0);
+            return TG_ERR_NO_MEMORY;
+        }
         mcts_iteration(cfg, root, &t, b->exploration, rng);
+        i++;
+    } while (i < limit && t.count < bound && !tg__control_poll(ctl, i % MCTS_CLOCK_EVERY == 0));
     *out = most_visited(&t);
+    *iterations = i;
+    if (results) {
+        tg_move moves[TG__MAX_MOVES];
+        size_t n = cfg->game->moves(cfg, root, moves);
+        for (size_t k = 0; k < n; k++) {
+            struct tg__result *r = &results[k];
+            struct tg_pos after = *root;
+            tg__play(cfg, &after, moves[k]);
+            uint32_t at = find_child(&t, 0, moves[k]);
+            r->move = moves[k];
+            r->proven = after.phase == TG__OVER;
+            if (r->proven)
+                r->value = after.winner == TG_DRAW ? 0.0 : after.winner == root->side ? 1.0 : -1.0;
+            else if (at)
+                r->value = 2.0 * t.node[at].reward / t.node[at].visits - 1.0;
+            else
+                r->value = tg__engine_value(tg__engine_evaluate(cfg, &after, root->side), false,
+                                            cfg->game->chance != NULL);
+            r->line_len = at ? mcts_line(&t, moves[k], r->line) : 1;
+            r->line[0] = moves[k];
+        }
+    }
     tg__realloc(t.node, 0);
+    return TG_OK;
+}
+
+void tg__one_ply_results(const struct tg_config *cfg, const struct tg_pos *root,
+                         struct tg__result *results)
+{
+    tg_move moves[TG__MAX_MOVES];
+    size_t n = tg__options_now(cfg, root, moves, NULL);
+    for (size_t k = 0; k < n; k++) {
+        struct tg__result *r = &results[k];
+        struct tg_pos after = *root;
+        tg__play(cfg, &after, moves[k]);
+        r->move = moves[k];
+        r->proven = after.phase == TG__OVER;
+        if (r->proven)
+            r->value = after.winner == TG_DRAW ? 0.0 : after.winner == root->side ? 1.0 : -1.0;
+        else
+            r->value = tg__engine_value(tg__engine_evaluate(cfg, &after, root->side), false,
+                                        cfg->game->chance != NULL);
+        r->line_len = 1;
+        r->line[0] = moves[k];
+    }
+}
+
+tg_status tg__bot_run(const struct tg_config *cfg, const struct tg_pos *pos,
+                      const struct tg__bot *b, struct tg__control *ctl, uint64_t *rng, tg_move *out,
+                      struct tg__result *results, uint64_t *iterations)
+{
+    tg_move moves[TG__MAX_MOVES];
+    double prob[TG__MAX_MOVES];
+    size_t n = tg__options_now(cfg, pos, moves, prob);
+    *iterations = 0;
+    if (b->kind == TG__BOT_MCTS && (n > 1 || results))
+        return mcts_run(cfg, pos, b, ctl, rng, out, results, iterations);
+    if (b->kind == TG__BOT_RANDOM)
+        *out = tg__pick(cfg, pos, rng, moves, prob, n);
+    else if (n == 1)
+        *out = moves[0];
+    else
+        *out = greedy_choose(cfg, pos, moves, n, rng);
     return TG_OK;
 }
 
@@ -341,12 +479,20 @@ tg_status tg_bot_choose(const tg_state *s, const char *bot_spec, uint64_t *rng, 
 {
     if (!s || !bot_spec || !rng || !out)
         return TG_ERR_INVALID_ARGUMENT;
-    struct bot b;
-    tg_status st = bot_parse(bot_spec, &b);
+    struct tg__bot b;
+    tg_status st = tg__bot_parse(bot_spec, &b);
     if (st != TG_OK)
         return st;
     if (s->pos.phase == TG__OVER)
         return TG_ERR_GAME_OVER;
+    if (b.kind == TG__BOT_SEARCH) {
+        tg_search *h;
+        if ((st = tg_search_new(bot_spec, &h)) != TG_OK)
+            return st;
+        st = tg_search_choose(h, s, rng, out);
+        tg_search_free(h);
+        return st;
+    }
     const struct tg_config *cfg = &s->rules.cfg;
     tg_move moves[TG__MAX_MOVES];
     double prob[TG__MAX_MOVES];
@@ -355,14 +501,15 @@ tg_status tg_bot_choose(const tg_state *s, const char *bot_spec, uint64_t *rng, 
         return TG_ERR_GAME_OVER;
     uint64_t next = *rng;
     tg_move m;
-    if (s->pos.phase == TG__CHANCE || b.kind == BOT_RANDOM)
+    if (s->pos.phase == TG__CHANCE) {
         m = tg__pick(cfg, &s->pos, &next, moves, prob, n);
-    else if (n == 1)
-        m = moves[0];
-    else if (b.kind == BOT_GREEDY)
-        m = greedy_choose(cfg, &s->pos, moves, n, &next);
-    else if ((st = mcts_choose(cfg, &s->pos, &b, &next, &m)) != TG_OK)
-        return st;
+    } else {
+        struct tg__control ctl;
+        uint64_t iterations;
+        tg__control_start(&ctl, NULL, b.time_ms);
+        if ((st = tg__bot_run(cfg, &s->pos, &b, &ctl, &next, &m, NULL, &iterations)) != TG_OK)
+            return st;
+    }
     *rng = next;
     *out = m;
     return TG_OK;

@@ -101,8 +101,13 @@ class State(Structure):
     """Opaque tg_state."""
 
 
+class Search(Structure):
+    """Opaque tg_search."""
+
+
 RP = POINTER(Rules)
 SP = POINTER(State)
+HP = POINTER(Search)
 MOVEP = POINTER(c_uint32)
 SIZEP = POINTER(c_size_t)
 
@@ -160,6 +165,15 @@ SIGNATURES = {
     "tg_perft": (c_uint64, [SP, c_uint]),
     "tg_bot_choose": (c_int, [SP, c_char_p, POINTER(c_uint64), MOVEP]),
     "tg_bot_check": (c_int, [c_char_p]),
+    "tg_search_new": (c_int, [c_char_p, POINTER(HP)]),
+    "tg_search_free": (None, [HP]),
+    "tg_search_choose": (c_int, [HP, SP, POINTER(c_uint64), MOVEP]),
+    "tg_search_analyse": (c_int, [HP, SP, POINTER(c_uint64)]),
+    "tg_search_result_count": (c_size_t, [HP]),
+    "tg_search_result": (c_int, [HP, c_size_t, MOVEP, POINTER(c_double), POINTER(c_bool)]),
+    "tg_search_result_line": (c_int, [HP, c_size_t, c_char_p, c_size_t, SIZEP]),
+    "tg_search_stats": (c_int, [HP, POINTER(c_uint64), POINTER(c_uint32)]),
+    "tg_search_stop": (c_int, [HP]),
 }
 
 # C types of the header -> the ctypes type a binding must use.
@@ -181,6 +195,11 @@ C_TYPES = {
     "tg_state *": SP,
     "const tg_state *": SP,
     "tg_state **": POINTER(SP),
+    "tg_search *": HP,
+    "const tg_search *": HP,
+    "tg_search **": POINTER(HP),
+    "bool *": POINTER(c_bool),
+    "uint32_t *": POINTER(c_uint32),
     "tg_move *": MOVEP,
     "const tg_move *": MOVEP,
     "size_t *": SIZEP,
@@ -189,11 +208,11 @@ C_TYPES = {
 }
 
 OK, INVALID, NO_MEMORY, UNKNOWN_GAME, BAD_OPTION, ILLEGAL, PARSE, TOO_SMALL, NO_HISTORY, \
-    GAME_OVER, MISMATCH = range(11)
+    GAME_OVER, MISMATCH, BUSY = range(12)
 STATUS_NAMES = ["TG_OK", "TG_ERR_INVALID_ARGUMENT", "TG_ERR_NO_MEMORY", "TG_ERR_UNKNOWN_GAME",
                 "TG_ERR_BAD_OPTION", "TG_ERR_ILLEGAL_MOVE", "TG_ERR_PARSE",
                 "TG_ERR_BUFFER_TOO_SMALL", "TG_ERR_NO_HISTORY", "TG_ERR_GAME_OVER",
-                "TG_ERR_RULES_MISMATCH"]
+                "TG_ERR_RULES_MISMATCH", "TG_ERR_BUSY"]
 PLAYER_0, PLAYER_1, CHANCE, TERMINAL = 0, 1, -1, -2
 DRAW, NO_WINNER_YET = -3, -4
 MOVE_PASS = 0xFFFFFFFE
@@ -644,13 +663,13 @@ def check_version(header):
 
 def check_status_strings():
     seen = set()
-    for code in range(11):
+    for code in range(12):
         text = L.tg_status_string(code)
         T.check(text is not None and len(text) > 0, "tg_status_string(%d) empty" % code)
         T.check(text not in seen, "tg_status_string(%d) = %r repeats another" % (code, text))
         T.check(text != b"unknown status", "tg_status_string(%d) says unknown" % code)
         seen.add(text)
-    for code in (11, 99, -1, 2 ** 31 - 1):
+    for code in (12, 99, -1, 2 ** 31 - 1):
         T.eq(L.tg_status_string(code), b"unknown status", "tg_status_string(%d)" % code)
 
 

@@ -1,0 +1,96 @@
+/* The bots' internal contract: the parsed spec, the limits and stop flag a search obeys, the
+ * per-move results of an analysis, and the engines behind them (bot.c: random, greedy, UCT;
+ * search.c: alpha-beta and expectimax; search_handle.c: the public tg_search handle). */
+#ifndef TG_BOT_H
+#define TG_BOT_H
+
+#include "internal.h"
+
+#include <stdatomic.h>
+
+enum tg__bot_kind { TG__BOT_RANDOM, TG__BOT_GREEDY, TG__BOT_MCTS, TG__BOT_SEARCH };
+
+#define TG__TIME_MAX_MS 600000u
+#define TG__SEARCH_NODES_DEFAULT 1000000u
+#define TG__SEARCH_NODES_MAX 1000000000u
+#define TG__SEARCH_DEPTH_MAX 64u
+#define TG__SEARCH_TT_DEFAULT_MB 8u
+#define TG__SEARCH_TT_MAX_MB 1024u
+/* The tree bound of `mcts:time=` without `iterations=`: 32 MB of nodes. */
+#define TG__MCTS_TIMED_NODES 1000000u
+/* Moves kept in a result's principal line. */
+#define TG__LINE_MAX 32
+
+struct tg__bot {
+    enum tg__bot_kind kind;
+    uint32_t iterations; /* mcts; 0 with time= and no iterations= */
+    double exploration;  /* mcts */
+    uint32_t time_ms;    /* mcts, search; 0: no time limit */
+    uint32_t nodes;      /* search; 0: none */
+    uint32_t depth;      /* search: the deepest iteration */
+    uint32_t tt_mb;      /* search */
+};
+
+tg_status tg__bot_parse(const char *spec, struct tg__bot *b);
+
+/* What ends a search early: the handle's stop flag (checked every position or iteration)
+ * and, read every so often, the clock. */
+struct tg__control {
+    atomic_bool *stop; /* NULL: nobody can stop it */
+    bool timed;
+    uint64_t deadline_ns;
+    bool stopped; /* latched once any of them ended the search */
+};
+
+/* Starts the clock of a search: false if there is no clock (the search then stops). */
+bool tg__control_start(struct tg__control *c, atomic_bool *stop, uint32_t time_ms);
+/* Reads the flag and, when `with_clock`, the clock; latches and returns `stopped`. */
+bool tg__control_poll(struct tg__control *c, bool with_clock);
+
+/* One analysed move: its value for the player to move at the root in [-1, 1], whether it is
+ * exact, and the line that follows it (the move first). */
+struct tg__result {
+    tg_move move;
+    uint32_t line_len;
+    double value;
+    bool proven;
+    tg_move line[TG__LINE_MAX];
+};
+
+/* bot.c: random, greedy and UCT on a position that has at least one decision (and is not a
+ * chance state). `results`: NULL to choose only, else (`mcts` only) room for every legal
+ * move, filled in moves() order. Returns TG_OK or TG_ERR_NO_MEMORY; *iterations receives the
+ * work done. */
+tg_status tg__bot_run(const struct tg_config *cfg, const struct tg_pos *pos,
+                      const struct tg__bot *b, struct tg__control *ctl, uint64_t *rng, tg_move *out,
+                      struct tg__result *results, uint64_t *iterations);
+
+/* bot.c: the analysis of `random` and `greedy` (and of any bot but `search` at a throw):
+ * each option valued by the position it leaves, in tg__options_now() order. */
+void tg__one_ply_results(const struct tg_config *cfg, const struct tg_pos *root,
+                         struct tg__result *results);
+
+/* search.c's static value of a position for player `me` (centi-counters of score lead), and
+ * an engine value as an analysis value in [-1, 1] (`averaged`: a game with throws). Shared
+ * with the one-ply analysis of `random` and `greedy` in bot.c. */
+int tg__engine_evaluate(const struct tg_config *cfg, const struct tg_pos *pos, int me);
+double tg__engine_value(int v, bool proven, bool averaged);
+
+/* search.c: the alpha-beta engine's memory, owned by a handle. */
+struct tg__engine {
+    struct tg__tt_entry *tt;
+    size_t tt_entries; /* a power of two */
+    struct tg_pos *frames;
+    size_t frame_moves; /* positions per ply the frames have room for */
+};
+
+tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb);
+void tg__engine_release(struct tg__engine *e);
+/* Searches a DECIDE or CHANCE position with at least one option. `results` as above (in
+ * tg__options_now() order, unsorted), or NULL for a choice; *out the best decision. */
+tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
+                         const struct tg_pos *pos, const struct tg__bot *b, struct tg__control *ctl,
+                         tg_move *out, struct tg__result *results, uint64_t *nodes,
+                         uint32_t *depth);
+
+#endif
