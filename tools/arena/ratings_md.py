@@ -1,0 +1,92 @@
+"""The tables of docs/bots.md's "Measured strength" from tg-arena JSON files (--json).
+
+usage: python3 ratings_md.py FILE.json...   (one file per game, e.g. docs/ratings/*.json)
+
+Prints, in Markdown: the ratings of every bot in every game (Elo and its 95% interval, games,
+score), each game's pairings (wins, draws, losses), and for every pairing of `search:time=100`
+with `mcts:time=100` the target line (score, games, draws)."""
+import json
+import sys
+
+TARGET = ("search:time=100", "mcts:time=100")
+
+
+def game_name(spec):
+    return spec.split(":")[0]
+
+
+def move_times(d, rules, bot):
+    """Mean and 99th percentile (nearest rank) of `bot`'s decision times in the target games."""
+    times = []
+    for g in d["games"]:
+        if g["rules"] == rules and set(g["bots"]) == set(TARGET):
+            times += g["move_ms"][g["bots"].index(bot)]
+    if not times:
+        return (0.0, 0.0)
+    times.sort()
+    rank = max(1, -(-99 * len(times) // 100))
+    return (sum(times) / len(times), times[rank - 1])
+
+
+def main(paths):
+    runs = []
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        for rs in d["rule_sets"]:
+            runs.append((d, rs))
+    bots = []
+    for d, rs in runs:
+        for r in rs["ratings"]:
+            if r["games"] > 0 and r["bot"] not in bots:
+                bots.append(r["bot"])
+
+    print("| bot | " + " | ".join(game_name(rs["rules"]) for _, rs in runs) + " |")
+    print("|---|" + "---|" * len(runs))
+    for b in bots:
+        cells = []
+        for d, rs in runs:
+            r = next((x for x in rs["ratings"] if x["bot"] == b and x["games"] > 0), None)
+            if r is None or r["elo"] is None:
+                cells.append("-")
+            elif r["bot"] == rs["anchor"]:
+                cells.append("0 (anchor, %d games)" % r["games"])
+            else:
+                cells.append("%.0f ± %.0f (%d games)" % (r["elo"], r["half_width"], r["games"]))
+        print("| `%s` | %s |" % (b, " | ".join(cells)))
+
+    for d, rs in runs:
+        print("\n%s (`%s`): pairings (wins / draws / losses of the first bot)\n"
+              % (game_name(rs["rules"]), rs["rules"]))
+        print("| first bot | second bot | games | result | score of the first |")
+        print("|---|---|---|---|---|")
+        for pr in rs["pairings"]:
+            if pr["games"] == 0:
+                continue
+            a, b = d["bots"][pr["a"]], d["bots"][pr["b"]]
+            print("| `%s` | `%s` | %d | %d / %d / %d%s | %.1f%% |"
+                  % (a, b, pr["games"], pr["a_wins"], pr["draws"], pr["b_wins"],
+                     ", %d unfinished" % pr["unfinished"] if pr["unfinished"] else "",
+                     100.0 * pr["a_points"] / pr["games"]))
+
+    print("\nTargets: `search:time=100` against `mcts:time=100`\n")
+    print("| game | games | search wins / draws / losses | search's score | "
+          "search ms/move (mean, p99) | mcts ms/move (mean, p99) |")
+    print("|---|---|---|---|---|---|")
+    for d, rs in runs:
+        bots_here = d["bots"]
+        for pr in rs["pairings"]:
+            pair = (bots_here[pr["a"]], bots_here[pr["b"]])
+            if set(pair) != set(TARGET) or pr["games"] == 0:
+                continue
+            swap = pair[0] != TARGET[0]
+            w, l = (pr["b_wins"], pr["a_wins"]) if swap else (pr["a_wins"], pr["b_wins"])
+            pts = pr["games"] - pr["a_points"] if swap else pr["a_points"]
+            s, m = (move_times(d, rs["rules"], bot) for bot in TARGET)
+            print("| %s | %d | %d / %d / %d | %.1f%% | %.0f, %.0f | %.0f, %.0f |"
+                  % (game_name(rs["rules"]), pr["games"], w, pr["draws"], l,
+                     100.0 * pts / pr["games"], s[0], s[1], m[0], m[1]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
