@@ -986,9 +986,9 @@ TG_API const char *tg_end_reason_name(tg_end_reason r);
  * contract of text (`*needed` excludes the NUL). Allocates nothing.
  * @param s The state.
  * @param tags NULL or "" for none, or tag pair lines `[Name "value"]`, each ended by a newline
- *        (the last one's is optional): Name of letters, digits and `_`, value with `\"` and
- *        `\\` escapes and no newline. Rules, Start, Result and Termination are the library's
- *        own and may not be given.
+ *        (the last one's is optional): Name of letters, digits and `_`, a value on one line in
+ *        which a quote or a backslash has a backslash before it. Rules, Start, Result and
+ *        Termination are the library's own and may not be given.
  * @param buf Receives the record; may be NULL when @p cap is 0.
  * @param cap Capacity of @p buf in bytes.
  * @param[out] needed If not NULL, receives the length of the record without the NUL.

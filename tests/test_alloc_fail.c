@@ -168,6 +168,35 @@ static struct outcome run_from_string(const char *spec, size_t n)
     return o;
 }
 
+/* A record of a played game read back: the state, then its history (sized once for every move
+ * of the record). */
+static struct outcome run_from_record(const char *spec, size_t n)
+{
+    tg_state *orig = played(spec, 10, 7);
+    size_t needed = 0;
+    TU_OK(tg_state_record(orig, "[Event \"alloc\"]", NULL, 0, &needed));
+    char *text = malloc(needed + 1);
+    assert_non_null(text);
+    TU_OK(tg_state_record(orig, "[Event \"alloc\"]", text, needed + 1, NULL));
+    tg_state *s = STATE_SENTINEL;
+    tg__alloc_fail_arm(n);
+    tg_status st = tg_state_from_record(text, &s);
+    bool hit = failed_here(st, false, "tg_state_from_record");
+    tg__alloc_fail_arm(0);
+    struct outcome o = done(hit, NULL);
+    if (hit) {
+        assert_ptr_equal(s, STATE_SENTINEL);
+    } else {
+        TU_OK(st);
+        assert_true(tg_state_equal(s, orig));
+        o = done(false, s);
+        tg_state_free(s);
+    }
+    tg_state_free(orig);
+    free(text);
+    return o;
+}
+
 /* Clone a state with a long history, then apply a move to the clone: its history was made
  * exactly as long as needed, so that move grows it. */
 static struct outcome run_clone(const char *spec, size_t n)
@@ -303,6 +332,13 @@ static void test_from_string(void **unused)
         assert_int_equal(failure_points(run_from_string, games[g], "tg_state_from_string"), 1);
 }
 
+static void test_from_record(void **unused)
+{
+    (void)unused;
+    for (size_t g = 0; g < GAME_COUNT; g++)
+        assert_int_equal(failure_points(run_from_record, games[g], "tg_state_from_record"), 2);
+}
+
 static void test_clone(void **unused)
 {
     (void)unused;
@@ -408,8 +444,16 @@ static void test_no_allocation(void **unused)
         TU_OK(tg_state_apply(s, moves[count - 1])); /* the history has room */
         (void)tg_state_hash(s);
         (void)tg_perft(s, 3);
+        /* Stories, end reasons and records write to the caller's buffers only. */
+        uint32_t events[4096 * TG_EVENT_FIELDS];
+        for (size_t i = 0; i < count; i++)
+            TU_OK(tg_state_story(s, i, events, 4096, &needed));
+        (void)tg_state_end_reason(s);
+        static char record[1 << 16];
+        TU_OK(tg_state_record(s, "[Site \"here\"]", record, sizeof record, &needed));
         TU_OK(tg_state_copy(t, s));
         TU_OK(tg_state_playout(t, &rng, 1000, NULL));
+        (void)tg_state_end_reason(t);
         assert_false(tg__alloc_fail_hit());
         assert_int_equal(tg__alloc_calls(), 0);
         tg__alloc_fail_arm(0);
@@ -486,11 +530,11 @@ static void test_bot_choose(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rules_new),    cmocka_unit_test(test_state_new),
-        cmocka_unit_test(test_from_string),  cmocka_unit_test(test_clone),
-        cmocka_unit_test(test_apply),        cmocka_unit_test(test_apply_random),
-        cmocka_unit_test(test_growth_point), cmocka_unit_test(test_no_allocation),
-        cmocka_unit_test(test_bot_choose),
+        cmocka_unit_test(test_rules_new),     cmocka_unit_test(test_state_new),
+        cmocka_unit_test(test_from_string),   cmocka_unit_test(test_from_record),
+        cmocka_unit_test(test_clone),         cmocka_unit_test(test_apply),
+        cmocka_unit_test(test_apply_random),  cmocka_unit_test(test_growth_point),
+        cmocka_unit_test(test_no_allocation), cmocka_unit_test(test_bot_choose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

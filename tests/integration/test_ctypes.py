@@ -174,6 +174,11 @@ SIGNATURES = {
     "tg_search_result_line": (c_int, [HP, c_size_t, c_char_p, c_size_t, SIZEP]),
     "tg_search_stats": (c_int, [HP, POINTER(c_uint64), POINTER(c_uint32)]),
     "tg_search_stop": (c_int, [HP]),
+    "tg_state_story": (c_int, [SP, c_size_t, POINTER(c_uint32), c_size_t, SIZEP]),
+    "tg_state_end_reason": (c_int, [SP]),
+    "tg_end_reason_name": (c_char_p, [c_int]),
+    "tg_state_record": (c_int, [SP, c_char_p, c_char_p, c_size_t, SIZEP]),
+    "tg_state_from_record": (c_int, [c_char_p, POINTER(SP)]),
 }
 
 # C types of the header -> the ctypes type a binding must use.
@@ -187,6 +192,7 @@ C_TYPES = {
     "uint64_t": c_uint64,
     "tg_move": c_uint32,
     "tg_status": c_int,
+    "tg_end_reason": c_int,
     "const char *": c_char_p,
     "char *": c_char_p,
     "tg_rules *": RP,
@@ -205,6 +211,7 @@ C_TYPES = {
     "size_t *": SIZEP,
     "double *": POINTER(c_double),
     "uint64_t *": POINTER(c_uint64),
+    "uint32_t *": POINTER(c_uint32),
 }
 
 OK, INVALID, NO_MEMORY, UNKNOWN_GAME, BAD_OPTION, ILLEGAL, PARSE, TOO_SMALL, NO_HISTORY, \
