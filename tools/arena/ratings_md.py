@@ -28,6 +28,15 @@ def move_times(d, rules, bot):
     return (sum(times) / len(times), times[rank - 1])
 
 
+def seat_results(d, rules, seat):
+    """Wins / draws / losses of search:time=100 as player `seat` in the target games."""
+    wdl = [0, 0, 0]
+    for g in d["games"]:
+        if g["rules"] == rules and set(g["bots"]) == set(TARGET) and g["bots"][seat] == TARGET[0]:
+            wdl[0 if g["winner"] == seat else 2 if g["winner"] == 1 - seat else 1] += 1
+    return "%d / %d / %d" % tuple(wdl)
+
+
 def main(paths):
     runs = []
     for p in paths:
@@ -70,9 +79,9 @@ def main(paths):
                      100.0 * pr["a_points"] / pr["games"]))
 
     print("\nTargets: `search:time=100` against `mcts:time=100`\n")
-    print("| game | games | search wins / draws / losses | search's score | "
-          "search ms/move (mean, p99) | mcts ms/move (mean, p99) |")
-    print("|---|---|---|---|---|---|")
+    print("| game | games | search wins / draws / losses | search's score | as player 0 | "
+          "as player 1 | search ms/move (mean, p99) | mcts ms/move (mean, p99) |")
+    print("|---|---|---|---|---|---|---|---|")
     for d, rs in runs:
         bots_here = d["bots"]
         for pr in rs["pairings"]:
@@ -83,9 +92,10 @@ def main(paths):
             w, l = (pr["b_wins"], pr["a_wins"]) if swap else (pr["a_wins"], pr["b_wins"])
             pts = pr["games"] - pr["a_points"] if swap else pr["a_points"]
             s, m = (move_times(d, rs["rules"], bot) for bot in TARGET)
-            print("| %s | %d | %d / %d / %d | %.1f%% | %.0f, %.0f | %.0f, %.0f |"
+            seats = [seat_results(d, rs["rules"], p) for p in (0, 1)]
+            print("| %s | %d | %d / %d / %d | %.1f%% | %s | %s | %.0f, %.0f | %.0f, %.0f |"
                   % (game_name(rs["rules"]), pr["games"], w, pr["draws"], l,
-                     100.0 * pts / pr["games"], s[0], s[1], m[0], m[1]))
+                     100.0 * pts / pr["games"], seats[0], seats[1], s[0], s[1], m[0], m[1]))
 
 
 if __name__ == "__main__":
