@@ -89,6 +89,10 @@ def check(d, out):
         e = 1.0 / (1.0 + 10.0 ** ((elo[b] - elo[a]) / 400.0))
         grad[a] += pr["a_points"] + prior / 2 - n * e
         grad[b] -= pr["a_points"] + prior / 2 - n * e
+    for pr in pairings:
+        if pr["games"] > 0:
+            assert abs(pr["gap"] - (elo[pr["a"]] - elo[pr["b"]])) < 0.01, pr
+            assert pr["gap_half_width"] > 0, pr
     for i, gr in enumerate(grad):
         # Ratings are written with 6 significant digits: allow for that rounding.
         assert i == anchor or abs(gr) < 0.01, (bots[i], gr, elo)

@@ -248,8 +248,21 @@ static enum elo_status newton(const struct table *t, size_t anchor, double *x, d
     return ELO_OK;
 }
 
+double elo_gap_half_width(const double *covariance, size_t bots, size_t i, size_t j)
+{
+    double v = covariance[i * bots + i] + covariance[j * bots + j] - 2.0 * covariance[i * bots + j];
+    return Z95 * sqrt(v > 0.0 ? v : 0.0);
+}
+
 enum elo_status elo_fit(size_t bots, const struct elo_game *games, size_t count, size_t anchor,
                         double prior, double *rating, double *half_width)
+{
+    return elo_fit_covariance(bots, games, count, anchor, prior, rating, half_width, NULL);
+}
+
+enum elo_status elo_fit_covariance(size_t bots, const struct elo_game *games, size_t count,
+                                   size_t anchor, double prior, double *rating, double *half_width,
+                                   double *covariance)
 {
     if (!check_input(bots, games, count, anchor, prior, rating))
         return ELO_BAD_INPUT;
@@ -286,6 +299,19 @@ enum elo_status elo_fit(size_t bots, const struct elo_game *games, size_t count,
         }
         if (i != anchor)
             f++;
+    }
+    if (covariance != NULL) {
+        const double scale = ELO_PER_NATURAL * ELO_PER_NATURAL;
+        for (size_t i = 0, fi = 0; i < n; i++) {
+            for (size_t j = 0, fj = 0; j < n; j++) {
+                int free_pair = i != anchor && j != anchor;
+                covariance[i * n + j] = free_pair ? cov[fi * m + fj] * scale : 0.0;
+                if (j != anchor)
+                    fj++;
+            }
+            if (i != anchor)
+                fi++;
+        }
     }
 done:
     free(t.games);

@@ -42,6 +42,16 @@ enum elo_status {
 enum elo_status elo_fit(size_t bots, const struct elo_game *games, size_t count, size_t anchor,
                         double prior, double *rating, double *half_width);
 
+/** The same, and if `covariance` is not NULL the covariance of the ratings, `bots` x `bots`
+ *  (Elo squared, row-major; the anchor's row and column 0), from which the interval of any
+ *  gap follows: the gap r_i - r_j has variance c_ii + c_jj - 2 c_ij. */
+enum elo_status elo_fit_covariance(size_t bots, const struct elo_game *games, size_t count,
+                                   size_t anchor, double prior, double *rating, double *half_width,
+                                   double *covariance);
+
+/** The 95% half-width of the gap between bots i and j from elo_fit_covariance()'s matrix. */
+double elo_gap_half_width(const double *covariance, size_t bots, size_t i, size_t j);
+
 /** The expected score of a bot rated `diff` Elo above its opponent. */
 double elo_expectation(double diff);
 

@@ -67,16 +67,19 @@ def main(paths):
     for d, rs in runs:
         print("\n%s (`%s`): pairings (wins / draws / losses of the first bot)\n"
               % (game_name(rs["rules"]), rs["rules"]))
-        print("| first bot | second bot | games | result | score of the first |")
-        print("|---|---|---|---|---|")
+        print("| first bot | second bot | games | result | score of the first | "
+              "fitted gap, 95% |")
+        print("|---|---|---|---|---|---|")
         for pr in rs["pairings"]:
             if pr["games"] == 0:
                 continue
             a, b = d["bots"][pr["a"]], d["bots"][pr["b"]]
-            print("| `%s` | `%s` | %d | %d / %d / %d%s | %.1f%% |"
+            gap = ("%+.0f ± %.0f" % (pr["gap"], pr["gap_half_width"])
+                   if pr.get("gap") is not None else "-")
+            print("| `%s` | `%s` | %d | %d / %d / %d%s | %.1f%% | %s |"
                   % (a, b, pr["games"], pr["a_wins"], pr["draws"], pr["b_wins"],
                      ", %d unfinished" % pr["unfinished"] if pr["unfinished"] else "",
-                     100.0 * pr["a_points"] / pr["games"]))
+                     100.0 * pr["a_points"] / pr["games"], gap))
 
     print("\nTargets: `search:time=100` against `mcts:time=100`\n")
     print("| game | games | search wins / draws / losses | search's score | as player 0 | "

@@ -105,8 +105,10 @@ static int fit(const struct tournament *t, size_t r, struct report *rep)
     size_t n = t->bot_count, m = 0;
     struct elo_game *eg = malloc((t->pairing_count + 1) * sizeof *eg);
     double *rating = calloc(n, sizeof *rating), *half = calloc(n, sizeof *half);
+    double *cov = calloc(n * n, sizeof *cov);
     size_t *compact = calloc(n, sizeof *compact), *bot_of = calloc(n, sizeof *bot_of);
-    int ok = eg != NULL && rating != NULL && half != NULL && compact != NULL && bot_of != NULL;
+    int ok = eg != NULL && rating != NULL && half != NULL && cov != NULL && compact != NULL &&
+             bot_of != NULL;
     if (ok) {
         rs->anchor = n;
         for (size_t b = 0; b < n; b++)
@@ -126,16 +128,27 @@ static int fit(const struct tournament *t, size_t r, struct report *rep)
                                       ps->a_points / (double)ps->games, (double)ps->games};
         }
         rs->fit = m < 2 ? ELO_BAD_INPUT
-                        : elo_fit(m, eg, count, compact[rs->anchor], rep->prior, rating, half);
+                        : elo_fit_covariance(m, eg, count, compact[rs->anchor], rep->prior, rating,
+                                             half, cov);
         for (size_t k = 0; k < m && rs->fit == ELO_OK; k++) {
             rs->bots[bot_of[k]].rated = 1;
             rs->bots[bot_of[k]].rating = rating[k];
             rs->bots[bot_of[k]].half_width = half[k];
         }
+        for (size_t p = 0; p < t->pairing_count && rs->fit == ELO_OK; p++) {
+            struct pairing_summary *ps = &rs->pairings[p];
+            size_t a = compact[t->pairings[p].a], b = compact[t->pairings[p].b];
+            if (ps->games == 0)
+                continue;
+            ps->rated = 1;
+            ps->gap = rating[a] - rating[b];
+            ps->gap_half_width = elo_gap_half_width(cov, m, a, b);
+        }
     }
     free(eg);
     free(rating);
     free(half);
+    free(cov);
     free(compact);
     free(bot_of);
     return ok;
@@ -217,15 +230,18 @@ void report_print(const struct report *r, FILE *out)
             fprintf(out, "%-32s %6lu %6.1f%% %6s %17s %8.2f %8.2f %8.2f\n", t->bots[b], s->games,
                     percent(s->points, s->games), elo, interval, s->mean_ms, s->p99_ms, s->max_ms);
         }
-        fprintf(out, "%-32s %-32s %6s %6s %6s %6s %6s %7s\n", "A", "B", "games", "A wins", "draws",
-                "B wins", "unfin.", "A score");
+        fprintf(out, "%-32s %-32s %6s %6s %6s %6s %6s %7s %12s\n", "A", "B", "games", "A wins",
+                "draws", "B wins", "unfin.", "A score", "A - B Elo");
         for (size_t p = 0; p < t->pairing_count; p++) {
             const struct pairing_summary *ps = &rs->pairings[p];
             if (ps->games == 0)
                 continue;
-            fprintf(out, "%-32s %-32s %6lu %6lu %6lu %6lu %6lu %6.1f%%\n",
+            char gap[32] = "-";
+            if (ps->rated)
+                snprintf(gap, sizeof gap, "%.0f +- %.0f", ps->gap, ps->gap_half_width);
+            fprintf(out, "%-32s %-32s %6lu %6lu %6lu %6lu %6lu %6.1f%% %12s\n",
                     t->bots[t->pairings[p].a], t->bots[t->pairings[p].b], ps->games, ps->a_wins,
-                    ps->draws, ps->b_wins, ps->unfinished, percent(ps->a_points, ps->games));
+                    ps->draws, ps->b_wins, ps->unfinished, percent(ps->a_points, ps->games), gap);
         }
     }
     if (r->load_before[0] != '\0')
@@ -337,6 +353,10 @@ static void json_rules(const struct report *r, size_t i, FILE *out)
                 t->pairings[p].a, t->pairings[p].b, ps->games, ps->a_wins, ps->draws, ps->b_wins,
                 ps->unfinished);
         json_number(out, ps->a_points);
+        fputs(", \"gap\": ", out);
+        json_number(out, ps->rated ? ps->gap : NAN);
+        fputs(", \"gap_half_width\": ", out);
+        json_number(out, ps->rated ? ps->gap_half_width : NAN);
         fprintf(out, "}%s\n", p + 1 < t->pairing_count ? "," : "");
     }
     fputs("     ]}", out);

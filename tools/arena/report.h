@@ -20,6 +20,8 @@ struct bot_summary {
 struct pairing_summary {
     unsigned long games, a_wins, draws, b_wins, unfinished;
     double a_points;
+    int rated;                  /* the fit is ELO_OK and the pairing played here */
+    double gap, gap_half_width; /* fitted rating of a minus b, and its 95% half-width */
 };
 
 struct rules_summary {

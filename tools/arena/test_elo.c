@@ -84,6 +84,30 @@ static void two_bots_closed_form(void)
        "a weighted entry equals the games it stands for");
 }
 
+/* The covariance: for two bots its one free entry is the variance of the gap; the interval
+ * of a gap to the anchor is the rating's own; a gap between two free bots is narrower than
+ * the sum of their intervals when both are measured against each other closely. */
+static void covariance(void)
+{
+    struct elo_game chain[4] = {{0, 1, 1.0, 40}, {0, 1, 0.0, 10}, {1, 2, 1.0, 30}, {1, 2, 0.0, 30}};
+    double r[3], h[3], c[9], r2[3];
+    enum elo_status st = elo_fit_covariance(3, chain, 4, 0, 1.0, r, h, c);
+    enum elo_status st2 = elo_fit(3, chain, 4, 0, 1.0, r2, NULL);
+    ok(st == ELO_OK && st2 == ELO_OK && r[1] == r2[1] && r[2] == r2[2] && c[0] == 0.0 &&
+           c[1] == 0.0 && near(c[5], c[7], 1e-9),
+       "the covariance comes with the same fit, symmetric, 0 on the anchor");
+    ok(near(elo_gap_half_width(c, 3, 1, 0), h[1], 1e-9) &&
+           near(elo_gap_half_width(c, 3, 2, 0), h[2], 1e-9),
+       "a gap to the anchor has the rating's own interval");
+    /* Bots 1 and 2 met in 60 games: their gap's interval is that of 60 level games. */
+    double expect = Z95 * ELO_PER_NATURAL / sqrt(61.0 * 0.25);
+    double g = elo_gap_half_width(c, 3, 1, 2);
+    printf("# gap 1-2: %.1f +- %.1f (60 level games alone: +- %.1f); bot 2 +- %.1f\n", r[1] - r[2],
+           g, expect, h[2]);
+    ok(g < h[2] && near(g, expect, 0.5), "the gap between neighbours is known better than either "
+                                         "rating");
+}
+
 static void symmetry_and_anchor(void)
 {
     /* Three bots, each pair level: all 0. A cycle (each beats the next 7 of 10): all 0 too. */
@@ -205,6 +229,7 @@ int main(void)
 {
     two_bots_closed_form();
     symmetry_and_anchor();
+    covariance();
     known_gaps();
     coverage();
     perfect_scores();
