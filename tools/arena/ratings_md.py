@@ -9,6 +9,9 @@ import json
 import sys
 
 TARGET = ("search:time=100", "mcts:time=100")
+ORDER = ["random", "greedy", "mcts:iterations=100", "mcts:iterations=1000",
+         "mcts:iterations=10000", "search:time=1", "search:time=10", "search:time=100",
+         "search:time=1000", "mcts:time=100"]
 
 
 def game_name(spec):
@@ -49,6 +52,8 @@ def main(paths):
         for r in rs["ratings"]:
             if r["games"] > 0 and r["bot"] not in bots:
                 bots.append(r["bot"])
+    # The levels in order of budget, then any other bot in the order the files name them.
+    bots.sort(key=lambda b: ORDER.index(b) if b in ORDER else len(ORDER) + bots.index(b))
 
     print("| bot | " + " | ".join(game_name(rs["rules"]) for _, rs in runs) + " |")
     print("|---|" + "---|" * len(runs))
