@@ -1,8 +1,8 @@
 /* tg-arena: tournaments between the library's bots, and their Elo ratings.
  *
  *   tg-arena [--spec SPEC]... [--games N] [--pair I-J[:N]]... [--seed S] [--jobs N]
- *            [--max-plies N] [--prior X] [--json FILE] [--from FILE]... [--progress]
- *            BOT BOT [BOT...]
+ *            [--opening N] [--max-plies N] [--prior X] [--json FILE] [--from FILE]...
+ *            [--progress] BOT BOT [BOT...]
  *
  * Every pairing (a round robin of the bots, or the --pair list) plays N games on every rule
  * set: N / 2 seeds, each played twice with the colours swapped. A game's seed gives chance
@@ -35,8 +35,8 @@ enum { EXIT_BAD_ARGS = 2, MAX_JOBS = 64 };
 
 #define USAGE_LINE                                                                                 \
     "usage: tg-arena [--spec SPEC]... [--games N] [--pair I-J[:N]]... [--seed S] [--jobs N]\n"     \
-    "                [--max-plies N] [--prior X] [--json FILE] [--from FILE]... [--progress]\n"    \
-    "                BOT BOT [BOT...]\n"
+    "                [--opening N] [--max-plies N] [--prior X] [--json FILE] [--from FILE]...\n"   \
+    "                [--progress] BOT BOT [BOT...]\n"
 
 static void usage(FILE *f)
 {
@@ -53,6 +53,9 @@ static void usage(FILE *f)
           "                   must link every bot; without it, every pair plays (round robin)\n"
           "  --seed S         seed index k of every pairing plays with seed S + k (default 1)\n"
           "  --jobs N         games played at once, in threads (default 1)\n"
+          "  --opening N      the first N plies of every game are random moves, the same for\n"
+          "                   both colourings of a seed, so that deterministic bots do not\n"
+          "                   play one game over and over (default 0)\n"
           "  --max-plies N    stop a game after N plies, counted as a draw and reported as\n"
           "                   unfinished (default 100000; 0 for no limit)\n"
           "  --prior X        virtual draws added to every pairing that played, so a perfect\n"
@@ -107,6 +110,7 @@ struct options {
     uint64_t seed;
     unsigned jobs;
     unsigned long max_plies;
+    unsigned long opening;
     double prior;
     const char *json;
     const char *from[64];
@@ -138,7 +142,8 @@ static int parse_pair(const char *text, struct options *o)
 static int takes_value_option(const char *a)
 {
     static const char *const with_value[] = {"--spec", "--games",     "--pair",  "--seed",
-                                             "--jobs", "--max-plies", "--prior", "--json"};
+                                             "--jobs", "--max-plies", "--prior", "--json",
+                                             "--from", "--opening"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(a, with_value[i]) == 0)
             return 1;
@@ -190,6 +195,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_count(value, 1000000000, &n, NULL))
                 return bad_args("--max-plies needs a whole number", value);
             o->max_plies = (unsigned long)n;
+        } else if (strcmp(a, "--opening") == 0) {
+            if (!parse_count(value, 1000, &n, NULL))
+                return bad_args("--opening needs a number of plies from 0 to 1000", value);
+            o->opening = (unsigned long)n;
         } else if (strcmp(a, "--prior") == 0) {
             char *end;
             errno = 0;
@@ -372,8 +381,8 @@ static int place_loaded(struct options *o, struct loaded_game *games, size_t cou
 
 static int same_game(const struct game *x, const struct game *y)
 {
-    return x->rules == y->rules && x->seed == y->seed && x->seat[0] == y->seat[0] &&
-           x->seat[1] == y->seat[1];
+    return x->rules == y->rules && x->seed == y->seed && x->opening == y->opening &&
+           x->seat[0] == y->seat[0] && x->seat[1] == y->seat[1];
 }
 
 static int check_duplicates(const struct tournament *t)
@@ -412,6 +421,7 @@ static int run(const struct options *o, struct rule_list *rl, struct loaded_game
         .pairings = o->pairs,
         .seed = o->seed,
         .max_plies = o->max_plies,
+        .opening = o->opening,
         .jobs = o->jobs,
         .progress = o->progress,
     };

@@ -3,7 +3,8 @@ each seed twice, colours swapped), tallies that agree with the games, random anc
 and the ratings at the likelihood's maximum (the gradient of the fit's log-likelihood, with
 the prior's virtual draws, is 0 for every bot but the anchor). Then a second run reads the
 first one's games back (--from) and adds a pairing: the games add up, the first run's
-games are unchanged, and playing the first run's games again is refused (status 2).
+games are unchanged, and playing the first run's games again is refused (status 2). Last,
+a random opening (--opening) is the same for both colourings of a seed.
 
 usage: python3 check_json.py TG_ARENA ARGS...   (ARGS without --json)"""
 import json
@@ -38,6 +39,20 @@ def main():
         again = subprocess.run([exe, "--from", path] + args, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         assert again.returncode == 2 and "already" in again.stderr, again
+        # A random opening is the same for both colourings of a seed: stopped right after
+        # it, both games of a seed are at one position, and the seeds differ.
+        path3 = os.path.join(tmp, "opening.json")
+        subprocess.run([exe, "--json", path3, "--spec", "hawalis", "--opening", "6",
+                        "--max-plies", "6", "--games", "8", "greedy", "mcts:iterations=5"],
+                       check=True, stdout=subprocess.PIPE)
+        with open(path3) as f:
+            d3 = json.load(f)
+        finals = {}
+        for g in d3["games"]:
+            assert g["opening"] == 6 and g["plies"] == 6 and g["moves"] == [0, 0], g
+            finals.setdefault(g["seed"], set()).add(g["final"])
+        assert all(len(v) == 1 for v in finals.values()), finals
+        assert len(set.union(*finals.values())) > 1, finals
 
 
 def check(d, out):

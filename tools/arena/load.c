@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,12 @@ static int read_game(const char *p, struct loaded_game *lg)
     if (!expect(&p, ", \"seed\": ") || !read_count(&p, UINT64_MAX, &u))
         return 0;
     g->seed = (uint64_t)u;
+    /* Files written before --opening existed have no such field: no opening. */
+    if (expect(&p, ", \"opening\": ")) {
+        if (!read_count(&p, ULONG_MAX, &u))
+            return 0;
+        g->opening = (unsigned long)u;
+    }
     if (!expect(&p, ", \"bots\": [") || (lg->bots[0] = read_string(&p)) == NULL ||
         !expect(&p, ", ") || (lg->bots[1] = read_string(&p)) == NULL ||
         !expect(&p, "], \"bot_index\": ["))

@@ -279,7 +279,7 @@ static void json_game(const struct tournament *t, const struct game *g, FILE *ou
 {
     fputs("    {\"rules\": ", out);
     json_string(out, tg_rules_spec(t->rules[g->rules]));
-    fprintf(out, ", \"seed\": %" PRIu64 ", \"bots\": [", g->seed);
+    fprintf(out, ", \"seed\": %" PRIu64 ", \"opening\": %lu, \"bots\": [", g->seed, g->opening);
     json_string(out, t->bots[g->seat[0]]);
     fputs(", ", out);
     json_string(out, t->bots[g->seat[1]]);
@@ -367,6 +367,7 @@ void report_json(const struct report *r, FILE *out)
     const struct tournament *t = r->t;
     fputs("{\n  \"program\": \"tg-arena\",\n  \"version\": ", out);
     json_string(out, tg_version_string());
+    fprintf(out, ",\n  \"opening_plies\": %lu", t->opening);
     fprintf(out, ",\n  \"seed\": %" PRIu64 ",\n  \"max_plies\": %lu,\n  \"jobs\": %u,\n", t->seed,
             t->max_plies, t->jobs);
     fputs("  \"prior_draws_per_pairing\": ", out);

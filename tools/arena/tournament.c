@@ -46,6 +46,7 @@ int tournament_schedule(struct tournament *t, size_t extra)
                 g->seat[0] = swap ? t->pairings[p].b : t->pairings[p].a;
                 g->seat[1] = swap ? t->pairings[p].a : t->pairings[p].b;
                 g->seed = t->seed + k / 2;
+                g->opening = t->opening;
                 g->winner = TG_NO_WINNER_YET;
             }
     t->play_count = t->game_count;
@@ -110,6 +111,7 @@ static tg_status play_moves(const struct tournament *t, struct game *g, tg_state
     tg_status st = TG_OK;
     uint64_t chance = tournament_stream(g->seed, 0);
     uint64_t rng[2] = {tournament_stream(g->seed, 1), tournament_stream(g->seed, 2)};
+    uint64_t opening = tournament_stream(g->seed, 3);
     size_t cap[2] = {0, 0};
     double start = now();
     while (!tg_state_is_terminal(s) && (t->max_plies == 0 || tg_state_ply(s) < t->max_plies)) {
@@ -117,6 +119,11 @@ static tg_status play_moves(const struct tournament *t, struct game *g, tg_state
         tg_move m = 0;
         if (player == TG_CHANCE) {
             st = tg_bot_choose(s, "random", &chance, &m);
+        } else if (tg_state_ply(s) < g->opening) {
+            /* A deterministic game from one start would be played over and over by two
+             * deterministic bots: a random opening, the same for both colourings of the
+             * seed, makes each seed a different game. */
+            st = tg_bot_choose(s, "random", &opening, &m);
         } else {
             const char *bot = t->bots[g->seat[player]];
             double before = now();

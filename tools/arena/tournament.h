@@ -21,6 +21,7 @@ struct game {
     size_t rules, pairing; /* indices into the tournament's rule sets and pairings */
     size_t seat[2];        /* the bot of player 0 and of player 1 */
     uint64_t seed;
+    unsigned long opening; /* the first plies were random, the same for both colourings */
     int winner;
     size_t plies;
     int score[2];
@@ -40,6 +41,7 @@ struct tournament {
     const struct pairing *pairings;
     uint64_t seed; /* seed index k of every pairing plays with seed + k */
     unsigned long max_plies;
+    unsigned long opening; /* plies played at random at the start of every game (stream 3) */
     unsigned jobs;
     int progress; /* a line per finished game on standard error */
     size_t game_count;
@@ -59,7 +61,8 @@ tg_status tournament_play(struct tournament *t);
 /** Frees the games and what they own. */
 void tournament_free_games(struct tournament *t);
 
-/** The generator a game gives to chance (stream 0) and to the bot of player p (stream p + 1),
+/** The generator a game gives to chance (stream 0), to the bot of player p (stream p + 1)
+ *  and to the random opening (stream 3),
  *  derived from the game's seed: the throws of both colourings of a seed are the same. */
 uint64_t tournament_stream(uint64_t seed, unsigned stream);
 
