@@ -1041,7 +1041,7 @@ TG_API tg_status tg_state_from_record(const char *text, tg_state **out);
  * must not be modified during the call. Different handles are independent.
  *
  * @par Time
- * `time=` limits read a monotonic clock (CLOCK_MONOTONIC), about every 1024 positions.
+ * `time=` limits read a monotonic clock (CLOCK_MONOTONIC), every 256 positions.
  * The WebAssembly build takes the clock from its one import,
  * `wasi_snapshot_preview1.clock_time_get`, which the JavaScript loader provides; if that
  * clock reports an error, the running search stops as if tg_search_stop() had been called.
@@ -1056,7 +1056,7 @@ typedef struct tg_search tg_search;
  *
  * For `search` specs this allocates the transposition table (`tt=` MB, default 8), which
  * every search on the handle clears first, so that results never depend on earlier
- * searches; move-ordering memory (about 160 bytes for each legal move of the largest move
+ * searches; move-ordering memory (about 170 bytes for each legal move of the largest move
  * list of the game, for each of 128 plies) is allocated at the first search of a game and
  * kept. `mcts` specs allocate their tree in each call, as tg_bot_choose() does.
  * @param bot_spec The spec, e.g. `"search:time=100"`.

@@ -44,3 +44,19 @@ void *tg__realloc(void *p, size_t size)
 #endif
     return realloc(p, size);
 }
+
+/* Zeroed memory for the search's table: fresh pages from the system come zeroed, so a large
+ * table costs its page faults only as the search touches it, not all at once before it. */
+void *tg__calloc(size_t size)
+{
+    if (size == 0)
+        return NULL;
+#ifdef TG_ALLOC_FAIL_INJECTION
+    alloc_calls++;
+    if (fail_countdown && --fail_countdown == 0) {
+        fail_hit = true;
+        return NULL;
+    }
+#endif
+    return calloc(1, size);
+}

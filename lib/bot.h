@@ -80,6 +80,7 @@ double tg__engine_value(int v, bool proven, bool averaged);
 struct tg__engine {
     struct tg__tt_entry *tt;
     size_t tt_entries; /* a power of two */
+    bool tt_used;      /* written by a search since it was cleared */
     struct tg_pos *frames;
     size_t frame_moves; /* positions per ply the frames have room for */
 };

@@ -29,6 +29,8 @@ struct tg_state {
 
 /* alloc.c: the one path to the heap. realloc semantics; size 0 frees and returns NULL. */
 void *tg__realloc(void *p, size_t size);
+/* Zeroed memory of `size` bytes (NULL for 0 or on failure), released with tg__realloc(p, 0). */
+void *tg__calloc(size_t size);
 
 #ifdef TG_ALLOC_FAIL_INJECTION
 /* Test-only hooks (alloc.c, built with -DTG_ALLOC_FAIL_INJECTION; never in the shipped library).

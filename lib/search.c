@@ -4,8 +4,9 @@
  * player is searched without negation. Values are integers (centi-counters of score lead;
  * results as +-WIN), so a search bounded by nodes or depth is the same on every platform.
  *
- * A value is proven when no leaf below it was a heuristic one: every search counts the
- * heuristic leaves it meets (`horizon`), and a node whose count did not move is exact. */
+ * A value is proven when it holds for every ending: every child it rests on was proven (a
+ * finished game, a proven table entry), or its best child is a proven win, which nothing
+ * can better. A heuristic leaf is never proven. */
 #include "bot.h"
 
 #include <string.h>
@@ -16,7 +17,7 @@
 #define WIN_MIN (WIN - 1000) /* a value beyond this is a result, won or lost */
 #define EVAL_MAX (WIN_MIN - 1)
 #define NO_MOVE 0xFFFFFFFFu
-#define CLOCK_EVERY 1024u /* positions between two reads of the clock */
+#define CLOCK_EVERY 256u /* positions between two reads of the clock */
 
 enum { TT_UPPER = 1, TT_LOWER = 2, TT_EXACT = 3, TT_BOUND = 3, TT_PROVEN = 4 };
 
@@ -36,10 +37,10 @@ struct ctx {
     struct tg__engine *e;
     const struct tg_config *cfg;
     struct tg__control *ctl;
-    bool adjust; /* results are nearer the larger: not where throws average them */
+    bool adjust;   /* results are nearer the larger: not where throws average them */
+    bool majority; /* more than half the counters in score is a won game (Halusa) */
     bool stopped;
     uint64_t nodes, node_limit;
-    uint64_t horizon;
     tg_move killer[MAX_PLY][2];
     /* The root's options: kept here rather than on the stack (WebAssembly's is 64 KB). */
     struct root_item {
@@ -55,7 +56,7 @@ tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb)
 {
     memset(e, 0, sizeof *e);
     size_t entries = ((size_t)tt_mb << 20) / sizeof(struct tg__tt_entry);
-    e->tt = tg__realloc(NULL, entries * sizeof *e->tt);
+    e->tt = tg__calloc(entries * sizeof *e->tt);
     if (!e->tt)
         return TG_ERR_NO_MEMORY;
     e->tt_entries = entries;
@@ -77,9 +78,12 @@ struct frame {
     double *prob;
 };
 
+/* A ply's arrays by decreasing alignment (probabilities, moves and keys, positions), each
+ * ply's block rounded to 8 bytes, so that every array is aligned for its type. */
 static size_t frame_bytes(size_t moves)
 {
-    return moves * (sizeof(struct tg_pos) + sizeof(tg_move) + sizeof(int32_t) + sizeof(double));
+    size_t n = moves * (sizeof(double) + sizeof(tg_move) + sizeof(int32_t) + sizeof(struct tg_pos));
+    return (n + 7) & ~(size_t)7;
 }
 
 static tg_status frames_reserve(struct tg__engine *e, size_t moves)
@@ -99,30 +103,43 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
     size_t n = e->frame_moves;
     char *base = (char *)e->frames + frame_bytes(n) * (size_t)ply;
     struct frame f;
-    f.child = (struct tg_pos *)(void *)base;
-    f.prob = (double *)(void *)(base + n * sizeof(struct tg_pos));
-    f.move = (tg_move *)(void *)(base + n * (sizeof(struct tg_pos) + sizeof(double)));
-    f.key =
-        (int32_t *)(void *)(base + n * (sizeof(struct tg_pos) + sizeof(double) + sizeof(tg_move)));
+    f.prob = (double *)(void *)base;
+    f.move = (tg_move *)(void *)(base + n * sizeof(double));
+    f.key = (int32_t *)(void *)(base + n * (sizeof(double) + sizeof(tg_move)));
+    f.child =
+        (struct tg_pos *)(void *)(base + n * (sizeof(double) + sizeof(tg_move) + sizeof(int32_t)));
     return f;
 }
 
 /* ---- values -------------------------------------------------------------------------- */
 
 /* The heuristic: the score lead in centi-counters (captured counters in Halusa, Hawalis and
- * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk), and in
- * At-Tab wa-d-Dukk a tenth of a piece for each piece freed from its home row. */
+ * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in Halusa
+ * 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet limit
+ * gives each player, and the material that captures come from); in At-Tab wa-d-Dukk 0.3
+ * of a piece for each piece freed from its home row. */
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {
     long v = 100L * ((long)pos->score[me] - (long)pos->score[1 - me]);
     const struct tg_config *cfg = c->cfg;
+    if (cfg->game == &tg__halusa) {
+        long own = 0, other = 0;
+        for (int cell = 0; cell < cfg->cells; cell++) {
+            long n = pos->cell[cell];
+            if (cell / cfg->cols == me)
+                own += n;
+            else
+                other += n;
+        }
+        v += 30 * (own - other);
+    }
     if (cfg->game == &tg__tab) {
         for (int cell = 0; cell < cfg->cells; cell++) {
             int owner = cfg->game->owner(cfg, pos, cell);
             if (owner < 0 || cfg->game->flags(cfg, pos, cell) & TG_CELL_LOCKED)
                 continue;
             long pieces = cfg->game->count(cfg, pos, cell);
-            v += owner == me ? 10 * pieces : -10 * pieces;
+            v += owner == me ? 30 * pieces : -30 * pieces;
         }
     }
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : (int)v;
@@ -197,43 +214,70 @@ static bool spent(struct ctx *c)
     return c->stopped;
 }
 
-static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply);
+static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply,
+                  bool *proven);
 
-/* The value for `me` of a child position searched with the window (alpha, beta) of `me`. */
+/* A value that no line can better: a won result (in a game with throws, won on every one). */
+static bool sure_win(const struct ctx *c, int v)
+{
+    return c->adjust ? v >= WIN_MIN : v >= WIN;
+}
+
+/* The value for `me` of a child position searched with the window (alpha, beta) of `me`;
+ * *proven: the value (or the bound it is, outside the window) holds for every ending. */
 static int child_value(struct ctx *c, const struct tg_pos *child, int me, int depth, int alpha,
-                       int beta, int ply)
+                       int beta, int ply, bool *proven)
 {
     if (child->phase == TG__OVER) {
         c->nodes++;
+        *proven = true;
         return result_value(c, child, me, ply);
     }
     if (child->side == me)
-        return search(c, child, depth, alpha, beta, ply);
-    return -search(c, child, depth, -beta, -alpha, ply);
+        return search(c, child, depth, alpha, beta, ply, proven);
+    return -search(c, child, depth, -beta, -alpha, ply, proven);
 }
 
 /* Expectimax: every outcome, weighted by its probability in 1/65536 (the throws' sixteenths
  * are exact), with the full window below. A throw that lets the player throw again costs a
  * ply of depth, so that chains of throws stay bounded. */
-static int chance_value(struct ctx *c, const struct tg_pos *pos, int depth, int ply)
+static int chance_value(struct ctx *c, const struct tg_pos *pos, int depth, int ply, bool *proven)
 {
     struct frame f = frame_at(c->e, ply);
     size_t n = c->cfg->game->chance(c->cfg, pos, f.move, f.prob);
     int me = pos->side;
     int64_t sum = 0, weights = 0;
+    *proven = true;
     for (size_t i = 0; i < n; i++) {
         struct tg_pos *child = &f.child[i];
         *child = *pos;
         tg__play(c->cfg, child, f.move[i]);
         int d = child->phase == TG__CHANCE && child->side == me ? depth - 1 : depth;
-        int v = child_value(c, child, me, d, -INF, INF, ply + 1);
+        bool p;
+        int v = child_value(c, child, me, d, -INF, INF, ply + 1, &p);
         if (c->stopped)
             return 0;
+        *proven = *proven && p;
         int64_t w = (int64_t)(f.prob[i] * 65536.0 + 0.5);
         sum += w * v;
         weights += w;
     }
     return weights ? (int)(sum / weights) : 0;
+}
+
+/* The winner of a running Halusa game already decided by the scores, or -1. Scores there
+ * only grow (captures, and the counters taken at the end), so a player holding more than
+ * half of the counters has won, whatever is played; the relay games are left out because an
+ * endless move loses whatever the scores. */
+static int decided(const struct ctx *c, const struct tg_pos *pos)
+{
+    if (!c->majority)
+        return -1;
+    if (2 * (int)pos->score[0] > c->cfg->total)
+        return 0;
+    if (2 * (int)pos->score[1] > c->cfg->total)
+        return 1;
+    return -1;
 }
 
 /* Ordering keys: the table's move, then a move that wins at once, then the killers, then
@@ -248,7 +292,7 @@ static void order_keys(struct ctx *c, const struct tg_pos *pos, struct frame f, 
         int32_t key;
         if (f.move[i] == tt_move)
             key = 1 << 30;
-        else if (child->phase == TG__OVER && child->winner == me)
+        else if ((child->phase == TG__OVER && child->winner == me) || decided(c, child) == me)
             key = 1 << 29;
         else {
             long gain = (long)child->score[me] - (long)child->score[1 - me] - before;
@@ -273,39 +317,41 @@ static size_t next_best(struct frame f, size_t n)
     return best;
 }
 
-static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply)
+static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha, int beta, int ply,
+                  bool *proven)
 {
+    *proven = false;
     if (spent(c))
         return 0;
     int me = pos->side;
-    if (depth <= 0 || ply >= MAX_PLY - 1) {
-        c->horizon++;
-        return evaluate(c, pos, me);
+    int winner = decided(c, pos);
+    if (winner >= 0) {
+        *proven = true;
+        return winner == me ? WIN - ply : -(WIN - ply);
     }
+    if (depth <= 0 || ply >= MAX_PLY - 1)
+        return evaluate(c, pos, me);
     uint64_t key = tg__pos_hash(c->cfg, pos);
     tg_move tt_move = NO_MOVE;
     const struct tg__tt_entry *te = tt_probe(c, key);
     if (te) {
         tt_move = te->move;
-        bool proven = te->flags & TT_PROVEN;
-        if (proven || te->depth >= depth) {
+        bool exact = te->flags & TT_PROVEN;
+        if (exact || te->depth >= depth) {
             int v = from_tt(c, te->value, ply);
             unsigned bound = te->flags & TT_BOUND;
             if (bound == TT_EXACT || (bound == TT_LOWER && v >= beta) ||
                 (bound == TT_UPPER && v <= alpha)) {
-                if (!proven)
-                    c->horizon++;
+                *proven = exact;
                 return v;
             }
         }
     }
-    uint64_t horizon = c->horizon;
     if (pos->phase == TG__CHANCE) {
-        int v = chance_value(c, pos, depth, ply);
+        int v = chance_value(c, pos, depth, ply, proven);
         if (c->stopped)
             return 0;
-        unsigned proven = c->horizon == horizon ? TT_PROVEN : 0;
-        tt_store(c, key, depth, v, ply, TT_EXACT | proven, NO_MOVE);
+        tt_store(c, key, depth, v, ply, TT_EXACT | (*proven ? TT_PROVEN : 0), NO_MOVE);
         return v;
     }
 
@@ -319,22 +365,26 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
 
     int alpha0 = alpha, best = -INF;
     tg_move best_move = NO_MOVE;
+    bool all_proven = true, best_proven = false;
     for (size_t k = 0; k < n; k++) {
         size_t i = next_best(f, n);
         const struct tg_pos *child = &f.child[i];
+        bool p;
         int v;
         if (k == 0) {
-            v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1);
+            v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1, &p);
         } else {
-            v = child_value(c, child, me, depth - 1, alpha, alpha + 1, ply + 1);
+            v = child_value(c, child, me, depth - 1, alpha, alpha + 1, ply + 1, &p);
             if (!c->stopped && v > alpha && v < beta)
-                v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1);
+                v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1, &p);
         }
         if (c->stopped)
             return 0;
+        all_proven = all_proven && p;
         if (v > best) {
             best = v;
             best_move = f.move[i];
+            best_proven = p;
             if (v > alpha)
                 alpha = v;
             if (alpha >= beta) {
@@ -347,10 +397,9 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
         }
     }
     unsigned bound = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
-    /* A forced result is exact whatever the horizon hid: every reply was searched. */
-    bool proven = c->horizon == horizon ||
-                  (c->adjust && (best >= WIN_MIN || best <= -WIN_MIN) && bound == TT_EXACT);
-    tt_store(c, key, depth, best, ply, bound | (proven ? TT_PROVEN : 0), best_move);
+    /* A won result needs no other move searched to the end: nothing can better it. */
+    *proven = all_proven || (best_proven && sure_win(c, best));
+    tt_store(c, key, depth, best, ply, bound | (*proven ? TT_PROVEN : 0), best_move);
     return best;
 }
 
@@ -417,7 +466,10 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
     tg_status st = frames_reserve(e, cfg->max_moves > 0 ? cfg->max_moves : 1);
     if (st != TG_OK)
         return st;
-    memset(e->tt, 0, e->tt_entries * sizeof *e->tt);
+    /* Every search starts from an empty table, so that no result depends on an earlier one. */
+    if (e->tt_used)
+        memset(e->tt, 0, e->tt_entries * sizeof *e->tt);
+    e->tt_used = true;
     struct ctx *c = tg__realloc(NULL, sizeof *c);
     if (!c)
         return TG_ERR_NO_MEMORY;
@@ -426,6 +478,7 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
     c->cfg = cfg;
     c->ctl = ctl;
     c->adjust = cfg->game->chance == NULL;
+    c->majority = cfg->game == &tg__halusa;
     c->node_limit = b->nodes;
     for (int p = 0; p < MAX_PLY; p++)
         c->killer[p][0] = c->killer[p][1] = NO_MOVE;
@@ -465,19 +518,17 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
             int cd = at_chance
                          ? (child->phase == TG__CHANCE && child->side == me ? (int)d - 1 : (int)d)
                          : (int)d - 1;
-            uint64_t horizon = c->horizon;
+            bool proven;
             int v;
             if (results || k == 0) {
-                v = child_value(c, child, me, cd, -INF, INF, 1);
+                v = child_value(c, child, me, cd, -INF, INF, 1, &proven);
             } else {
-                v = child_value(c, child, me, cd, alpha, alpha + 1, 1);
+                v = child_value(c, child, me, cd, alpha, alpha + 1, 1, &proven);
                 if (!c->stopped && v > alpha)
-                    v = child_value(c, child, me, cd, alpha, INF, 1);
+                    v = child_value(c, child, me, cd, alpha, INF, 1, &proven);
             }
             if (c->stopped)
                 break;
-            bool proven = c->horizon == horizon || (c->adjust && (v >= WIN_MIN || v <= -WIN_MIN) &&
-                                                    (results || k == 0 || v > alpha));
             if (results || k == 0 || v > alpha) {
                 item[i].value = v;
                 item[i].proven = proven;

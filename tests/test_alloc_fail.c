@@ -527,6 +527,76 @@ static void test_bot_choose(void **unused)
     }
 }
 
+/* The search handle: every allocation of tg_search_new, of a search through tg_bot_choose
+ * (a handle made for the call), of an analysis on a kept handle, and of a timed mcts whose
+ * tree grows, fails in turn; each failure is TG_ERR_NO_MEMORY with nothing changed, and the
+ * next call gives what an undisturbed one gives. */
+static void test_search(void **unused)
+{
+    (void)unused;
+    static const char *const specs[] = {"search:nodes=300,tt=1",
+                                        "mcts:time=600000,iterations=9000"};
+    for (size_t g = 0; g < GAME_COUNT; g++) {
+        tg_state *s = played(games[g], 20, 41);
+        uint64_t walk = 9;
+        while (tg_state_player(s) == TG_CHANCE || tu_moves(s, NULL, 0) < 2) {
+            TU_OK(tg_state_apply_random(s, &walk));
+            if (tg_state_is_terminal(s))
+                TU_OK(tg_state_undo(s));
+        }
+        for (size_t b = 0; b < 2; b++) {
+            tg_move want = 0;
+            uint64_t want_rng = 77;
+            TU_OK(tg_bot_choose(s, specs[b], &want_rng, &want));
+            size_t points = 0;
+            for (size_t n = 1;; n++) {
+                assert_true(n < MAX_POINTS);
+                uint64_t rng = 77;
+                tg_move m = 0xA5A5A5A5u;
+                tg__alloc_fail_arm(n);
+                tg_status st = tg_bot_choose(s, specs[b], &rng, &m);
+                bool hit = failed_here(st, false, specs[b]);
+                tg__alloc_fail_arm(0);
+                if (!hit) {
+                    assert_int_equal(m, want);
+                    assert_true(rng == want_rng);
+                    break;
+                }
+                assert_int_equal(m, 0xA5A5A5A5u);
+                assert_true(rng == 77);
+                points++;
+            }
+            assert_true(points >= 1);
+        }
+        /* A kept handle: its making, then an analysis, each allocation failing in turn. */
+        for (size_t n = 1;; n++) {
+            assert_true(n < MAX_POINTS);
+            tg_search *h = NULL;
+            tg__alloc_fail_arm(n);
+            tg_status st = tg_search_new("search:nodes=300,tt=1", &h);
+            bool hit = failed_here(st, false, "tg_search_new");
+            if (hit) {
+                tg__alloc_fail_arm(0);
+                assert_null(h);
+                continue;
+            }
+            uint64_t rng = 5;
+            st = tg_search_analyse(h, s, &rng);
+            hit = failed_here(st, false, "tg_search_analyse");
+            bool reached = tg__alloc_fail_hit();
+            tg__alloc_fail_arm(0);
+            if (st == TG_ERR_NO_MEMORY)
+                assert_int_equal(tg_search_result_count(h), 0);
+            TU_OK(tg_search_analyse(h, s, &rng));
+            assert_int_equal(tg_search_result_count(h), tu_moves(s, NULL, 0));
+            tg_search_free(h);
+            if (!reached)
+                break;
+        }
+        tg_state_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_clone),         cmocka_unit_test(test_apply),
         cmocka_unit_test(test_apply_random),  cmocka_unit_test(test_growth_point),
         cmocka_unit_test(test_no_allocation), cmocka_unit_test(test_bot_choose),
+        cmocka_unit_test(test_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

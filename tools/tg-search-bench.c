@@ -1,0 +1,254 @@
+/* tg-search-bench: how fast and how punctual the `search` engine is.
+ *
+ *   tg-search-bench [--seed N] [--positions P] [--stops S] [--time MS] [SPEC...]
+ *
+ * Default rule sets: halusa, hus, hawalis, walak-pussa, tab. Positions are taken from random
+ * games of each rule set (seeded, at a ply drawn from the first 40, with a choice to make).
+ * For each rule set it reports:
+ *
+ *   nodes/s     positions visited per second by search:nodes=200000 on one handle
+ *   return      wall time of search:time=MS (default 100) from the call to its return, over
+ *               P positions (default 40), p50 / p99 / max, two ways: "handle" on one kept
+ *               tg_search handle (as a server or a GUI would keep it), "bot" through
+ *               tg_bot_choose (a new handle, table and all, every call, as tg-play does)
+ *   stop        from tg_search_stop() on this thread to the return of the stopped
+ *               search:time=600000 (and mcts:time=600000) on another, over S stops
+ *               (default 40) at 5 to 50 ms into the search, p50 / p99 / max
+ *
+ * Times are wall-clock on a shared machine: read them as figures of this run, not bounds. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <traditional-games.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* p50, p99 (nearest rank) and max of n samples, sorted in place. */
+static void percentiles(double *v, size_t n, double out[3])
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t k = (n * 99 + 99) / 100;
+    out[0] = v[(n - 1) / 2];
+    out[1] = v[k ? k - 1 : 0];
+    out[2] = v[n - 1];
+}
+
+static void die(const char *what, tg_status st)
+{
+    fprintf(stderr, "tg-search-bench: %s: %s\n", what, tg_status_string(st));
+    exit(1);
+}
+
+/* A position of a random game with at least two legal decisions. */
+static tg_state *position(const tg_rules *r, uint64_t *seed)
+{
+    for (;;) {
+        tg_state *s;
+        tg_status st = tg_state_new(r, &s);
+        if (st != TG_OK)
+            die("tg_state_new", st);
+        unsigned plies = (unsigned)(splitmix(seed) % 40);
+        for (unsigned i = 0; i < plies && !tg_state_is_terminal(s); i++)
+            tg_state_apply_random(s, seed);
+        while (tg_state_player(s) == TG_CHANCE)
+            tg_state_apply_random(s, seed);
+        size_t n = 0;
+        if (!tg_state_is_terminal(s) && tg_state_moves(s, NULL, 0, &n) == TG_OK && n >= 2)
+            return s;
+        tg_state_free(s);
+    }
+}
+
+struct job {
+    tg_search *h;
+    const tg_state *s;
+    atomic_bool started;
+    double returned_ms;
+    tg_status status;
+};
+
+static void *run_job(void *arg)
+{
+    struct job *j = arg;
+    uint64_t rng = 1;
+    tg_move m;
+    atomic_store(&j->started, true);
+    j->status = tg_search_choose(j->h, j->s, &rng, &m);
+    j->returned_ms = now_ms();
+    return NULL;
+}
+
+static void sleep_ms(double ms)
+{
+    struct timespec t = {(time_t)(ms / 1000),
+                         (long)((ms - (double)(time_t)(ms / 1000) * 1000) * 1e6)};
+    nanosleep(&t, NULL);
+}
+
+/* Stop latencies of `spec` (a 10-minute search) into out[0..3). */
+static void stop_latency(const tg_rules *r, const char *spec, unsigned stops, uint64_t *seed,
+                         double out[3])
+{
+    double *lat = malloc(stops * sizeof *lat);
+    tg_search *h;
+    tg_status st = tg_search_new(spec, &h);
+    if (!lat || st != TG_OK)
+        die("tg_search_new", st);
+    for (unsigned i = 0; i < stops; i++) {
+        tg_state *s = position(r, seed);
+        struct job j = {h, s, false, 0.0, TG_OK};
+        pthread_t t;
+        if (pthread_create(&t, NULL, run_job, &j) != 0)
+            die("pthread_create", TG_ERR_NO_MEMORY);
+        while (!atomic_load(&j.started))
+            sleep_ms(0.1);
+        sleep_ms(5.0 + (double)(splitmix(seed) % 46));
+        double asked = now_ms();
+        tg_search_stop(h);
+        pthread_join(t, NULL);
+        if (j.status != TG_OK)
+            die("stopped search", j.status);
+        lat[i] = j.returned_ms - asked;
+        tg_state_free(s);
+    }
+    tg_search_free(h);
+    percentiles(lat, stops, out);
+    free(lat);
+}
+
+static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned stops,
+                  unsigned time_ms)
+{
+    tg_rules *r;
+    tg_status st = tg_rules_new(spec, &r);
+    if (st != TG_OK)
+        die(spec, st);
+    char timed[64];
+    snprintf(timed, sizeof timed, "search:time=%u", time_ms);
+
+    /* nodes/s */
+    tg_search *h;
+    if ((st = tg_search_new("search:nodes=200000", &h)) != TG_OK)
+        die("tg_search_new", st);
+    uint64_t nodes = 0;
+    double spent = 0.0;
+    for (unsigned i = 0; i < 5; i++) {
+        tg_state *s = position(r, &seed);
+        uint64_t rng = 1, n;
+        tg_move m;
+        double t0 = now_ms();
+        if ((st = tg_search_choose(h, s, &rng, &m)) != TG_OK)
+            die("search", st);
+        spent += now_ms() - t0;
+        tg_search_stats(h, &n, NULL);
+        nodes += n;
+        tg_state_free(s);
+    }
+    tg_search_free(h);
+
+    /* time=MS returns, on a kept handle and through tg_bot_choose */
+    double *kept = malloc(positions * sizeof *kept), *fresh = malloc(positions * sizeof *fresh);
+    if (!kept || !fresh || (st = tg_search_new(timed, &h)) != TG_OK)
+        die("tg_search_new", st);
+    for (unsigned i = 0; i < positions; i++) {
+        tg_state *s = position(r, &seed);
+        uint64_t rng = 1;
+        tg_move m;
+        double t0 = now_ms();
+        if ((st = tg_search_choose(h, s, &rng, &m)) != TG_OK)
+            die("search", st);
+        double t1 = now_ms();
+        if ((st = tg_bot_choose(s, timed, &rng, &m)) != TG_OK)
+            die("tg_bot_choose", st);
+        kept[i] = t1 - t0;
+        fresh[i] = now_ms() - t1;
+        tg_state_free(s);
+    }
+    tg_search_free(h);
+    double pk[3], pf[3], ps[3], pm[3];
+    percentiles(kept, positions, pk);
+    percentiles(fresh, positions, pf);
+    free(kept);
+    free(fresh);
+    stop_latency(r, "search:time=600000", stops, &seed, ps);
+    stop_latency(r, "mcts:time=600000", stops, &seed, pm);
+    printf("%-28s %10.0f  %6.1f %6.1f %6.1f  %6.1f %6.1f %6.1f  %5.2f %5.2f %5.2f  %5.2f %5.2f "
+           "%5.2f\n",
+           tg_rules_spec(r), (double)nodes / (spent / 1e3), pk[0], pk[1], pk[2], pf[0], pf[1],
+           pf[2], ps[0], ps[1], ps[2], pm[0], pm[1], pm[2]);
+    fflush(stdout);
+    tg_rules_free(r);
+}
+
+static unsigned arg_count(const char *flag, const char *text)
+{
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (!*text || *end || v == 0 || v > 100000) {
+        fprintf(stderr, "tg-search-bench: bad %s '%s'\n", flag, text);
+        exit(2);
+    }
+    return (unsigned)v;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = 1;
+    unsigned positions = 40, stops = 40, time_ms = 100;
+    int first_spec = argc;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+            seed = arg_count("--seed", argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--positions") == 0)
+            positions = arg_count("--positions", argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--stops") == 0)
+            stops = arg_count("--stops", argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--time") == 0)
+            time_ms = arg_count("--time", argv[++i]);
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "usage: tg-search-bench [--seed N] [--positions P] [--stops S] "
+                            "[--time MS] [SPEC...]\n");
+            return 2;
+        } else {
+            first_spec = i;
+            break;
+        }
+    }
+    static const char *const defaults[] = {"halusa", "hus", "hawalis", "walak-pussa", "tab"};
+    printf("%-28s %10s  %-20s  %-20s  %-17s  %-17s\n", "rule set", "nodes/s",
+           "time return (handle)", "time return (bot)", "stop search", "stop mcts");
+    printf("%-28s %10s  %6s %6s %6s  %6s %6s %6s  %5s %5s %5s  %5s %5s %5s\n", "", "", "p50", "p99",
+           "max", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99", "max");
+    if (first_spec < argc)
+        for (int i = first_spec; i < argc; i++)
+            bench(argv[i], seed, positions, stops, time_ms);
+    else
+        for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+            bench(defaults[i], seed, positions, stops, time_ms);
+    return 0;
+}
