@@ -1,7 +1,7 @@
 /* tg-play: play any game of libtraditional-games in a terminal, against any bot.
  *
  *   tg-play [--seed N] [--spec SPEC] [--human 0|1|none] [--bot BOT] [--bot0 BOT] [--bot1 BOT]
- *           [--games N [--alternate]] [--quiet] [--max-plies N]
+ *           [--games N [--alternate]] [--quiet] [--max-plies N] [--save FILE] [--load FILE]
  *
  * A person plays one side against a bot, or two bots play each other (the default when
  * standard input is not a terminal, or with --human none). A bot is a spec of the library's
@@ -9,17 +9,29 @@
  * not typed by the person is chosen by tg_bot_choose() with the bot of that seat, chance
  * states (throws) included: there the bot of the side whose turn it is draws the outcome.
  * Everything goes through the public API only, so the program knows nothing about any
- * particular game: moves are read and written in each game's own notation.
+ * particular game: moves are read and written in each game's own notation, and each move
+ * printed says what it did from its story (tg_state_story(): "b2: sowed 7, captured 4 from
+ * c2 and d2", "e2+3: takes 1 on h3"; tools/play/describe.c).
  *
  * With --games N the two bots play a match of N games, game i (from 0) with seed + i, one
  * line per game and a summary at the end: wins (by seat), draws, unfinished games, and the
  * mean length. --alternate swaps the seats in every odd game, so that bot A (--bot0) and bot
  * B (--bot1) each play both sides.
  *
+ * --save FILE writes the game's record (docs/records.md, tg_state_record()) when the game
+ * stops, with the tags South and North (the bots' specs, or "person"), Date and Seed.
+ * --load FILE reads a record (tg_state_from_record()), lists its moves with what each did,
+ * and continues the game from its end with the seats as the options say (a finished game is
+ * only shown).
+ *
  * Exit status: 0 when the game was played to its end (or the person typed `quit`), or when
  * the match was played; 1 on a library error, end of input or the ply limit of a single
- * game; 2 on bad arguments, a bad game spec or a bad bot spec. */
+ * game; 2 on bad arguments, a bad game spec, a bad bot spec or a record that cannot be
+ * loaded. */
 #define _POSIX_C_SOURCE 200112L
+
+#include "play/describe.h"
+#include "play/record.h"
 
 #include <traditional-games.h>
 
@@ -46,11 +58,14 @@ struct options {
     const char *bot[2];      /* the bot of each seat (of the person's seat: only for throws) */
     unsigned long games;     /* 0: a single game; else a match of that many games */
     int alternate;           /* swap the seats in every odd game of a match */
+    const char *save;        /* write the game's record there when it stops */
+    const char *load;        /* start from the end of this record */
 };
 
 #define USAGE_LINE                                                                                 \
     "usage: tg-play [--seed N] [--spec SPEC] [--human 0|1|none] [--bot BOT] [--bot0 BOT]\n"        \
-    "               [--bot1 BOT] [--games N [--alternate]] [--quiet] [--max-plies N]\n"
+    "               [--bot1 BOT] [--games N [--alternate]] [--quiet] [--max-plies N]\n"            \
+    "               [--save FILE] [--load FILE]\n"
 
 static void usage(FILE *f)
 {
@@ -77,6 +92,9 @@ static void usage(FILE *f)
           "                   only the summary\n"
           "  --max-plies N    stop a game after N plies (default 100000, 0 for no limit); in a\n"
           "                   match the game counts as unfinished\n"
+          "  --save FILE      when the game stops, write its record to FILE (not in a match)\n"
+          "  --load FILE      read a game record, list its moves and continue the game from\n"
+          "                   its end (a finished game is only shown; not with --spec)\n"
           "  --list           list the games and their options, then exit\n"
           "  --help           show this text\n"
           "\n"
@@ -149,6 +167,9 @@ static int parse_args(int argc, char **argv, struct options *o)
     o->max_plies = 100000;
     o->games = 0;
     o->alternate = 0;
+    o->save = NULL;
+    o->load = NULL;
+    int spec_given = 0;
     const char *bot_all = "random", *bot_seat[2] = {NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -165,6 +186,13 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (value == NULL)
                 return bad_args("--spec needs a value", NULL);
             o->spec = value;
+            spec_given = 1;
+            i++;
+        } else if (strcmp(a, "--save") == 0 || strcmp(a, "--load") == 0) {
+            if (value == NULL)
+                return bad_args(
+                    a[2] == 's' ? "--save needs a file name" : "--load needs a file name", NULL);
+            *(a[2] == 's' ? &o->save : &o->load) = value;
             i++;
         } else if (strcmp(a, "--seed") == 0) {
             if (!parse_u64(value, &o->seed))
@@ -215,9 +243,13 @@ static int parse_args(int argc, char **argv, struct options *o)
         if (o->human == 0 || o->human == 1)
             return bad_args("--games plays a match between bots: it needs --human none", NULL);
         o->human = HUMAN_NONE;
+        if (o->save != NULL || o->load != NULL)
+            return bad_args("--save and --load are for a single game, not a match", NULL);
     } else if (o->alternate) {
         return bad_args("--alternate only applies to a match: it needs --games", NULL);
     }
+    if (o->load != NULL && spec_given)
+        return bad_args("--load takes the rule set from the record: no --spec with it", NULL);
     if (o->human == HUMAN_DEFAULT)
         o->human = isatty(STDIN_FILENO) ? 0 : HUMAN_NONE;
     if (!o->seed_given)
@@ -263,6 +295,18 @@ static const char *move_name(const tg_state *s, tg_move m, char *buf, size_t cap
     if (tg_move_to_string(s, m, buf, cap, NULL) != TG_OK)
         snprintf(buf, cap, "#%" PRIu32, m);
     return buf;
+}
+
+/* ": sowed 7, captured 4 from c2 and d2" for the last move of the history, then the end of
+ * the line. */
+static void end_move_line(const tg_state *s)
+{
+    size_t count = 0;
+    char what[512];
+    if (tg_state_history(s, NULL, 0, &count) == TG_OK && count > 0 &&
+        describe_move(s, count - 1, what, sizeof what) && what[0] != '\0')
+        printf(": %s", what);
+    fputc('\n', stdout);
 }
 
 static void print_moves(const tg_state *s)
@@ -391,7 +435,8 @@ static int human_turn(tg_state *s, tg_state *before, int human, int quiet)
     char name[64];
     /* Name the move in the library's spelling, in the state it was played in. */
     move_name(before, m, name, sizeof name);
-    printf("player %d plays %s\n", human, name);
+    printf("player %d plays %s", human, name);
+    end_move_line(s);
     return TURN_PLAYED;
 }
 
@@ -423,9 +468,10 @@ static int bot_turn(tg_state *s, const char *bot, uint64_t *rng, int print)
     if (!print)
         return 1;
     if (player == TG_CHANCE)
-        printf("player %d throws: %s\n", turn, name);
+        printf("player %d throws: %s", turn, name);
     else
-        printf("player %d (%s) plays %s\n", player, bot, name);
+        printf("player %d (%s) plays %s", player, bot, name);
+    end_move_line(s);
     return 1;
 }
 
@@ -567,6 +613,36 @@ static int play_match(tg_state *s, const tg_state *root, const struct options *o
     return 0;
 }
 
+/* --load: the record's moves, then the game goes on from its end (and is saved again with
+ * --save). */
+static int play_loaded(const struct options *o)
+{
+    tg_state *s = NULL, *before = NULL;
+    if (!record_load(o->load, &s))
+        return EXIT_BAD_ARGS;
+    printf("%s, loaded from %s, seed %" PRIu64 "\n", tg_rules_spec(tg_state_rules(s)), o->load,
+           o->seed);
+    int rc = record_print_moves(s) ? 0 : 1;
+    if (rc == 0 && tg_state_is_terminal(s)) {
+        if (!o->quiet)
+            print_text(s, tg_state_render);
+        print_result(s);
+    } else if (rc == 0) {
+        tg_status st = tg_state_new(tg_state_rules(s), &before);
+        if (st != TG_OK) {
+            fprintf(stderr, "tg-play: cannot make a state: %s\n", tg_status_string(st));
+            rc = 1;
+        } else {
+            rc = play(s, before, o);
+        }
+    }
+    if (o->save != NULL && !record_save(s, o->save, o->bot, o->human, o->seed))
+        rc = 1;
+    tg_state_free(before);
+    tg_state_free(s);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -574,6 +650,8 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
 
+    if (o.load != NULL)
+        return play_loaded(&o);
     tg_rules *rules = NULL;
     tg_status st = tg_rules_new(o.spec, &rules);
     if (st != TG_OK) {
@@ -611,6 +689,8 @@ int main(int argc, char **argv)
             printf("you are player %d (%s) against %s\n", o.human, o.human == 0 ? "south" : "north",
                    o.bot[!o.human]);
         rc = play(s, before, &o);
+        if (o.save != NULL && !record_save(s, o.save, o.bot, o.human, o.seed))
+            rc = 1;
     }
     tg_state_free(before);
     tg_state_free(s);

@@ -1,0 +1,220 @@
+/* Playing a tg-arena tournament: each game from the rule set's initial position, decisions by
+ * tg_bot_choose() with the bot of the player to move and that seat's own generator, chance
+ * outcomes (Tab's throws) drawn by the `random` bot from a generator of the game's own, so
+ * that the k-th throw of a seed is the same whichever colours the bots have. Games are
+ * handed to the threads one at a time from a shared counter; the rule sets are shared (a
+ * tg_rules is immutable), each game has a state of its own. */
+#define _POSIX_C_SOURCE 200112L
+
+#include "tournament.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+uint64_t tournament_stream(uint64_t seed, unsigned stream)
+{
+    /* One splitmix64 step from a state that differs per stream: nearby seeds and streams
+     * give unrelated generators. */
+    uint64_t z = seed ^ ((uint64_t)(stream + 1) * UINT64_C(0xD1B54A32D192ED03));
+    z += UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+int tournament_schedule(struct tournament *t, size_t extra)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < t->pairing_count; p++)
+        n += t->pairings[p].games;
+    n = n * t->play_rule_count + extra;
+    t->games = calloc(n == 0 ? 1 : n, sizeof *t->games);
+    if (t->games == NULL)
+        return 0;
+    t->game_count = 0;
+    for (size_t r = 0; r < t->play_rule_count; r++)
+        for (size_t p = 0; p < t->pairing_count; p++)
+            for (unsigned long k = 0; k < t->pairings[p].games; k++) {
+                struct game *g = &t->games[t->game_count++];
+                int swap = (int)(k % 2);
+                g->rules = r;
+                g->pairing = p;
+                g->seat[0] = swap ? t->pairings[p].b : t->pairings[p].a;
+                g->seat[1] = swap ? t->pairings[p].a : t->pairings[p].b;
+                g->seed = t->seed + k / 2;
+                g->opening = t->opening;
+                g->winner = TG_NO_WINNER_YET;
+            }
+    t->play_count = t->game_count;
+    return 1;
+}
+
+void tournament_free_games(struct tournament *t)
+{
+    for (size_t i = 0; i < t->game_count; i++) {
+        free(t->games[i].final_position);
+        free(t->games[i].move_seconds[0]);
+        free(t->games[i].move_seconds[1]);
+    }
+    free(t->games);
+    t->games = NULL;
+    t->game_count = 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct shared {
+    struct tournament *t;
+    pthread_mutex_t lock;
+    size_t next, finished;
+    tg_status error;
+};
+
+static tg_status record_time(struct game *g, int p, size_t *cap, double seconds)
+{
+    if (g->moves[p] == cap[p]) {
+        size_t want = cap[p] == 0 ? 64 : 2 * cap[p];
+        double *grown = realloc(g->move_seconds[p], want * sizeof *grown);
+        if (grown == NULL)
+            return TG_ERR_NO_MEMORY;
+        g->move_seconds[p] = grown;
+        cap[p] = want;
+    }
+    g->move_seconds[p][g->moves[p]++] = seconds;
+    return TG_OK;
+}
+
+static char *position_string(const tg_state *s)
+{
+    size_t needed = 0;
+    if (tg_state_to_string(s, NULL, 0, &needed) != TG_OK)
+        return NULL;
+    char *buf = malloc(needed + 1);
+    if (buf != NULL && tg_state_to_string(s, buf, needed + 1, NULL) != TG_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static tg_status play_moves(const struct tournament *t, struct game *g, tg_state *s)
+{
+    tg_status st = TG_OK;
+    uint64_t chance = tournament_stream(g->seed, 0);
+    uint64_t rng[2] = {tournament_stream(g->seed, 1), tournament_stream(g->seed, 2)};
+    uint64_t opening = tournament_stream(g->seed, 3);
+    size_t cap[2] = {0, 0};
+    double start = now();
+    while (!tg_state_is_terminal(s) && (t->max_plies == 0 || tg_state_ply(s) < t->max_plies)) {
+        int player = tg_state_player(s);
+        tg_move m = 0;
+        if (player == TG_CHANCE) {
+            st = tg_bot_choose(s, "random", &chance, &m);
+        } else if (tg_state_ply(s) < g->opening) {
+            /* A deterministic game from one start would be played over and over by two
+             * deterministic bots: a random opening, the same for both colourings of the
+             * seed, makes each seed a different game. */
+            st = tg_bot_choose(s, "random", &opening, &m);
+        } else {
+            const char *bot = t->bots[g->seat[player]];
+            double before = now();
+            st = tg_bot_choose(s, bot, &rng[player], &m);
+            if (st == TG_OK)
+                st = record_time(g, player, cap, now() - before);
+        }
+        if (st == TG_OK)
+            st = tg_state_apply(s, m);
+        if (st != TG_OK)
+            return st;
+    }
+    g->seconds = now() - start;
+    g->winner = tg_state_winner(s);
+    g->plies = tg_state_ply(s);
+    g->score[0] = tg_state_score(s, 0);
+    g->score[1] = tg_state_score(s, 1);
+    g->final_position = position_string(s);
+    return g->final_position == NULL ? TG_ERR_NO_MEMORY : TG_OK;
+}
+
+/* A game from the initial position in a state of its own (a state per game: a tg_state can
+ * only be reset to a position of its own rule set, and a tournament may have several). */
+static tg_status play_game(const struct tournament *t, struct game *g)
+{
+    tg_state *s = NULL;
+    tg_status st = tg_state_new(t->rules[g->rules], &s);
+    if (st == TG_OK)
+        st = play_moves(t, g, s);
+    tg_state_free(s);
+    return st;
+}
+
+static const char *result_text(int winner)
+{
+    return winner == 0 ? "1-0" : winner == 1 ? "0-1" : winner == TG_DRAW ? "1/2-1/2" : "*";
+}
+
+static void *worker(void *arg)
+{
+    struct shared *sh = arg;
+    struct tournament *t = sh->t;
+    tg_status st = TG_OK;
+    for (;;) {
+        pthread_mutex_lock(&sh->lock);
+        if (st != TG_OK && sh->error == TG_OK)
+            sh->error = st;
+        size_t i = sh->next;
+        int stop = sh->error != TG_OK || i >= t->play_count;
+        if (!stop)
+            sh->next++;
+        pthread_mutex_unlock(&sh->lock);
+        if (stop)
+            break;
+        struct game *g = &t->games[i];
+        st = play_game(t, g);
+        pthread_mutex_lock(&sh->lock);
+        sh->finished++;
+        if (st != TG_OK) {
+            fprintf(stderr, "tg-arena: game %zu (%s, seed %" PRIu64 ", %s against %s): %s\n", i + 1,
+                    tg_rules_spec(t->rules[g->rules]), g->seed, t->bots[g->seat[0]],
+                    t->bots[g->seat[1]], tg_status_string(st));
+        } else if (t->progress) {
+            fprintf(stderr, "[%zu/%zu] %s seed %" PRIu64 ": %s - %s %s, %zu plies, %.1f s\n",
+                    sh->finished, t->play_count, tg_rules_spec(t->rules[g->rules]), g->seed,
+                    t->bots[g->seat[0]], t->bots[g->seat[1]], result_text(g->winner), g->plies,
+                    g->seconds);
+            fflush(stderr);
+        }
+        pthread_mutex_unlock(&sh->lock);
+    }
+    return NULL;
+}
+
+tg_status tournament_play(struct tournament *t)
+{
+    struct shared sh = {.t = t, .next = 0, .finished = 0, .error = TG_OK};
+    if (pthread_mutex_init(&sh.lock, NULL) != 0)
+        return TG_ERR_NO_MEMORY;
+    unsigned jobs = t->jobs == 0 ? 1 : t->jobs;
+    pthread_t *threads = calloc(jobs, sizeof *threads);
+    unsigned started = 0;
+    if (threads != NULL)
+        for (; started < jobs; started++)
+            if (pthread_create(&threads[started], NULL, worker, &sh) != 0)
+                break;
+    if (started == 0)
+        worker(&sh);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+    pthread_mutex_destroy(&sh.lock);
+    return sh.error;
+}
