@@ -15,7 +15,7 @@ from traditional_games import _errors
 
 numpy: Any
 try:
-    # By name, so that mypy needs no numpy stubs where numpy is not installed.
+    # By name, so that mypy needs no numpy type information where numpy is not installed.
     numpy = importlib.import_module("numpy")
 except ImportError:  # the numpy tests are skipped; the package itself never needs it
     numpy = None
