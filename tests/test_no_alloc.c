@@ -58,18 +58,20 @@ static size_t counted(void)
 }
 
 /* The history growth of lib/state.c (tg__state_push): the first push into an empty history
- * allocates 64 entries, and each push into a full history doubles it. A state whose history
- * capacity is 0 (tg_state_new, tg_state_from_string) therefore allocates once when its history
- * first reaches depth 1, 65, 129, 257, ..., 64 * 2^k + 1: reaching depth d costs
- *     growths(0) = 0,  growths(d) = 1 + ceil(log2(d / 64))  (d > 0; the log term is 0 for d <= 64)
+ * allocates FIRST_BLOCK entries, and each push into a full history doubles it. A state whose
+ * history capacity is 0 (tg_state_new, tg_state_from_string) therefore allocates once when its
+ * history first reaches depth 1, 9, 17, 33, ..., 8 * 2^k + 1: reaching depth d costs
+ *     growths(0) = 0,  growths(d) = 1 + ceil(log2(d / 8))  (d > 0; the log term is 0 for d <= 8)
  * allocations in all, whatever the number of apply and undo calls in between, since undo,
  * tg_state_copy and tg_state_playout keep the capacity. */
+enum { FIRST_BLOCK = 8 };
+
 static size_t growths(size_t depth)
 {
     if (depth == 0)
         return 0;
     size_t n = 1;
-    for (size_t cap = 64; cap < depth; cap *= 2)
+    for (size_t cap = FIRST_BLOCK; cap < depth; cap *= 2)
         n++;
     return n;
 }
@@ -414,7 +416,7 @@ static void test_zero(void **state)
         TU_FAIL("%s: %d games (longest %zu plies) allocated %zu times, expected %zu", spec,
                 GAMES, longest, warm_allocs, growths(longest));
     /* The bound, computed independently. */
-    size_t bound = 1 + (longest > 64 ? ceil_log2((double)longest / 64.0) : 0);
+    size_t bound = 1 + (longest > FIRST_BLOCK ? ceil_log2((double)longest / FIRST_BLOCK) : 0);
     assert_true(warm_allocs <= bound);
 
     /* 2. counted run */
@@ -476,7 +478,7 @@ static void test_zero(void **state)
 
 /* A single line of 10,000 applies (Halusa without its quiet limit: games there can run on
  * for ever): the allocations happen exactly when the depth first reaches 1, 65, 129, ...,
- * and number growths(10000) = 1 + ceil(log2(10000 / 64)) = 9 <= 10. */
+ * and number growths(10000) = 1 + ceil(log2(10000 / 8)) = 12. */
 static void test_apply_long_line(void **unused)
 {
     (void)unused;
@@ -495,7 +497,7 @@ static void test_apply_long_line(void **unused)
             count_reset();
             TU_OK(tg_state_apply(s, pick));
             size_t c = counted();
-            /* depth d before this push: the history is full at 0 and at 64 * 2^k */
+            /* depth d before this push: the history is full at 0 and at 8 * 2^k */
             bool grows = growths(d + 1) != growths(d);
             if (c != (grows ? 1u : 0u))
                 TU_FAIL("apply at depth %zu allocated %zu times, expected %d", d, c,
@@ -507,12 +509,12 @@ static void test_apply_long_line(void **unused)
             continue;
         }
         printf("# one line of %d applies (halusa:quiet=0, seed %llu): %zu allocations "
-               "(1 + ceil(log2(%d / 64)) = %zu)\n",
-               PLIES, (unsigned long long)seed, allocs, PLIES,
-               1 + ceil_log2((double)PLIES / 64.0));
+               "(1 + ceil(log2(%d / %d)) = %zu)\n",
+               PLIES, (unsigned long long)seed, allocs, PLIES, FIRST_BLOCK,
+               1 + ceil_log2((double)PLIES / FIRST_BLOCK));
         assert_int_equal(allocs, growths(PLIES));
-        assert_int_equal(allocs, 1 + ceil_log2((double)PLIES / 64.0));
-        assert_true(allocs <= 10);
+        assert_int_equal(allocs, 1 + ceil_log2((double)PLIES / FIRST_BLOCK));
+        assert_true(allocs <= 12);
         /* Taking it all back and replaying a line as deep costs nothing more. */
         count_reset();
         while (tg_state_ply(s) > 0)
