@@ -25,6 +25,17 @@ bool tg__alloc_fail_hit(void)
 {
     return fail_hit;
 }
+
+/* Counts one allocation; true if it is the armed one, which must fail. */
+static bool injected_failure(void)
+{
+    alloc_calls++;
+    if (fail_countdown && --fail_countdown == 0) {
+        fail_hit = true;
+        return true;
+    }
+    return false;
+}
 #endif
 
 /* Every allocation of the library goes through here, so a test build can make any chosen
@@ -36,11 +47,8 @@ void *tg__realloc(void *p, size_t size)
         return NULL;
     }
 #ifdef TG_ALLOC_FAIL_INJECTION
-    alloc_calls++;
-    if (fail_countdown && --fail_countdown == 0) {
-        fail_hit = true;
+    if (injected_failure())
         return NULL;
-    }
 #endif
     return realloc(p, size);
 }
@@ -52,11 +60,8 @@ void *tg__calloc(size_t size)
     if (size == 0)
         return NULL;
 #ifdef TG_ALLOC_FAIL_INJECTION
-    alloc_calls++;
-    if (fail_countdown && --fail_countdown == 0) {
-        fail_hit = true;
+    if (injected_failure())
         return NULL;
-    }
 #endif
     return calloc(1, size);
 }
