@@ -11,25 +11,12 @@
 
 #include <traditional-games.h>
 
+#include "clock-random.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
 
 static double playout_rate(const tg_rules *r, double seconds)
 {
@@ -37,7 +24,7 @@ static double playout_rate(const tg_rules *r, double seconds)
     if (tg_state_new(r, &start) != TG_OK || tg_state_new(r, &s) != TG_OK)
         exit(1);
     uint64_t rng = 1, plies = 0;
-    double t0 = now(), t;
+    double t0 = tool_seconds(), t;
     do {
         size_t n = 0;
         for (int k = 0; k < 20; k++) {
@@ -45,7 +32,7 @@ static double playout_rate(const tg_rules *r, double seconds)
             tg_state_playout(s, &rng, SIZE_MAX, &n);
             plies += n;
         }
-        t = now();
+        t = tool_seconds();
     } while (t - t0 < seconds);
     tg_state_free(s);
     tg_state_free(start);
@@ -85,20 +72,20 @@ int main(int argc, char **argv)
         double in_step = 0, in_choice = 0;
         for (int round = 0; round < 5; round++) {
             plies_per_s += playout_rate(r, seconds / 5) / 5;
-            double t0 = now(), t = t0;
+            double t0 = tool_seconds(), t = t0;
             while (t - t0 < seconds / 5) {
                 for (size_t i = 0; i < n; i++) {
                     size_t k = 0;
                     for (size_t x = 0; x < A; x++)
                         if (masks[i * A + x])
                             legal[k++] = (uint32_t)x;
-                    actions[i] = legal[(size_t)(next(&rng) % k)];
+                    actions[i] = legal[(size_t)(tool_splitmix64(&rng) % k)];
                 }
-                double t1 = now();
+                double t1 = tool_seconds();
                 if (tg_batch_step(b, actions, TG_BATCH_AUTORESET, obs, masks, players, reward,
                                   rewards, done, status) != TG_OK)
                     return 1;
-                double t2 = now();
+                double t2 = tool_seconds();
                 in_choice += t1 - t;
                 in_step += t2 - t1;
                 steps += n;

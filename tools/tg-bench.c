@@ -81,6 +81,8 @@
 
 #include <traditional-games.h>
 
+#include "clock-random.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -119,10 +121,20 @@ enum {
 enum { WORST_RETIMES = 4 };
 
 static const char *const default_specs[] = {
-    "halusa",       "hus:width=8",   "hus:width=10",  "hus:width=12",
-    "hus:width=14", "hus:width=16",  "hawalis:variant=oman", "hawalis:variant=zanzibar",
-    "walak-pussa",  "walak-pussa:rounds=match", "tab:width=13", "tab:width=19",
-    "tab:width=21", "tab:width=29",
+    "halusa",
+    "hus:width=8",
+    "hus:width=10",
+    "hus:width=12",
+    "hus:width=14",
+    "hus:width=16",
+    "hawalis:variant=oman",
+    "hawalis:variant=zanzibar",
+    "walak-pussa",
+    "walak-pussa:rounds=match",
+    "tab:width=13",
+    "tab:width=19",
+    "tab:width=21",
+    "tab:width=29",
 };
 
 struct options {
@@ -136,27 +148,11 @@ struct options {
     bool json;
 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* splitmix64, for the benchmark's own choices (the library draws with its own copy). */
-static uint64_t next_random(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static uint64_t run_seed(uint64_t seed, int run, uint64_t salt)
 {
     uint64_t x = seed ^ salt;
     x += (uint64_t)run * 0xD1B54A32D192ED03ull;
-    return next_random(&x);
+    return tool_splitmix64(&x);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -225,7 +221,7 @@ struct result {
     uint64_t games, cut, plies, decisions, chance, sown; /* sums over every run */
     double playouts_per_s[MAX_RUNS], ns_per_ply[MAX_RUNS], ns_per_decision[MAX_RUNS],
         ns_per_chance[MAX_RUNS], sown_per_s[MAX_RUNS], ns_per_sown[MAX_RUNS];
-    bool split;                        /* the chance split was measured */
+    bool split; /* the chance split was measured */
     double split_decision_ns, split_chance_ns, split_overhead_ns; /* move-by-move pass */
     uint64_t split_decisions, split_chance;
     /* perft */
@@ -263,7 +259,7 @@ static int playout_run(const tg_state *root, tg_state *scratch, double seconds, 
 {
     uint64_t rng = seed;
     uint64_t games = 0, sum[TG_STAT_COUNT] = {0}, cut = 0;
-    double start = now(), elapsed = 0.0;
+    double start = tool_seconds(), elapsed = 0.0;
     do {
         for (int i = 0; i < 16; i++) {
             uint64_t stats[TG_STAT_COUNT];
@@ -276,7 +272,7 @@ static int playout_run(const tg_state *root, tg_state *scratch, double seconds, 
             games++;
             cut += !tg_state_is_terminal(scratch);
         }
-        elapsed = now() - start;
+        elapsed = tool_seconds() - start;
     } while (elapsed < seconds);
     r->games += games;
     r->cut += cut;
@@ -295,8 +291,7 @@ static int playout_run(const tg_state *root, tg_state *scratch, double seconds, 
     } else {
         double weight = (double)sum[TG_STAT_DECISIONS] * r->split_decision_ns +
                         (double)sum[TG_STAT_CHANCE] * r->split_chance_ns;
-        r->ns_per_decision[run] =
-            sum[TG_STAT_DECISIONS] ? ns * r->split_decision_ns / weight : NAN;
+        r->ns_per_decision[run] = sum[TG_STAT_DECISIONS] ? ns * r->split_decision_ns / weight : NAN;
         r->ns_per_chance[run] = ns * r->split_chance_ns / weight;
     }
     r->sown_per_s[run] = sum[TG_STAT_SOWN] ? (double)sum[TG_STAT_SOWN] / elapsed : NAN;
@@ -312,8 +307,8 @@ static double timer_overhead_ns(void)
     for (int rep = 0; rep < 5; rep++) {
         double sum = 0.0;
         for (int i = 0; i < N; i++) {
-            double t0 = now();
-            double t1 = now();
+            double t0 = tool_seconds();
+            double t1 = tool_seconds();
             sum += t1 - t0;
         }
         if (sum / N < best)
@@ -333,7 +328,7 @@ static int chance_split(const tg_state *root, double seconds, uint64_t seed, str
     uint64_t rng = seed ^ 0x5A5A5A5Au;
     uint64_t n[2] = {0, 0};
     double t[2] = {0.0, 0.0};
-    double start = now();
+    double start = tool_seconds();
     uint64_t games = 0;
     do {
         if (tg_state_copy(game, root) != TG_OK) {
@@ -342,9 +337,9 @@ static int chance_split(const tg_state *root, double seconds, uint64_t seed, str
         }
         for (int ply = 0; ply < MAX_PLAYOUT_PLIES && !tg_state_is_terminal(game); ply++) {
             int kind = tg_state_player(game) == TG_CHANCE;
-            double t0 = now();
+            double t0 = tool_seconds();
             tg_status st = tg_state_apply_random(game, &rng);
-            double t1 = now();
+            double t1 = tool_seconds();
             if (st != TG_OK) {
                 tg_state_free(game);
                 return 0;
@@ -353,7 +348,7 @@ static int chance_split(const tg_state *root, double seconds, uint64_t seed, str
             n[kind]++;
         }
         games++;
-    } while (now() - start < seconds || games < 3);
+    } while (tool_seconds() - start < seconds || games < 3);
     tg_state_free(game);
     double overhead = timer_overhead_ns();
     r->split_overhead_ns = overhead;
@@ -383,10 +378,10 @@ static void perft_depth(const tg_state *root, double seconds, struct result *r)
     unsigned depth = 1;
     uint64_t nodes = 0;
     for (;;) {
-        double t0 = now();
+        double t0 = tool_seconds();
         nodes = tg_perft(root, depth);
         before_last = last;
-        last = now() - t0;
+        last = tool_seconds() - t0;
         if (last >= noticeable || nodes == 0 || depth == MAX_PERFT_DEPTH)
             break;
         double growth = before_last > 1e-6 ? last / before_last : 1000.0;
@@ -408,9 +403,9 @@ static void perft_run(const tg_state *root, double seconds, struct result *r, in
     uint64_t total = 0;
     double spent = 0.0;
     do {
-        double t0 = now();
+        double t0 = tool_seconds();
         total += tg_perft(root, r->perft_depth);
-        spent += now() - t0;
+        spent += tool_seconds() - t0;
     } while (spent < seconds && r->perft_leaves != 0);
     r->perft_per_s[run] = spent > 0 ? (double)total / spent : NAN;
 }
@@ -446,23 +441,23 @@ static int sample_build(const tg_state *root, uint64_t seed, double seconds, str
     }
     uint64_t pick = seed ^ 0xA5A5A5A5u, game_rng = seed ^ 0x3C3C3C3Cu;
     int tries = 0; /* positions drawn again since the last one kept */
-    double start = now();
+    double start = tool_seconds();
     while (sm->n < SAMPLE_SIZE) {
         if (++tries > 1000) /* no random game reaches a decision mid-game: give up */
             break;
         /* Where random games are slow, fewer positions: twice the run's duration at most. */
-        if (sm->n >= SAMPLE_MIN && now() - start > 2 * seconds)
+        if (sm->n >= SAMPLE_MIN && tool_seconds() - start > 2 * seconds)
             break;
         /* The length of a random game, then the same game (same generator) to a ply within
          * its middle half. */
         uint64_t rng = game_rng;
         size_t length = 0;
-        next_random(&game_rng);
+        tool_splitmix64(&game_rng);
         if (tg_state_copy(sm->scratch, root) != TG_OK ||
             tg_state_playout(sm->scratch, &rng, MAX_PLAYOUT_PLIES, &length) != TG_OK)
             goto fail;
         rng = game_rng;
-        size_t target = length / 4 + (size_t)(next_random(&pick) % (length / 2 + 1));
+        size_t target = length / 4 + (size_t)(tool_splitmix64(&pick) % (length / 2 + 1));
         tg_state *s = NULL;
         if (tg_state_clone(root, &s) != TG_OK)
             goto fail;
@@ -480,13 +475,13 @@ static int sample_build(const tg_state *root, uint64_t seed, double seconds, str
             tg_state_free(s);
             continue;
         }
-        tg_move m = moves[next_random(&pick) % count];
+        tg_move m = moves[tool_splitmix64(&pick) % count];
         /* A move that takes a millisecond (an endless relay cycle being found) is drawn again. */
-        double t0 = now();
+        double t0 = tool_seconds();
         tg_status st = tg_state_copy(sm->scratch, s);
         if (st == TG_OK)
             st = tg_state_apply(sm->scratch, m);
-        double spent = now() - t0;
+        double spent = tool_seconds() - t0;
         if (st != TG_OK) {
             tg_state_free(s);
             goto fail;
@@ -520,36 +515,36 @@ static int copy_run(struct sample *sm, double seconds, struct result *r, int run
     double part = seconds / 3;
     int bad = 0;
     uint64_t calls = 0;
-    double start = now(), spent;
+    double start = tool_seconds(), spent;
     do {
         for (int i = 0; i < sm->n; i++)
             bad |= tg_state_copy(sm->scratch, sm->pos[i]) != TG_OK;
         calls += (uint64_t)sm->n;
-        spent = now() - start;
+        spent = tool_seconds() - start;
     } while (spent < part);
     double copy_ns = spent * 1e9 / (double)calls;
 
     calls = 0;
-    start = now();
+    start = tool_seconds();
     do {
         for (int i = 0; i < sm->n; i++) {
             bad |= tg_state_copy(sm->scratch, sm->pos[i]) != TG_OK;
             bad |= tg_state_apply(sm->scratch, sm->move[i]) != TG_OK;
         }
         calls += (uint64_t)sm->n;
-        spent = now() - start;
+        spent = tool_seconds() - start;
     } while (spent < part);
     double copy_apply_ns = spent * 1e9 / (double)calls;
 
     calls = 0;
-    start = now();
+    start = tool_seconds();
     do {
         for (int i = 0; i < sm->n; i++) {
             bad |= tg_state_apply(sm->pos[i], sm->move[i]) != TG_OK;
             bad |= tg_state_undo(sm->pos[i]) != TG_OK;
         }
         calls += (uint64_t)sm->n;
-        spent = now() - start;
+        spent = tool_seconds() - start;
     } while (spent < part);
     double apply_undo_ns = spent * 1e9 / (double)calls;
     if (bad)
@@ -581,11 +576,11 @@ static int mcts_run(const tg_state *root, double seconds, uint64_t seed, unsigne
     uint64_t walk = seed ^ 0xC3C3C3C3u, search = seed;
     uint64_t searches = 0, games = 0;
     size_t since = 0; /* plies since the last search */
-    double searching = 0.0, start = now();
+    double searching = 0.0, start = tool_seconds();
     for (;;) {
         if (tg_state_is_terminal(game) || tg_state_ply(game) >= MAX_PLAYOUT_PLIES) {
             games++;
-            if (now() - start >= seconds && (searches > 0 || games >= 100))
+            if (tool_seconds() - start >= seconds && (searches > 0 || games >= 100))
                 break;
             if (tg_state_copy(game, root) != TG_OK)
                 break;
@@ -596,9 +591,9 @@ static int mcts_run(const tg_state *root, double seconds, uint64_t seed, unsigne
         if (since >= MCTS_SAMPLE_GAP && tg_state_player(game) != TG_CHANCE &&
             tg_state_moves(game, NULL, 0, &count) == TG_OK && count >= 2) {
             tg_move m;
-            double t0 = now();
+            double t0 = tool_seconds();
             tg_status st = tg_bot_choose(game, bot, &search, &m);
-            double t1 = now();
+            double t1 = tool_seconds();
             if (st != TG_OK) {
                 fprintf(stderr, "tg-bench: %s: %s\n", bot, tg_status_string(st));
                 tg_state_free(game);
@@ -648,7 +643,7 @@ static double thread_cpu_now(void)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    double start = now(), cpu_start = thread_cpu_now();
+    double start = tool_seconds(), cpu_start = thread_cpu_now();
     do {
         for (int i = 0; i < 16; i++) {
             size_t n = 0;
@@ -657,7 +652,7 @@ static void *worker_main(void *arg)
                 return NULL;
             w->games++;
         }
-        w->elapsed = now() - start;
+        w->elapsed = tool_seconds() - start;
     } while (w->elapsed < w->seconds);
     w->cpu = thread_cpu_now() - cpu_start;
     w->ok = 1;
@@ -784,11 +779,11 @@ static int bench(const char *spec, const struct options *o, struct result *r)
     }
     snprintf(r->spec, sizeof r->spec, "%s", tg_rules_spec(rules));
     snprintf(r->game, sizeof r->game, "%s", tg_rules_game_id(rules));
-    double *all[] = {r->playouts_per_s, r->ns_per_ply,    r->ns_per_decision, r->ns_per_chance,
-                     r->sown_per_s,     r->ns_per_sown,   r->perft_per_s,     r->copy_ns,
+    double *all[] = {r->playouts_per_s, r->ns_per_ply,    r->ns_per_decision,  r->ns_per_chance,
+                     r->sown_per_s,     r->ns_per_sown,   r->perft_per_s,      r->copy_ns,
                      r->apply_ns,       r->apply_undo_ns, r->apply_undo_ratio, r->mcts_per_s,
-                     r->thread1_per_s,  r->threadn_per_s, r->thread_ratio,
-                     r->thread1_cpu,    r->threadn_cpu};
+                     r->thread1_per_s,  r->threadn_per_s, r->thread_ratio,     r->thread1_cpu,
+                     r->threadn_cpu};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fill_nan(all[i], MAX_RUNS);
 
@@ -886,8 +881,8 @@ static void print_tables(const struct result *res, int n, const struct options *
            tg_version_string(), o->runs, o->seconds, o->seed);
     if (o->metrics & M_PLAYOUTS) {
         printf("\nrandom playouts (one thread; ns per event: decision or chance outcome)\n");
-        printf("%-*s %10s %8s %8s %7s %8s %7s %7s %7s %9s %7s %5s\n", w, "spec",
-               "playouts/s", "plies/g", "decis/g", "chnc/g", "sown/g", "ns/ply", "ns/dec", "ns/chnc", "Msown/s",
+        printf("%-*s %10s %8s %8s %7s %8s %7s %7s %7s %9s %7s %5s\n", w, "spec", "playouts/s",
+               "plies/g", "decis/g", "chnc/g", "sown/g", "ns/ply", "ns/dec", "ns/chnc", "Msown/s",
                "ns/sown", "cut");
         for (int i = 0; i < n; i++) {
             const struct result *r = &res[i];
@@ -921,8 +916,8 @@ static void print_tables(const struct result *res, int n, const struct options *
         printf("\nperft, copy, apply, undo, MCTS (one thread); %d threads against one\n",
                o->threads);
         printf("%-*s %5s %12s %10s %10s %10s %7s %10s %10s %11s %6s\n", w, "spec", "depth",
-               "perft n/s", "copy/s", "apply/s", "apl+und/s", "(a+u)/a", "mcts it/s",
-               "1-thr po/s", threads_head, "scale");
+               "perft n/s", "copy/s", "apply/s", "apl+und/s", "(a+u)/a", "mcts it/s", "1-thr po/s",
+               threads_head, "scale");
         for (int i = 0; i < n; i++) {
             const struct result *r = &res[i];
             printf("%-*s", w, r->spec);
@@ -959,8 +954,7 @@ static void print_tables(const struct result *res, int n, const struct options *
                "slowest us", "at (position, move)");
         for (int i = 0; i < n; i++) {
             const struct result *r = &res[i];
-            printf("%-*s %10" PRIu64 " %10" PRIu64, w, r->spec, r->worst_positions,
-                   r->worst_moves);
+            printf("%-*s %10" PRIu64 " %10" PRIu64, w, r->spec, r->worst_positions, r->worst_moves);
             cell(r->worst_moves ? r->worst_total_ns / (double)r->worst_moves : NAN, 9, 1);
             cell(r->worst_ns / 1e3, 11, 1);
             printf("  \"%s\" %s\n", r->worst_position, r->worst_move);
@@ -1093,12 +1087,8 @@ static int parse_only(const char *list, unsigned *out)
     static const struct {
         const char *name;
         unsigned bit;
-    } names[] = {{"playouts", M_PLAYOUTS},
-                 {"perft", M_PERFT},
-                 {"copy", M_COPY},
-                 {"mcts", M_MCTS},
-                 {"threads", M_THREADS},
-                 {"worst", M_WORST}};
+    } names[] = {{"playouts", M_PLAYOUTS}, {"perft", M_PERFT},     {"copy", M_COPY},
+                 {"mcts", M_MCTS},         {"threads", M_THREADS}, {"worst", M_WORST}};
     unsigned bits = 0;
     const char *p = list;
     for (;;) {
@@ -1135,8 +1125,8 @@ static int parse_whole(const char *value, unsigned long long lo, unsigned long l
 
 int main(int argc, char **argv)
 {
-    struct options o = {0.5, 5, 1, MCTS_DEFAULT_ITERATIONS, 2, WORST_DEFAULT_POSITIONS, M_ALL,
-                        false};
+    struct options o = {0.5,   5,    1, MCTS_DEFAULT_ITERATIONS, 2, WORST_DEFAULT_POSITIONS,
+                        M_ALL, false};
     int first_spec = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1153,8 +1143,7 @@ int main(int argc, char **argv)
                 return bad_args("--seconds needs a number", NULL);
             errno = 0;
             o.seconds = strtod(value, &end);
-            if (errno != 0 || *end != '\0' || end == value || !(o.seconds > 0) ||
-                o.seconds > 86400)
+            if (errno != 0 || *end != '\0' || end == value || !(o.seconds > 0) || o.seconds > 86400)
                 return bad_args("--seconds needs a positive number", value);
             i++;
         } else if (strcmp(a, "--runs") == 0) {
