@@ -226,6 +226,9 @@ struct server {
     struct web *web; /* the web port, if open: it serves /metrics */
     double round_max, commit_max, commit_total;
     uint64_t commits;
+    /* A commit failed and the refused round could not yet be kept out of the database for
+     * certain (store_settle): no change is taken until it can. */
+    bool halted;
 };
 
 enum run_result { RUN_DONE, RUN_WAIT };
@@ -308,6 +311,8 @@ bool match_over(const struct match *m);
 bool note_plies(struct match *m, const struct stored_move *moves, size_t n);
 void on_stored_set_aside(uint64_t id, const char *reason, void *ctx);
 void remember_set_aside(struct server *sv, uint64_t id, const char *reason, bool written);
+/* Every id from..to, at start-up, before any other mark: no search, no line each. */
+bool remember_set_aside_range(struct server *sv, uint64_t from, uint64_t to, const char *reason);
 bool room_to_load(struct server *sv);
 struct rules_entry *rules_acquire(struct server *sv, const char *spec, tg_status *st);
 void rules_release(struct server *sv, struct rules_entry *e);
@@ -329,6 +334,8 @@ void change_discard(struct server *sv, struct change *ch);
 struct change *change_new(struct server *sv, enum change_kind kind, struct match *m,
                           uint64_t serial);
 void finish_round(struct server *sv);
+/* Tries again to learn the state on disk after a failed commit; takes changes again if so. */
+void settle_after_failure(struct server *sv);
 void stage(struct server *sv, struct change *ch);
 
 #endif
