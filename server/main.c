@@ -62,7 +62,8 @@
 static const char usage_text[] =
     "usage: tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N]\n"
     "                 [--max-matches N] [--max-loaded N] [--idle-timeout S] [--bot-threads N]\n"
-    "                 [--move-threads N] [--max-bot-iterations N] [--max-laps N]\n"
+    "                 [--move-threads N] [--max-bot-iterations N] [--max-bot-ms MS]\n"
+    "                 [--max-laps N]\n"
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
@@ -88,6 +89,8 @@ static void usage(FILE *f)
           "  --move-threads N         worker threads for moves and loading matches (default 2)\n"
           "  --max-bot-iterations N   the most mcts iterations a bot request may ask (default\n"
           "                           100000)\n"
+          "  --max-bot-ms MS          the longest a bot search (mcts, search) may take (default\n"
+          "                           5000); on a clock, a tenth of the seat's time at most\n"
           "  --max-laps N             the largest lap limit (laps=N) a new match may set\n"
           "                           (default 10000); laps=0, no limit, is refused\n"
           "  --unload-after S         unload a match unused for S seconds (default 60)\n"
@@ -157,6 +160,7 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .bot_threads = 2,
                           .move_threads = 2,
                           .max_bot_iterations = 100000,
+                          .max_bot_ms = 5000,
                           .max_laps = 10000,
                           .first_move_timeout = 60,
                           .undo_timeout = 60,
@@ -270,6 +274,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 16u * 1024u * 1024u, &n) || n < 64)
                 return bad_args("--max-buffered needs kilobytes, from 64 to 16777216", v);
             o->max_buffered = (size_t)n * 1024u;
+        } else if (strcmp(a, "--max-bot-ms") == 0) {
+            if (!parse_number(v, 600000, &n) || n == 0)
+                return bad_args("--max-bot-ms needs milliseconds, from 1 to 600000", v);
+            o->max_bot_ms = n;
         } else if (strcmp(a, "--max-bot-iterations") == 0) {
             if (!parse_number(v, 10000000, &n) || n == 0)
                 return bad_args("--max-bot-iterations needs a number from 1 to 10000000", v);
