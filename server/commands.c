@@ -130,7 +130,7 @@ void cmd_join(struct server *sv, struct client *c, struct match *m, const char *
         return;
     }
     struct change *ch = change_new(sv, CH_JOIN, m, c->serial);
-    tg_status st = !ch ? TG_ERR_NO_MEMORY : tg_state_clone(m->state, &ch->state);
+    tg_status st = !ch ? TG_ERR_NO_MEMORY : state_copy_short(m->state, &ch->state);
     /* A game that opens with a throw gets it now, from the server, like every later one. */
     if (st == TG_OK)
         st = throw_while_chance(ch->state, &ch->made);
@@ -214,7 +214,7 @@ static void submit_move_job(struct server *sv, struct client *c, struct match *m
                             double deadline)
 {
     struct job *j = calloc(1, sizeof *j);
-    if (!j || tg_state_clone(m->state, &j->state) != TG_OK) {
+    if (!j || state_copy_short(m->state, &j->state) != TG_OK) {
         job_free(j);
         reply_status(c, TG_ERR_NO_MEMORY);
         return;
@@ -366,23 +366,17 @@ void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char 
         return;
     }
     size_t keep;
-    struct change *ch = undo_target(m, &keep) ? change_new(sv, CH_UNDO, m, c->serial) : NULL;
-    if (!ch || tg_state_clone(m->state, &ch->state) != TG_OK) {
-        reply_status(c, TG_ERR_NO_MEMORY);
+    if (!undo_target(m, &keep)) {
+        reply_status(c, TG_ERR_NO_HISTORY);
         return;
     }
-    while (tg_state_ply(ch->state) > keep && tg_state_undo(ch->state) == TG_OK)
-        ;
-    ch->keep_plies = keep;
     /* The throws that followed the decision are kept for the next decisions (before any kept
      * earlier), so that taking a move back never throws the sticks again. */
+    char *kept = NULL;
     size_t from = m->plies[keep].end, to = m->names.len;
     if (to > from) {
         size_t old = m->kept_throws ? strlen(m->kept_throws) + 1 : 0;
-        char *kept = malloc(to - from + old + 1);
-        if (!kept) {
-            tg_state_free(ch->state);
-            ch->state = NULL;
+        if (!(kept = malloc(to - from + old + 1))) {
             reply_status(c, TG_ERR_NO_MEMORY);
             return;
         }
@@ -392,13 +386,8 @@ void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char 
             strcat(kept, " ");
             strcat(kept, m->kept_throws);
         }
-        ch->kept_changed = true;
-        ch->kept_after = kept;
     }
-    buf_printf(&ch->reply, "ok %zu\n", keep);
-    m->busy = true;
-    c->awaiting = true;
-    stage(sv, ch);
+    submit_undo(sv, c, m, keep, kept);
 }
 
 void cmd_resign(struct server *sv, struct client *c, struct match *m, char **w)

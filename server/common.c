@@ -144,8 +144,8 @@ tg_status throw_while_chance(tg_state *s, struct move_list *out)
         tg_move *outcomes = malloc((n ? n : 1) * sizeof *outcomes);
         double *probs = malloc((n ? n : 1) * sizeof *probs);
         uint64_t bits;
-        tg_status st = !outcomes || !probs ? TG_ERR_NO_MEMORY
-                                           : tg_state_chance(s, outcomes, probs, n, &n);
+        tg_status st =
+            !outcomes || !probs ? TG_ERR_NO_MEMORY : tg_state_chance(s, outcomes, probs, n, &n);
         if (st == TG_OK && (n == 0 || !os_random(&bits, sizeof bits)))
             st = TG_ERR_INVALID_ARGUMENT;
         if (st == TG_OK) {

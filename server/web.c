@@ -29,6 +29,7 @@
 #define MESSAGE_MAX 1024           /* a command line, as the line protocol allows */
 #define BACKLOG_HIGH (64u * 1024u) /* stop reading one side while this much waits for the other */
 #define EXTRA_CONNECTIONS 16       /* beyond max_clients: enough to tell them the server is full */
+#define FRAGMENT_MAX (16u * 1024u) /* the most of a message sent at once */
 
 struct bytes {
     unsigned char *data;
@@ -69,6 +70,7 @@ struct session {
     bool refused;            /* a message was refused: close once its error is sent */
     enum lws_close_status close_status;
     bool browser_paused, server_paused;
+    bool in_message; /* a message's first fragments are sent, not yet its last */
 };
 
 struct web {
@@ -118,6 +120,8 @@ static void refuse(struct session *s, const char *line, enum lws_close_status st
     s->refused = true;
     s->close_status = status;
     s->to_browser.len = 0;
+    if (s->in_message) /* the message being sent ends here, and the error is one of its own */
+        bytes_append(&s->to_browser, "\n", 1);
     bytes_append(&s->to_browser, line, strlen(line));
     if (s->line) {
         lws_set_opaque_user_data(s->line, NULL);
@@ -164,28 +168,42 @@ static void receive(struct session *s, const void *in, size_t len)
         lws_callback_on_writable(s->line);
 }
 
-/* Sends the first whole line waiting for the browser as one text message. */
+/* Sends what waits for the browser: each line is one text message, sent in fragments of at
+ * most FRAGMENT_MAX bytes, one a writable callback, as the bytes come; so a reply of any
+ * length goes out while the server is still sending it, and neither side's buffer grows past
+ * its high-water mark waiting for a line's end. */
 static int send_to_browser(struct session *s)
 {
-    unsigned char *nl =
-        s->to_browser.len ? memchr(s->to_browser.data, '\n', s->to_browser.len) : NULL;
-    if (nl) {
-        size_t len = (size_t)(nl - s->to_browser.data);
+    if (s->to_browser.len) {
+        unsigned char *nl = memchr(s->to_browser.data, '\n', s->to_browser.len);
+        size_t len = nl ? (size_t)(nl - s->to_browser.data) : s->to_browser.len;
+        bool last = nl && len <= FRAGMENT_MAX;
+        if (len > FRAGMENT_MAX)
+            len = FRAGMENT_MAX;
         unsigned char *frame = malloc(LWS_PRE + len + 1);
         if (!frame)
             return -1;
         memcpy(frame + LWS_PRE, s->to_browser.data, len);
-        int written = lws_write(s->ws, frame + LWS_PRE, len, LWS_WRITE_TEXT);
+        int flags = lws_write_ws_flags(LWS_WRITE_TEXT, !s->in_message, last);
+        int written = lws_write(s->ws, frame + LWS_PRE, len, (enum lws_write_protocol)flags);
         free(frame);
         if (written < (int)len)
             return -1;
-        bytes_consume(&s->to_browser, len + 1);
+        s->in_message = !last;
+        bytes_consume(&s->to_browser, len + (last ? 1 : 0));
         if (s->server_paused && s->to_browser.len < BACKLOG_HIGH / 2 && s->line) {
             s->server_paused = false;
             lws_rx_flow_control(s->line, 1);
         }
     }
-    if (s->to_browser.len && memchr(s->to_browser.data, '\n', s->to_browser.len)) {
+    if (s->to_browser.len) {
+        lws_callback_on_writable(s->ws);
+        return 0;
+    }
+    if (s->in_message && (s->refused || s->line_gone)) {
+        /* The server went in the middle of a line: the message ends with what came. */
+        if (!bytes_append(&s->to_browser, "\n", 1))
+            return -1;
         lws_callback_on_writable(s->ws);
         return 0;
     }

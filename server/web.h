@@ -11,9 +11,9 @@
 struct web;
 
 struct web_options {
-    const char *dir;          /* served over HTTP at / if not NULL; nothing outside it */
-    const char *relay_secret; /* each relayed connection opens with `via SECRET ADDRESS` */
-    size_t max_clients;       /* browser connections open at once (a few more are told) */
+    const char *dir;            /* served over HTTP at / if not NULL; nothing outside it */
+    const char *relay_secret;   /* each relayed connection opens with `via SECRET ADDRESS` */
+    size_t max_clients;         /* browser connections open at once (a few more are told) */
     const char *const *origins; /* the pages allowed to open a WebSocket; none: same origin */
     size_t origin_count;
 };
