@@ -24,6 +24,21 @@ static bool laps_within(const tg_rules *r, unsigned long max_laps)
     return true; /* a game whose moves always end */
 }
 
+/* The quiet limit (option `quiet` of the mancala games) is what makes every game end: with it
+ * each game is bounded (every capture takes counters off the board for good, and at most
+ * `quiet` moves pass between two); without it (quiet=0) two players can cycle for ever and
+ * the match grow without end. */
+static bool quiet_on(const tg_rules *r)
+{
+    const char *spec = tg_rules_spec(r), *at = spec;
+    while ((at = strstr(at, "quiet=")) != NULL) {
+        if (at > spec && (at[-1] == ':' || at[-1] == ','))
+            return strtoul(at + 6, NULL, 10) > 0;
+        at += 6;
+    }
+    return true; /* Tab: every decision moves a piece forward */
+}
+
 /* new SPEC [clock=M+S] [seat=0|1]: the creator takes one seat (0 unless it says) and gets an
  * invite for the other; nothing is thrown until both seats are taken, so the creator cannot
  * look at the opening throws before handing a seat out. */
@@ -76,6 +91,13 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
                     "this server plays the relay games with a lap limit from "
                     "1 to %lu (laps=N)",
                     sv->opt.max_laps);
+        return;
+    }
+    if (!quiet_on(rules->rules)) {
+        rules_release(sv, rules);
+        reply_error(c, "bad-option",
+                    "this server plays the mancala games with a quiet limit, so that every "
+                    "match ends (quiet=N, 1 to 1000)");
         return;
     }
     struct match *m = calloc(1, sizeof *m);
