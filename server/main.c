@@ -67,7 +67,7 @@ static const char usage_text[] =
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
-    "                 [--web-port-file PATH] [--origin ORIGIN]...\n"
+    "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -116,6 +116,9 @@ static void usage(FILE *f)
           "                           bounded by the seat's time)\n"
           "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
           "                           the server's own pages only)\n"
+          "  --trusted-proxy ADDR     a proxy in front of the web port whose X-Forwarded-For\n"
+          "                           (or Forwarded) names the client, for the address\n"
+          "                           budgets (repeatable); from other peers it is ignored\n"
           "  --backup FILE            copy the database to FILE with SQLite's online backup\n"
           "                           (while a server runs on it) and exit\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
@@ -210,6 +213,14 @@ static int parse_args(int argc, char **argv, struct options *o)
                                 "at most 16 of them",
                                 v);
             o->origins[o->origin_count++] = v;
+        } else if (strcmp(a, "--trusted-proxy") == 0) {
+            unsigned char bin[16];
+            if (!v || o->trusted_count == ORIGINS_MAX ||
+                (inet_pton(AF_INET, v, bin) != 1 && inet_pton(AF_INET6, v, bin) != 1))
+                return bad_args("--trusted-proxy needs a proxy's IP address (e.g. 127.0.0.1), "
+                                "at most 16 of them",
+                                v);
+            o->trusted[o->trusted_count++] = v;
         } else if (strcmp(a, "--web-port-file") == 0) {
             if (!v || !*v)
                 return bad_args("--web-port-file needs a path", NULL);
@@ -528,8 +539,9 @@ int main(int argc, char **argv)
     struct web *web = NULL;
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
         unsigned web_port = 0;
-        struct web_options wo = {sv.opt.web_dir, sv.relay_secret, sv.opt.max_clients,
-                                 sv.opt.origins, sv.opt.origin_count};
+        struct web_options wo = {sv.opt.web_dir,      sv.relay_secret,     sv.opt.max_clients,
+                                 sv.opt.origins,      sv.opt.origin_count, sv.opt.trusted,
+                                 sv.opt.trusted_count};
         web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, &wo, port,
                         &web_port, err, sizeof err);
         if (!web)

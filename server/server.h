@@ -54,6 +54,8 @@ struct options {
     const char *web_port_file;
     const char *origins[ORIGINS_MAX]; /* --origin: pages allowed to open a WebSocket */
     size_t origin_count;
+    const char *trusted[ORIGINS_MAX]; /* --trusted-proxy: whose X-Forwarded-For counts */
+    size_t trusted_count;
     size_t max_clients;
     uint64_t max_matches;
     size_t max_loaded;

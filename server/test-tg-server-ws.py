@@ -58,12 +58,12 @@ class WebServer(base.Server):
 class WS:
     """A WebSocket client over a plain socket."""
 
-    def __init__(self, port, timeout=20):
+    def __init__(self, port, timeout=20, headers=""):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall(("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-                           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                           "Sec-WebSocket-Version: 13\r\n\r\n" % (port, key)).encode())
+                           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n%s"
+                           "Sec-WebSocket-Version: 13\r\n\r\n" % (port, key, headers)).encode())
         data = b""
         while b"\r\n\r\n" not in data:
             chunk = self.sock.recv(4096)

@@ -6,6 +6,7 @@
  * loop never learns which of its clients are browsers, so nothing about the protocol, its
  * limits or its storage differs between the two. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* strncasecmp */
 
 #include "web.h"
 
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,6 +85,8 @@ struct web {
     char relay_secret[64];
     const char *const *origins;
     size_t origin_count;
+    const char *const *trusted;
+    size_t trusted_count;
     struct lws_protocol_vhost_options headers[4];
     struct lws_http_mount metrics_mount, records_mount;
     pthread_mutex_t metrics_lock;
@@ -288,6 +292,72 @@ void web_set_metrics(struct web *w, const char *text, size_t len)
     pthread_mutex_unlock(&w->metrics_lock);
 }
 
+/* The last element of a comma-separated header (what the proxy nearest to us appended),
+ * spaces trimmed, into out. */
+static void last_element(const char *value, char *out, size_t cap)
+{
+    const char *at = strrchr(value, ',');
+    at = at ? at + 1 : value;
+    while (*at == ' ' || *at == '\t')
+        at++;
+    size_t n = strcspn(at, " \t");
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), at);
+}
+
+/* `for=` of Forwarded's last element (RFC 7239): a quoted, bracketed IPv6 address or an IPv4
+ * one, either perhaps with a port, into out ("" if it names none). */
+static void forwarded_for(const char *value, char *out, size_t cap)
+{
+    char last[512], *save = NULL;
+    const char *at = strrchr(value, ',');
+    snprintf(last, sizeof last, "%s", at ? at + 1 : value);
+    out[0] = '\0';
+    for (char *p = strtok_r(last, ";", &save); p; p = strtok_r(NULL, ";", &save)) {
+        while (*p == ' ')
+            p++;
+        if (strncasecmp(p, "for=", 4) != 0)
+            continue;
+        p += 4;
+        if (*p == '"')
+            p++;
+        if (*p == '[') { /* [v6]:port */
+            char *end = strchr(++p, ']');
+            if (end)
+                *end = '\0';
+        } else {
+            p[strcspn(p, ":\"")] = '\0'; /* v4[:port] */
+        }
+        snprintf(out, cap, "%s", p);
+        return;
+    }
+}
+
+static bool is_address(const char *text)
+{
+    unsigned char bin[16];
+    return inet_pton(AF_INET, text, bin) == 1 || inet_pton(AF_INET6, text, bin) == 1;
+}
+
+/* The client's address: the peer's, unless the peer is a trusted proxy that names the client
+ * in X-Forwarded-For (or Forwarded) with a well-formed address. */
+static void client_address(const struct web *w, struct lws *wsi, char *out, size_t cap)
+{
+    char peer[64] = "", value[512], named[256] = "";
+    lws_get_peer_simple(wsi, peer, sizeof peer);
+    snprintf(out, cap, "%s", peer[0] ? peer : "?");
+    bool trusted = false;
+    for (size_t i = 0; i < w->trusted_count && !trusted; i++)
+        trusted = strcmp(peer, w->trusted[i]) == 0;
+    if (!trusted)
+        return;
+    if (lws_hdr_copy(wsi, value, sizeof value, WSI_TOKEN_X_FORWARDED_FOR) > 0)
+        last_element(value, named, sizeof named);
+    else if (lws_hdr_custom_copy(wsi, value, sizeof value, "forwarded:", 10) > 0)
+        forwarded_for(value, named, sizeof named);
+    if (is_address(named))
+        snprintf(out, cap, "%s", named);
+}
+
 /* Opens the session's connection to the line server, its first line saying who the client
  * is (docs/server.md, "Behind a TLS proxy"), then `first` (may be ""). */
 static bool open_line(struct web *w, struct session *s, struct lws *wsi, const char *first)
@@ -304,9 +374,9 @@ static bool open_line(struct web *w, struct session *s, struct lws *wsi, const c
         return false;
     }
     lws_set_opaque_user_data(s->line, s);
-    char peer[64] = "?", greeting[160];
-    lws_get_peer_simple(wsi, peer, sizeof peer);
-    snprintf(greeting, sizeof greeting, "via %s %s\n", w->relay_secret, peer[0] ? peer : "?");
+    char peer[64], greeting[160];
+    client_address(w, wsi, peer, sizeof peer);
+    snprintf(greeting, sizeof greeting, "via %s %s\n", w->relay_secret, peer);
     bytes_append(&s->to_server, greeting, strlen(greeting));
     bytes_append(&s->to_server, first, strlen(first));
     lws_callback_on_writable(s->line);
@@ -599,6 +669,8 @@ struct web *web_start(unsigned port, const struct web_options *o, unsigned line_
     w->max_connections = o->max_clients + EXTRA_CONNECTIONS;
     w->origins = o->origins;
     w->origin_count = o->origin_count;
+    w->trusted = o->trusted;
+    w->trusted_count = o->trusted_count;
     atomic_init(&w->stop, false);
     lws_set_log_level(LLL_ERR, log_at_most_once_a_second);
 
