@@ -384,6 +384,32 @@ static void set_gaps_aside(struct server *sv, const struct id_gap *gaps, size_t 
             fatal("out of memory");
 }
 
+/* --check of one stored match: its rows, then its replay on this thread. */
+static void check_one(struct server *sv, uint64_t id)
+{
+    struct job *j = calloc(1, sizeof *j);
+    struct match *m = j ? calloc(1, sizeof *m) : NULL;
+    char why[256] = "";
+    tg_status st;
+    if (!m)
+        fatal("out of memory");
+    enum load_result r = store_load_match(sv->store, id, &j->stored, why, sizeof why);
+    if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
+        snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
+    if (r == LOAD_FOUND && m->rules) {
+        j->match = m;
+        work_load(&j->base);
+        if (j->status == TG_OK)
+            result_consistent(j, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "%s", j->why);
+    }
+    if (why[0])
+        remember_set_aside(sv, id, why, r == LOAD_SET_ASIDE);
+    job_free(j);
+    match_free(sv, m);
+}
+
 /* --check: the whole file through SQLite's own check, then every match replayed here. */
 static void check_everything(struct server *sv, const struct id_gap *gaps, size_t gap_count)
 {
@@ -396,42 +422,26 @@ static void check_everything(struct server *sv, const struct id_gap *gaps, size_
     bool more = true;
     size_t gap = 0;
     for (;;) {
-        if (!store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more)) {
+        bool listed = store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more);
+        for (size_t i = 0; i < n; i++)
+            check_one(sv, ids[i]);
+        if (n)
+            after = ids[n - 1];
+        if (!listed) {
             /* A damaged page of matches: on past it (count_matches found where it ends). */
             while (gap < gap_count && gaps[gap].to <= after)
                 gap++;
             if (gap == gap_count || gaps[gap].to == UINT64_MAX)
                 break;
-            after = gaps[gap++].to;
+            /* A seek above the page's last id lands on the page itself: the first id past
+             * it is looked at on its own. */
+            after = gaps[gap++].to + 1;
+            bool exists = false;
+            if (store_match_exists(sv->store, after, &exists) && exists)
+                check_one(sv, after);
             continue;
         }
-        if (n == 0)
-            break;
-        for (size_t i = 0; i < n; i++) {
-            struct job *j = calloc(1, sizeof *j);
-            struct match *m = j ? calloc(1, sizeof *m) : NULL;
-            char why[256] = "";
-            tg_status st;
-            if (!m)
-                fatal("out of memory");
-            enum load_result r = store_load_match(sv->store, ids[i], &j->stored, why, sizeof why);
-            if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
-                snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
-            if (r == LOAD_FOUND && m->rules) {
-                j->match = m;
-                work_load(&j->base);
-                if (j->status == TG_OK)
-                    result_consistent(j, why, sizeof why);
-                else
-                    snprintf(why, sizeof why, "%s", j->why);
-            }
-            if (why[0])
-                remember_set_aside(sv, ids[i], why, r == LOAD_SET_ASIDE);
-            job_free(j);
-            match_free(sv, m);
-        }
-        after = ids[n - 1];
-        if (!more)
+        if (n == 0 || !more)
             break;
     }
     write_set_aside_marks(sv);
