@@ -169,3 +169,20 @@ tg_status throw_while_chance(tg_state *s, struct move_list *out)
     }
     return TG_OK;
 }
+
+/* A copy of the file `from` as `to`, which must not exist yet. */
+bool copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wbx") : NULL;
+    char chunk[65536];
+    size_t n;
+    bool ok = in && out;
+    while (ok && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
+        ok = fwrite(chunk, 1, n, out) == n;
+    ok = ok && !ferror(in);
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = false;
+    return ok;
+}

@@ -325,16 +325,7 @@ static void check_wal(const char *db_path, char *warning, size_t cap)
     if (!w.present || !w.first_bad || !w.lost_commits)
         return;
     snprintf(kept, sizeof kept, "%s.cut-%lld", wal, (long long)time(NULL));
-    FILE *in = fopen(wal, "rb"), *out = in ? fopen(kept, "wbx") : NULL;
-    char chunk[65536];
-    size_t n;
-    bool copied = in && out;
-    while (copied && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
-        copied = fwrite(chunk, 1, n, out) == n;
-    if (out && fclose(out) != 0)
-        copied = false;
-    if (in)
-        fclose(in);
+    bool copied = copy_file(wal, kept);
     snprintf(warning, cap,
              "the write-ahead log was cut short: frame %" PRIu64 " of %" PRIu64
              " is damaged, and %" PRIu64 " committed transaction%s after it %s lost (a copy "
