@@ -442,6 +442,16 @@ void cmd_watch(struct server *sv, struct client *c, struct match *m, const char 
         reply_error(c, "usage", "watch ID [PLY]: PLY is the ply the client last saw");
         return;
     }
+    /* The catch-up is one copy of the notation from that ply on: within --max-buffered with
+     * every other client's output, like `history`. */
+    size_t catch_up_bytes = m->names.len - (from && from <= m->ply_count ? m->plies[from - 1].end
+                                            : from                       ? m->names.len
+                                                                         : 0);
+    if (sv->out_total + catch_up_bytes > sv->opt.max_buffered) {
+        reply_error(c, "overloaded", "too much output waits for clients; try again");
+        return;
+    }
+    sv->out_total += catch_up_bytes;
     if (!watches(c, m->id)) {
         if (c->watch_count == WATCH_MAX) {
             reply_error(c, "usage", "a connection watches at most %d matches", WATCH_MAX);
