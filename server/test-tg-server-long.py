@@ -189,6 +189,20 @@ class LongMatchTest(unittest.TestCase):
         b.close()
         c.close()
 
+    def test_the_record_of_a_resigned_match(self):
+        c = base.Conn(self.server.port)
+        m = base.Match(c, "halusa")
+        m.play(c, "c1")
+        c.ok("resign %d %s" % (m.id, m.tokens[1]))
+        n = int(c.ask("record %d" % m.id).split()[1])
+        text = "\n".join(c.read() for _ in range(n)) + "\n"
+        self.assertIn('[Match "%d"]\n' % m.id, text)
+        self.assertIn('[ServerResult "1-0"]\n[ServerEnd "resignation"]\n', text)
+        self.assertIn('[Result "*"]', text)  # the rules' own: the game itself did not end
+        self.assertTrue(text.rstrip().endswith("1. c1 *"), text)
+        self.assertEqual(self.tg.State.from_record(text).ply, 1)
+        c.close()
+
     def test_bad_input(self):
         c = base.Conn(self.server.port)
         for line, word in (("record", "err usage"), ("record 0", "err no-such-match"),
