@@ -2,8 +2,9 @@
  *
  *   tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N] [--max-matches N]
  *             [--max-loaded N] [--idle-timeout S] [--bot-threads N] [--move-threads N]
- *             [--max-bot-iterations N] [--max-laps N] [--unload-after S] [--check]
- *             [--web-port N] [--web DIR] [--web-port-file PATH]
+ *             [--max-bot-iterations N] [--max-bot-ms MS] [--max-laps N] [--unload-after S]
+ *             [--check] [--web-port N] [--web DIR] [--web-port-file PATH]
+ *             [--trusted-proxy ADDR]... (tg-server --help for all of them)
  *   tg-server --db PATH --migrate-logs DIR
  *
  * Listens on 127.0.0.1 and hosts matches of any game through a line-based text protocol
