@@ -2,8 +2,9 @@
  *
  *   tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N] [--max-matches N]
  *             [--max-loaded N] [--idle-timeout S] [--bot-threads N] [--move-threads N]
- *             [--max-bot-iterations N] [--max-laps N] [--unload-after S] [--check]
- *             [--web-port N] [--web DIR] [--web-port-file PATH]
+ *             [--max-bot-iterations N] [--max-bot-ms MS] [--max-laps N] [--unload-after S]
+ *             [--check] [--web-port N] [--web DIR] [--web-port-file PATH]
+ *             [--trusted-proxy ADDR]... (tg-server --help for all of them)
  *   tg-server --db PATH --migrate-logs DIR
  *
  * Listens on 127.0.0.1 and hosts matches of any game through a line-based text protocol
@@ -34,6 +35,7 @@
 
 #include "server.h"
 #include "migrate.h"
+#include "wal.h"
 #include "web.h"
 
 #include <arpa/inet.h>
@@ -61,11 +63,12 @@
 static const char usage_text[] =
     "usage: tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N]\n"
     "                 [--max-matches N] [--max-loaded N] [--idle-timeout S] [--bot-threads N]\n"
-    "                 [--move-threads N] [--max-bot-iterations N] [--max-laps N]\n"
+    "                 [--move-threads N] [--max-bot-iterations N] [--max-bot-ms MS]\n"
+    "                 [--max-laps N]\n"
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
-    "                 [--web-port-file PATH] [--origin ORIGIN]...\n"
+    "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -87,6 +90,8 @@ static void usage(FILE *f)
           "  --move-threads N         worker threads for moves and loading matches (default 2)\n"
           "  --max-bot-iterations N   the most mcts iterations a bot request may ask (default\n"
           "                           100000)\n"
+          "  --max-bot-ms MS          the longest a bot search (mcts, search) may take (default\n"
+          "                           5000); on a clock, a tenth of the seat's time at most\n"
           "  --max-laps N             the largest lap limit (laps=N) a new match may set\n"
           "                           (default 10000); laps=0, no limit, is refused\n"
           "  --unload-after S         unload a match unused for S seconds (default 60)\n"
@@ -112,6 +117,9 @@ static void usage(FILE *f)
           "                           bounded by the seat's time)\n"
           "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
           "                           the server's own pages only)\n"
+          "  --trusted-proxy ADDR     a proxy in front of the web port whose X-Forwarded-For\n"
+          "                           (or Forwarded) names the client, for the address\n"
+          "                           budgets (repeatable); from other peers it is ignored\n"
           "  --backup FILE            copy the database to FILE with SQLite's online backup\n"
           "                           (while a server runs on it) and exit\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
@@ -156,6 +164,7 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .bot_threads = 2,
                           .move_threads = 2,
                           .max_bot_iterations = 100000,
+                          .max_bot_ms = 5000,
                           .max_laps = 10000,
                           .first_move_timeout = 60,
                           .undo_timeout = 60,
@@ -205,6 +214,14 @@ static int parse_args(int argc, char **argv, struct options *o)
                                 "at most 16 of them",
                                 v);
             o->origins[o->origin_count++] = v;
+        } else if (strcmp(a, "--trusted-proxy") == 0) {
+            unsigned char bin[16];
+            if (!v || o->trusted_count == ORIGINS_MAX ||
+                (inet_pton(AF_INET, v, bin) != 1 && inet_pton(AF_INET6, v, bin) != 1))
+                return bad_args("--trusted-proxy needs a proxy's IP address (e.g. 127.0.0.1), "
+                                "at most 16 of them",
+                                v);
+            o->trusted[o->trusted_count++] = v;
         } else if (strcmp(a, "--web-port-file") == 0) {
             if (!v || !*v)
                 return bad_args("--web-port-file needs a path", NULL);
@@ -269,6 +286,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 16u * 1024u * 1024u, &n) || n < 64)
                 return bad_args("--max-buffered needs kilobytes, from 64 to 16777216", v);
             o->max_buffered = (size_t)n * 1024u;
+        } else if (strcmp(a, "--max-bot-ms") == 0) {
+            if (!parse_number(v, 600000, &n) || n == 0)
+                return bad_args("--max-bot-ms needs milliseconds, from 1 to 600000", v);
+            o->max_bot_ms = n;
         } else if (strcmp(a, "--max-bot-iterations") == 0) {
             if (!parse_number(v, 10000000, &n) || n == 0)
                 return bad_args("--max-bot-iterations needs a number from 1 to 10000000", v);
@@ -290,8 +311,99 @@ static void write_port_file(const char *path, unsigned port)
         fatal("cannot write %s", path);
 }
 
+/* Before SQLite opens the database and replays its log: a log whose chain of frames breaks
+ * before its last commits loses those commits without a word from SQLite. Said loudly, with a
+ * copy of the log kept for whoever can mend it. */
+static void check_wal(const char *db_path, char *warning, size_t cap)
+{
+    char wal[4096], kept[4200], err[512];
+    struct wal_scan w;
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    if (!wal_scan(wal, &w, err, sizeof err)) {
+        fprintf(stderr, "tg-server: cannot read the write-ahead log: %s\n", err);
+        return;
+    }
+    if (!w.present || !w.first_bad || !w.lost_commits)
+        return;
+    snprintf(kept, sizeof kept, "%s.cut-%lld", wal, (long long)time(NULL));
+    bool copied = copy_file(wal, kept);
+    snprintf(warning, cap,
+             "the write-ahead log was cut short: frame %" PRIu64 " of %" PRIu64
+             " is damaged, and %" PRIu64 " committed transaction%s after it %s lost (a copy "
+             "of the log: %s)",
+             w.first_bad, w.frames_in_file, w.lost_commits, w.lost_commits == 1 ? "" : "s",
+             w.lost_commits == 1 ? "is" : "are", copied ? kept : "could not be made");
+    fprintf(stderr, "tg-server: WARNING: %s\n", warning);
+}
+
+/* The counts of stored and live matches. A damaged page of `matches` does not stop the start:
+ * the count goes on past it, and the stretch of ids it held is reported. */
+static void count_matches(struct server *sv, struct id_gap **gaps, size_t *gap_count)
+{
+    if (store_count_matches(sv->store, &sv->match_count) &&
+        store_count_live_matches(sv->store, &sv->live_count))
+        return;
+    bool live_known = false;
+    if (!store_last_was_damage(sv->store) ||
+        !store_count_past_damage(sv->store, &sv->match_count, &sv->live_count, &live_known, gaps,
+                                 gap_count))
+        fatal("cannot read the database %s: %s", sv->opt.db_path, store_error(sv->store));
+    for (size_t i = 0; i < *gap_count; i++) {
+        if ((*gaps)[i].to == UINT64_MAX)
+            fprintf(stderr,
+                    "tg-server: WARNING: the matches rows from id %" PRIu64
+                    " on sit on a damaged page: each is set aside when asked for\n",
+                    (*gaps)[i].from);
+        else
+            fprintf(stderr,
+                    "tg-server: WARNING: the matches rows of ids %" PRIu64 " to %" PRIu64
+                    " sit on a damaged page: those matches are set aside\n",
+                    (*gaps)[i].from, (*gaps)[i].to);
+    }
+    if (!live_known)
+        fprintf(stderr, "tg-server: WARNING: the tables of match endings are damaged too: "
+                        "every readable match counts as live\n");
+}
+
+#define GAP_MARKS_MAX 10000 /* ids marked at start; those of a longer stretch as they load */
+
+static void set_gaps_aside(struct server *sv, const struct id_gap *gaps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (gaps[i].to - gaps[i].from < GAP_MARKS_MAX &&
+            !remember_set_aside_range(sv, gaps[i].from, gaps[i].to,
+                                      "its matches row sits on a damaged page"))
+            fatal("out of memory");
+}
+
+/* --check of one stored match: its rows, then its replay on this thread. */
+static void check_one(struct server *sv, uint64_t id)
+{
+    struct job *j = calloc(1, sizeof *j);
+    struct match *m = j ? calloc(1, sizeof *m) : NULL;
+    char why[256] = "";
+    tg_status st;
+    if (!m)
+        fatal("out of memory");
+    enum load_result r = store_load_match(sv->store, id, &j->stored, why, sizeof why);
+    if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
+        snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
+    if (r == LOAD_FOUND && m->rules) {
+        j->match = m;
+        work_load(&j->base);
+        if (j->status == TG_OK)
+            result_consistent(j, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "%s", j->why);
+    }
+    if (why[0])
+        remember_set_aside(sv, id, why, r == LOAD_SET_ASIDE);
+    job_free(j);
+    match_free(sv, m);
+}
+
 /* --check: the whole file through SQLite's own check, then every match replayed here. */
-static void check_everything(struct server *sv)
+static void check_everything(struct server *sv, const struct id_gap *gaps, size_t gap_count)
 {
     char first[256];
     bool ran = store_check(sv->store, true, first, sizeof first);
@@ -300,31 +412,29 @@ static void check_everything(struct server *sv)
     uint64_t after = 0, ids[LIST_MAX];
     size_t n;
     bool more = true;
-    while (more && store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more) && n > 0) {
-        for (size_t i = 0; i < n; i++) {
-            struct job *j = calloc(1, sizeof *j);
-            struct match *m = j ? calloc(1, sizeof *m) : NULL;
-            char why[256] = "";
-            tg_status st;
-            if (!m)
-                fatal("out of memory");
-            enum load_result r = store_load_match(sv->store, ids[i], &j->stored, why, sizeof why);
-            if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
-                snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
-            if (r == LOAD_FOUND && m->rules) {
-                j->match = m;
-                work_load(&j->base);
-                if (j->status == TG_OK)
-                    result_consistent(j, why, sizeof why);
-                else
-                    snprintf(why, sizeof why, "%s", j->why);
-            }
-            if (why[0])
-                remember_set_aside(sv, ids[i], why, r == LOAD_SET_ASIDE);
-            job_free(j);
-            match_free(sv, m);
+    size_t gap = 0;
+    for (;;) {
+        bool listed = store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more);
+        for (size_t i = 0; i < n; i++)
+            check_one(sv, ids[i]);
+        if (n)
+            after = ids[n - 1];
+        if (!listed) {
+            /* A damaged page of matches: on past it (count_matches found where it ends). */
+            while (gap < gap_count && gaps[gap].to <= after)
+                gap++;
+            if (gap == gap_count || gaps[gap].to == UINT64_MAX)
+                break;
+            /* A seek above the page's last id lands on the page itself: the first id past
+             * it is looked at on its own. */
+            after = gaps[gap++].to + 1;
+            bool exists = false;
+            if (store_match_exists(sv->store, after, &exists) && exists)
+                check_one(sv, after);
+            continue;
         }
-        after = ids[n - 1];
+        if (n == 0 || !more)
+            break;
     }
     write_set_aside_marks(sv);
 }
@@ -366,21 +476,42 @@ int main(int argc, char **argv)
                (monotonic_seconds() - t0) * 1000.0);
         return 0;
     }
+    char wal_warning[8192] = "";
+    check_wal(sv.opt.db_path, wal_warning, sizeof wal_warning);
     sv.store = store_open(sv.opt.db_path, err, sizeof err);
+    if (!sv.store) {
+        char report[1024];
+        enum schema_repair r = store_repair_schema(sv.opt.db_path, report, sizeof report);
+        if (r == SCHEMA_REPAIRED) {
+            fprintf(stderr, "tg-server: %s\n", report);
+            sv.store = store_open(sv.opt.db_path, err, sizeof err);
+        } else if (r == SCHEMA_NOT_REPAIRED && strstr(report, "schema")) {
+            fatal("cannot open the database %s; %s", err, report);
+        }
+    }
     if (!sv.store)
         fatal("cannot open the database %s", err);
+    if (!sv.opt.migrate_dir && !store_save_schema(sv.store, sv.opt.db_path, err, sizeof err))
+        fprintf(stderr, "tg-server: cannot keep a copy of the schema: %s\n", err);
     if (sv.opt.migrate_dir) {
         int status = migrate_logs(sv.store, sv.opt.migrate_dir, stdout);
         store_close(sv.store);
         return status;
     }
     fit_clients_to_descriptor_limit(&sv.opt);
+    struct id_gap *gaps = NULL;
+    size_t gap_count = 0;
+    count_matches(&sv, &gaps, &gap_count);
+    set_gaps_aside(&sv, gaps, gap_count);
+    if (!store_each_set_aside(sv.store, on_stored_set_aside, &sv))
+        fprintf(stderr,
+                "tg-server: the set-aside marks cannot all be read (%s); matches are "
+                "checked again as they load\n",
+                store_error(sv.store));
     if (sv.opt.check)
-        check_everything(&sv);
-    if (!store_count_matches(sv.store, &sv.match_count) ||
-        !store_count_live_matches(sv.store, &sv.live_count) ||
-        !store_each_set_aside(sv.store, on_stored_set_aside, &sv))
-        fatal("cannot read the database %s: %s", sv.opt.db_path, store_error(sv.store));
+        check_everything(&sv, gaps, gap_count);
+    sv.gaps = gaps;
+    sv.gap_count = gap_count;
     double open_s = monotonic_seconds() - t0;
 
     /* Held to be let go when descriptors run out, so that a client can still be told. */
@@ -405,13 +536,15 @@ int main(int argc, char **argv)
            sv.match_count, sv.opt.db_path, sv.set_aside_count);
     for (size_t i = 0; i < sv.set_aside_count && i < STATUS_IDS_MAX; i++)
         printf("%s%" PRIu64, i ? "," : " (", sv.set_aside[i].id);
-    printf("%s; opened in %.1f ms\n", sv.set_aside_count ? ")" : "", open_s * 1000.0);
+    printf("%s; opened in %.1f ms%s%s\n", sv.set_aside_count ? ")" : "", open_s * 1000.0,
+           wal_warning[0] ? "; WARNING: " : "", wal_warning);
     fflush(stdout);
     struct web *web = NULL;
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
         unsigned web_port = 0;
-        struct web_options wo = {sv.opt.web_dir, sv.relay_secret, sv.opt.max_clients,
-                                 sv.opt.origins, sv.opt.origin_count};
+        struct web_options wo = {sv.opt.web_dir,      sv.relay_secret,     sv.opt.max_clients,
+                                 sv.opt.origins,      sv.opt.origin_count, sv.opt.trusted,
+                                 sv.opt.trusted_count};
         web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, &wo, port,
                         &web_port, err, sizeof err);
         if (!web)
@@ -459,6 +592,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sv.set_aside_count; i++)
         free(sv.set_aside[i].reason);
     free(sv.set_aside);
+    free(sv.gaps);
     free(sv.clocked);
     addresses_free(&sv);
     if (sv.reserve_fd >= 0)

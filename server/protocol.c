@@ -146,8 +146,15 @@ static void cmd_show(struct server *sv, struct client *c, struct match *m)
     free(text.data);
 }
 
-static void cmd_history(struct client *c, struct match *m)
+static void cmd_history(struct server *sv, struct client *c, struct match *m)
 {
+    /* One copy of the notation the match keeps, sent as the socket takes it; the output of
+     * every client together stays within --max-buffered. */
+    if (sv->out_total + m->names.len > sv->opt.max_buffered) {
+        reply_error(c, "overloaded", "too much output waits for clients; try again");
+        return;
+    }
+    sv->out_total += m->names.len;
     buf_append(&c->out, "ok", 2);
     if (m->names.len) {
         buf_append(&c->out, " ", 1);
@@ -165,9 +172,34 @@ static void cmd_list(struct server *sv, struct client *c, const char *after_text
         reply_error(c, "usage", "list [AFTER-ID]");
         return;
     }
-    if (!store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more)) {
-        reply_error(c, "io", "the match list could not be read (%s)", store_error(sv->store));
-        return;
+    /* Past a damaged page of matches found at start-up: a seek above the page's last id lands
+     * on the page itself, so the first id past it is looked up on its own. */
+    for (uint64_t from = after;;) {
+        size_t got = 0;
+        bool listed = store_list_ids(sv->store, from, ids + n, LIST_MAX - n, &got, &more);
+        n += got;
+        if (listed)
+            break;
+        uint64_t last = n ? ids[n - 1] : from;
+        const struct id_gap *gap = NULL;
+        for (size_t i = 0; i < sv->gap_count && !gap; i++)
+            if (sv->gaps[i].from <= last + 1 && last < sv->gaps[i].to)
+                gap = &sv->gaps[i];
+        if (!gap && n == 0) {
+            reply_error(c, "io", "the match list could not be read (%s)", store_error(sv->store));
+            return;
+        }
+        more = false;
+        if (!gap || gap->to == UINT64_MAX)
+            break;
+        from = gap->to + 1;
+        bool exists = false;
+        if (store_match_exists(sv->store, from, &exists) && exists)
+            ids[n++] = from;
+        if (n == LIST_MAX) {
+            more = true;
+            break;
+        }
     }
     buf_append(&c->out, "ok", 2);
     for (size_t i = 0; i < n; i++)
@@ -214,7 +246,7 @@ static size_t split_words(char *line, char **words, size_t max)
 
 static const char help_text[] =
     "ok commands: new SPEC [clock=M+S] [seat=0|1]; join ID INVITE; show ID; moves ID; "
-    "history ID; watch ID [PLY]; "
+    "history ID; record ID; watch ID [PLY]; "
     "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
     "decline ID PLY TOKEN; resign ID TOKEN; help; quit\n";
@@ -237,7 +269,7 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         {"watch", 2, 3, false},   {"unwatch", 2, 2, false}, {"moves", 2, 2, false},
         {"history", 2, 2, false}, {"play", 5, 5, true},     {"bot", 5, 5, true},
         {"undo", 4, 4, true},     {"accept", 4, 4, true},   {"decline", 4, 4, true},
-        {"resign", 3, 3, true},   {"join", 3, 3, false},
+        {"resign", 3, 3, true},   {"join", 3, 3, false},    {"record", 2, 2, false},
     };
     size_t k = 0;
     while (k < sizeof commands / sizeof *commands && strcmp(w[0], commands[k].name) != 0)
@@ -291,7 +323,9 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
     else if (strcmp(cmd, "show") == 0)
         cmd_show(sv, c, m);
     else if (strcmp(cmd, "history") == 0)
-        cmd_history(c, m);
+        cmd_history(sv, c, m);
+    else if (strcmp(cmd, "record") == 0)
+        cmd_record(sv, c, m);
     else if (strcmp(cmd, "watch") == 0)
         cmd_watch(sv, c, m, n == 3 ? w[2] : NULL);
     else if (strcmp(cmd, "join") == 0)

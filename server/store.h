@@ -36,12 +36,12 @@ struct stored_match {
     char *spec;
     char tokens[2][TOKEN_HEX_LEN + 1];
     bool has_result;
-    int winner;        /* 0, 1, or -1 for a draw */
+    int winner; /* 0, 1, or -1 for a draw */
     bool by_resignation;
     uint64_t result_ply;
     struct stored_clock clock;
-    bool aborted; /* a clocked match whose first decision never came */
-    int invite_seat; /* the seat nobody has joined yet, or -1 */
+    bool aborted;      /* a clocked match whose first decision never came */
+    int invite_seat;   /* the seat nobody has joined yet, or -1 */
     char *kept_throws; /* space-separated throws to make again after an undo, or NULL */
     char invite[TOKEN_HEX_LEN + 1];
     struct stored_move *moves;
@@ -68,6 +68,11 @@ bool store_change_begin(struct store *st);
 enum change_outcome { CHANGE_KEPT, CHANGE_DROPPED, CHANGE_ROUND_LOST };
 enum change_outcome store_change_end(struct store *st, bool ok);
 bool store_commit_round(struct store *st);
+/* After store_commit_round failed: makes sure the refused round cannot reappear in the
+ * database, not even after a crash (a failed sync may still have written its commit), and
+ * syncs that. False (why in err): the state on disk is unknown, and no change may be taken
+ * until a later call succeeds. */
+bool store_settle(struct store *st, char *err, size_t err_cap);
 void store_rollback_round(struct store *st);
 
 bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
@@ -76,8 +81,8 @@ bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct
 /* The match's count of moves rows, kept with every change that adds or removes some. */
 bool store_set_plies(struct store *st, uint64_t id, uint64_t plies);
 bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply);
-bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation,
-                      uint64_t ply, int score0, int score1);
+bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation, uint64_t ply,
+                      int score0, int score1);
 bool store_clear_result(struct store *st, uint64_t id);
 /* Writes the match's clocks row (a match without a time control has none). */
 /* The throws an accepted undo took back, to be made again (NULL: none left). */
@@ -99,6 +104,17 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
 void stored_match_free(struct stored_match *m);
 
 bool store_count_matches(struct store *st, uint64_t *count);
+
+/* A stretch of match ids whose `matches` rows sit on a page that cannot be read (to may be
+ * UINT64_MAX: every id from `from` on). */
+struct id_gap {
+    uint64_t from, to;
+};
+/* When store_count_matches reports damage: the matches that can be read, and the live ones
+ * among them (live_known false: the tables of endings are damaged too, and live = count), with
+ * each stretch of ids skipped over (malloc'd into *gaps). False on any other failure. */
+bool store_count_past_damage(struct store *st, uint64_t *count, uint64_t *live, bool *live_known,
+                             struct id_gap **gaps, size_t *gap_count);
 /* Copies the database at db_path to to_path with SQLite's online backup, while a server may
  * be running on it; false (and why in err) on failure. */
 bool store_backup(const char *db_path, const char *to_path, char *err, size_t err_cap);
@@ -111,6 +127,14 @@ bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *,
 /* Up to max ids above after, ascending; *more tells whether there are further ones. */
 bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max, size_t *count,
                     bool *more);
+
+/* The schema page: store_save_schema keeps a copy of the schema's rows beside the database
+ * (PATH.schema, rewritten when they change); store_repair_schema, when the database cannot be
+ * opened, rebuilds a damaged schema page from that copy, keeping the damaged file as
+ * PATH.damaged-TIME, and says what it did in report. */
+bool store_save_schema(struct store *st, const char *db_path, char *err, size_t err_cap);
+enum schema_repair { SCHEMA_READS, SCHEMA_REPAIRED, SCHEMA_NOT_REPAIRED };
+enum schema_repair store_repair_schema(const char *db_path, char *report, size_t report_cap);
 
 /* Runs PRAGMA quick_check (full = integrity_check); writes its first line into out. */
 bool store_check(struct store *st, bool full, char *out, size_t out_cap);
