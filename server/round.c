@@ -150,6 +150,7 @@ void finish_round(struct server *sv)
         struct client *c = client_by_serial(sv, ch->client_serial);
         if (c)
             c->awaiting = false;
+        rematch_settle(sv, ch, committed && !ch->failed);
         if (!committed || ch->failed) {
             reply_error(c, "io", "the change could not be stored (%s); nothing changed",
                         committed ? "the round's transaction was lost" : why);
