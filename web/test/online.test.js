@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
+import { packageFiles } from '../serve.js';
 
 const serverBinary = process.env.TG_SERVER;
 if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
@@ -76,9 +77,11 @@ before(async () => {
     if (['test', 'bench', 'serve.js', '.gitignore'].includes(name)) continue;
     await cp(join(appDir, name), join(site, name), { recursive: true });
   }
-  for (const name of ['traditional-games.js', 'traditional-games.wasm']) {
+  for (const name of packageFiles) {
     await cp(join(packageDir, name), join(site, 'traditional-games', name));
   }
+  // The bots' measured ratings, which the seat choices show (web/levels.js).
+  await cp(join(appDir, '..', 'docs', 'ratings'), join(site, 'docs', 'ratings'), { recursive: true });
   await startTgServer();
   browser = await puppeteer.launch({
     executablePath: process.env.TG_CHROMIUM ?? '/usr/bin/chromium',

@@ -294,7 +294,7 @@ test('pasted positions: a good one is loaded (a Tab king to split), bad text sho
   await page.close();
 });
 
-test('an mcts:iterations=5000 bot thinks in the worker: the main thread\'s longest task stays far below the search', async () => {
+test('the strongest level (search:time=1000) thinks in the worker: the main thread\'s longest task stays far below the search', async () => {
   const { spec, bot, position } = LONG_SEARCH;
   const probe = tg.State.fromString(spec, position);
   const began = performance.now();
@@ -324,7 +324,7 @@ test('an mcts:iterations=5000 bot thinks in the worker: the main thread\'s longe
   await page.select('#seat1', bot);
   assert.equal(await phaseOf(page), 'bot');
   assert.equal(await page.$eval('#thinking', (node) => node.hidden), false, 'the thinking indicator shows');
-  assert.match(await textOf(page, '#thinking-text'), /5,000/);
+  assert.match(await textOf(page, '#thinking-text'), /strongest/);
   await waitForPerson(page, 120000);
   const [tasks, requests, answers] = await page.evaluate(() => [window.longTasks,
     performance.getEntriesByName('tg-bot-request').map((m) => m.startTime),
@@ -748,6 +748,56 @@ test('two bots play on their own; Pause stops them, Undo takes a move back, Resu
   await page.waitForFunction((n) => Number(document.body.dataset.ply) > n + 5, {}, ply);
   await page.click('#pause');
   assert.equal(await positionOf(page), replay('tab', await movesOf(page)).position);
+  await page.close();
+});
+
+test('levels by name with the rating measured for the game on the board (docs/ratings), and a search stopped when the seat changes', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const levels = [['random', 'beginner'], ['greedy', 'easy'], ['mcts:iterations=1000', 'medium'],
+    ['search:time=100', 'hard'], ['search:time=1000', 'strongest']];
+  const page = await openPage();
+  for (const game of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
+    const json = JSON.parse(await readFile(fileURLToPath(new URL(`../../docs/ratings/${game}.json`, import.meta.url)), 'utf8'));
+    const set = json.rule_sets[0];
+    await page.select('#game-select', game);
+    // Read when the game is chosen: the words come once the file is in.
+    await page.waitForFunction((rules) => document.querySelector('#levels-note').textContent.includes(rules), {}, set.rules);
+    for (const select of ['#seat0', '#seat1']) {
+      const options = await page.$$eval(`${select} option`, (nodes) => nodes.map((n) => [n.value, n.textContent]));
+      assert.deepEqual(options.map(([value]) => value), ['person', ...levels.map(([spec]) => spec)]);
+      for (const [spec, name] of levels) {
+        const text = options.find(([value]) => value === spec)[1];
+        const rating = set.ratings.find((r) => r.bot === spec);
+        const want = spec === 'random' ? en['seat.level-anchor'](en[`level.${name}`])
+          : en['seat.level-rated'](en[`level.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
+        assert.equal(text, want, `${game}: ${spec}`);
+        assert.doesNotMatch(text, /iterations=|search:|mcts:/, 'a level is named in words, not by its spec');
+      }
+    }
+  }
+  // Arabic names the levels and their ratings from its own catalogue.
+  await page.select('#language', 'ar');
+  const arabic = await page.$eval('#seat1 option[value="search:time=100"]', (n) => n.textContent);
+  assert.ok(arabic.startsWith(ar['seat.bot'](ar['level.hard']).split(' ')[0]) && arabic.includes(ar['level.hard']), arabic);
+  await page.select('#language', 'en');
+
+  // The strongest level thinks a second a move in the package's SearchWorker; North turned
+  // back into a person while it thinks: the search is aborted and its move never played.
+  await newGame(page, { game: 'hus', south: 'person', north: 'person' });
+  await clickOneMove(page, () => 0);
+  const ply = await plyOf(page);
+  await page.select('#seat1', 'search:time=1000');
+  assert.equal(await phaseOf(page), 'bot');
+  assert.match(await textOf(page, '#thinking-text'), new RegExp(en['level.strongest'].replace(/[()]/g, '.')));
+  await page.select('#seat1', 'person');
+  assert.equal(await phaseOf(page), 'person');
+  await new Promise((resolve) => { setTimeout(resolve, 2500); });
+  assert.equal(await plyOf(page), ply, `the stopped search played nothing: ${await movesOf(page)} ${await page.$eval('#seat0', (n) => n.value)} ${await page.$eval('#seat1', (n) => n.value)}`);
+  assert.equal(await phaseOf(page), 'person');
+  // The next request is answered (the worker was started again after the abort).
+  await page.select('#seat1', 'greedy');
+  await page.waitForFunction((n) => Number(document.body.dataset.ply) > n, { timeout: 60000 }, ply);
+  assert.equal(await positionOf(page), replay('hus', await movesOf(page)).position);
   await page.close();
 });
 
