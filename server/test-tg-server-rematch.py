@@ -73,7 +73,8 @@ class RematchTest(base.ServerTestCase):
         lines = [late.read() for _ in range(4)]
         self.assertIn("event %d rematch %s" % (mid, new), lines)
         # North answers with its own rematch and gets seat 0 of the new match.
-        seat, n_token = north.ok("rematch %d %s" % (mid, t1)).split()
+        again, seat, n_token = north.ok("rematch %d %s" % (mid, t1)).split()
+        self.assertEqual(again, new)
         self.assertEqual(seat, "0")
         self.assertNotIn(n_token, (t0, t1, s_token))
         self.assertReply(north.ask("rematch %d %s" % (mid, t1)), "err already-joined")

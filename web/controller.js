@@ -11,7 +11,7 @@ import {
 import {
   render, renderChoices, previewMove, seatLabel, syncGameControls,
 } from './panels.js';
-import { sendMove, requestUndo } from './online.js';
+import { sendMove, requestUndo, requestRematch } from './online.js';
 import { renderLearn } from './learn.js';
 import { animateStory } from './animate.js';
 import { storyOf } from './story.js';
@@ -418,7 +418,10 @@ export async function openRecord(file) {
 
 // The same rules again, the seats swapped.
 export function rematch() {
-  if (S.online) return;
+  if (S.online) {
+    requestRematch();
+    return;
+  }
   S.seats = [S.seats[1], S.seats[0]];
   replaceState(new S.tg.State(S.state.spec));
 }

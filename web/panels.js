@@ -219,11 +219,34 @@ function renderMoveList() {
   if (S.viewPly === null) list.scrollTop = list.scrollHeight;
 }
 
+// Online, a seat may ask for a rematch once the match is over (and take one its opponent
+// asked for); a watcher may follow one.
+function renderRematch() {
+  const { online } = S;
+  const note = $('rematch-note');
+  const button = $('rematch');
+  if (!online) {
+    note.textContent = '';
+    button.textContent = t('banner.rematch');
+    return;
+  }
+  const seat = online.seat !== null && !online.forged;
+  const offered = Boolean(online.rematch) && !online.rematchAsked;
+  button.hidden = seat ? false : !online.rematch;
+  button.textContent = t(!seat ? 'banner.rematch-watch' : offered ? 'banner.rematch-accept' : 'banner.rematch');
+  note.textContent = seat && offered ? t('online.rematch-offered') : '';
+}
+
 function renderBanner() {
   const { state, online } = S;
   const banner = $('banner');
   const ended = online?.result && !state.isTerminal ? online.result : null;
   banner.hidden = !state.isTerminal && !ended;
+  renderBannerText(state, online, banner, ended);
+  if (!banner.hidden) renderRematch();
+}
+
+function renderBannerText(state, online, banner, ended) {
   if (ended?.by === 'no-first-move') {
     // Aborted: the first move did not come in time, and nobody wins.
     $('banner-title').textContent = t('banner.aborted');
