@@ -596,6 +596,77 @@ test('a move plays out from its story: the hand goes hole by hole along the real
   await page.close();
 });
 
+test('an At-Tab wa-d-Dukk move plays out from its story: the piece walks square by square, the capture flies off, the sticks fall', async () => {
+  // South to move with a stored throw of 3: h4+3 walks two squares and takes North's piece on
+  // the third; then North's throws are due.
+  const position = 'tab:width=13 .,O,O,O,O,O,O,x,O,.,O,O,O/.,.,.,.,.,.,.,.,.,.,.,.,./o,.,.,.,.,.,.,.,.,.,.,.,./X,X,X,X,X,X,X,X,X,X,X,.,. 0 2,1 throws=3';
+  const move = 'h4+3';
+  const start = tg.State.fromString('tab', position);
+  const after = start.clone();
+  after.apply(move);
+  const events = storyOf(after, after.history.length - 1);
+  const name = (cell) => after.cellName(Math.floor(cell / after.cols), cell % after.cols);
+  const walk = events.filter((e) => [EVENT.MOVE_FROM, EVENT.STEP, EVENT.MOVE_TO].includes(e.kind)).map((e) => name(e.cell));
+  const taken = events.filter((e) => e.kind === EVENT.TAKE).map((e) => name(e.cell));
+  assert.ok(walk.length >= 4 && taken.length === 1, 'the story has steps and a capture');
+
+  const page = await openPage();
+  // Not ?speed=fast, which turns the animation off: the same page at the fast setting.
+  await page.goto(`${base}?seed=4`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  await page.select('#animation', 'fast');
+  await newGame(page, { game: 'tab', south: 'person', north: 'person' });
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  assert.equal(await positionOf(page), start.toString());
+  await page.evaluate(() => {
+    window.path = [];
+    window.taken = [];
+    window.flying = 0;
+    window.rolling = 0;
+    const board = document.getElementById('board');
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes' && r.attributeName === 'data-anim-cell') {
+          const cell = board.getAttribute('data-anim-cell');
+          if (cell && window.path.at(-1) !== cell) window.path.push(cell);
+        } else if (r.type === 'attributes' && r.target.classList?.contains('story-taken')) {
+          const cell = r.target.getAttribute('data-name');
+          if (!window.taken.includes(cell)) window.taken.push(cell);
+        } else if (r.type === 'childList') {
+          for (const node of r.addedNodes) if (node.classList?.contains('flying')) window.flying++;
+        }
+      }
+    }).observe(board, { attributes: true, attributeFilter: ['data-anim-cell', 'class'], subtree: true, childList: true });
+    new MutationObserver(() => {
+      if (document.getElementById('sticks').classList.contains('sticks-rolling')) window.rolling++;
+    }).observe(document.getElementById('sticks'), { attributes: true, attributeFilter: ['class'] });
+  });
+  const from = walk[0];
+  await page.click(`#board .cell.legal[data-name="${from}"]`);
+  const choice = await page.$(`#choices button[data-move="${move}"]`);
+  if (choice) await choice.click();
+  // The move plays out, then North's throws fall (each its own animation) until North decides.
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) > 1, { timeout: 60000 });
+  const [path, takenOnPage, flying, rolling] = await page.evaluate(() => [window.path, window.taken, window.flying, window.rolling]);
+  assert.deepEqual(path.slice(0, walk.length), walk, 'the piece walks the story\'s squares in order');
+  assert.deepEqual(takenOnPage, taken, 'the taken piece is marked on its square');
+  assert.ok(flying >= 1, 'the captured piece flies off the board');
+  const moves = await movesOf(page);
+  assert.equal(moves[0], move);
+  const throws = moves.slice(1).filter((m) => m.startsWith('throw:'));
+  assert.ok(throws.length >= 1 && rolling >= throws.length, `the sticks rolled for each of North's ${throws.length} throws (${rolling})`);
+  // The sticks show the last throw: as many white sides up as its value, none for a 6.
+  const last = Number(throws.at(-1).split(':')[1]);
+  assert.equal(await page.$$eval('#sticks .stick.white', (nodes) => nodes.length), last === 6 ? 0 : last);
+  assert.equal(await textOf(page, '#move-story'), `South: ${storyLine(after, move, events)}`);
+  for (const m of moves.slice(1)) after.apply(m);
+  assert.equal(await positionOf(page), after.toString());
+  start.free();
+  after.free();
+  await page.close();
+});
+
 test('a game record: downloaded as the library writes it, opened again with every move', async () => {
   const page = await openPage();
   await newGame(page, { game: 'walak-pussa', south: 'person', north: 'person' });
