@@ -47,12 +47,23 @@ export function fillSeats(gameId = $('game-select').value) {
     const value = select.value;
     select.replaceChildren();
     for (const seat of SEATS) {
-      select.appendChild(Object.assign(document.createElement('option'), { value: seat, textContent: seatOptionText(seat, gameId) }));
+      const level = levelOf(seat);
+      select.appendChild(Object.assign(document.createElement('option'), {
+        value: seat, textContent: seatOptionText(seat, gameId), title: level ? t(`level-how.${level.name}`) : '',
+      }));
     }
     if (value) select.value = value;
   }
   const rated = ratingsOf(gameId);
-  $('levels-note').textContent = rated ? t('new.levels-note', rated.rules) : '';
+  const note = $('levels-note');
+  note.replaceChildren();
+  if (rated) {
+    // What each level is, then where its rating comes from; the rule spec stays left to right.
+    const list = document.createElement('span');
+    list.textContent = `${LEVELS.map((l) => `${t(`level.${l.name}`)}: ${t(`level-how.${l.name}`)}`).join(t('new.levels-separator'))}. `;
+    const rules = Object.assign(document.createElement('code'), { dir: 'ltr', textContent: rated.rules });
+    note.append(list, `${t('new.levels-note')} `, rules, '.');
+  }
   if (gameId && !ratingsRead(gameId)) {
     loadRatings(gameId).then((loaded) => {
       if (loaded && $('game-select').value === gameId) fillSeats(gameId);

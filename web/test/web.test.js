@@ -832,7 +832,7 @@ test('levels by name with the rating measured for the game on the board (docs/ra
     const set = json.rule_sets[0];
     await page.select('#game-select', game);
     // Read when the game is chosen: the words come once the file is in.
-    await page.waitForFunction((rules) => document.querySelector('#levels-note').textContent.includes(rules), {}, set.rules);
+    await page.waitForFunction((rules) => document.querySelector('#levels-note code')?.textContent === rules, {}, set.rules);
     for (const select of ['#seat0', '#seat1']) {
       const options = await page.$$eval(`${select} option`, (nodes) => nodes.map((n) => [n.value, n.textContent]));
       assert.deepEqual(options.map(([value]) => value), ['person', ...levels.map(([spec]) => spec)]);
@@ -843,6 +843,7 @@ test('levels by name with the rating measured for the game on the board (docs/ra
           : en['seat.level-rated'](en[`level.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
         assert.equal(text, want, `${game}: ${spec}`);
         assert.doesNotMatch(text, /iterations=|search:|mcts:/, 'a level is named in words, not by its spec');
+        assert.equal(await page.$eval(`${select} option[value="${spec}"]`, (n) => n.title), en[`level-how.${name}`]);
       }
     }
   }
@@ -859,7 +860,7 @@ test('levels by name with the rating measured for the game on the board (docs/ra
   const ply = await plyOf(page);
   await page.select('#seat1', 'search:time=1000');
   assert.equal(await phaseOf(page), 'bot');
-  assert.match(await textOf(page, '#thinking-text'), new RegExp(en['level.strongest'].replace(/[()]/g, '.')));
+  assert.match(await textOf(page, '#thinking-text'), new RegExp(en['level.strongest']));
   await page.select('#seat1', 'person');
   assert.equal(await phaseOf(page), 'person');
   await new Promise((resolve) => { setTimeout(resolve, 2500); });
