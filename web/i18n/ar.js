@@ -3,6 +3,9 @@
 const list = (items) => items.join('، ');
 const counters = (n) => (n === 1 ? 'حبة واحدة' : n === 2 ? 'حبتان' : n >= 3 && n <= 10 ? `${n} حبات` : `${n} حبة`);
 
+// The preposition li- before a name: with the article (al-) it is lil-, as Arabic writes it.
+const li = (who) => (who.startsWith('ال') ? `لل${who.slice(2)}` : `لـ${who}`);
+
 export default {
   'meta.dir': 'rtl',
   'meta.name': 'العربية',
@@ -91,12 +94,12 @@ export default {
   'banner.resigned': (who) => `استسلم ${who}.`,
   'banner.aborted': 'أُلغيت المباراة.',
   'banner.no-first-move': 'لم تأتِ الحركة الأولى في وقتها، فلا فائز.',
-  'end.no-pieces': (who) => `لم يبقَ لـ${who} أي قطعة.`,
+  'end.no-pieces': (who) => `لم يبقَ ${li(who)} أي قطعة.`,
   'end.all-across': 'عبرت كل القطع إلى صف الخصم، فلا أسر بعد الآن. الأعلى نقاطًا يفوز.',
   'end.endless': (who, move, laps) => `نقلة ${who} ${move} بذرٌ لا ينتهي (لم ينتهِ ضمن حد الدورات ${laps === '0' ? 'المعدوم: لن ينتهي أبدًا' : laps})، والنقلة التي لا تنتهي تخسر.`,
   'end.quiet': (limit) => `${limit} نقلة متتالية بلا أسر: أنهى حد الهدوء اللعبة.`,
   'end.store-short': (who, n) => `في مخزن ${who} ${counters(n)}، وهذا أقل من أن يملأ حفرة لجولة أخرى: انتهت المباراة.`,
-  'end.no-move': (who, move) => `لم تبقَ لـ${who} نقلة بعد ${move}.`,
+  'end.no-move': (who, move) => `لم تبقَ ${li(who)} نقلة بعد ${move}.`,
   'end.loaded': 'حُمّل الوضع لعبةً منتهية.',
   'end.empty-row': (who) => `كان صف ${who} فارغًا في دوره: أخذ الخصم كل الحبات الباقية.`,
   'end.blocked': 'لم تستطع أي قطعة لأي لاعب أن تتحرك بأي رمية.',
@@ -126,9 +129,9 @@ export default {
   'cell.legal': (names) => `نقلة مسموحة ${list(names)}`,
   'cell.last': 'آخر نقلة',
   'cell.empty': 'فارغة',
-  'cell.locked': (who) => `قطعة مقفلة لـ${who}`,
-  'cell.piece': (who) => `قطعة لـ${who}`,
-  'cell.king': (n, who) => `ملك من ${n} قطع لـ${who}`,
+  'cell.locked': (who) => `قطعة مقفلة ${li(who)}`,
+  'cell.piece': (who) => `قطعة ${li(who)}`,
+  'cell.king': (n, who) => `ملك من ${n} قطع ${li(who)}`,
   'cell.moves': (names) => `النقلات ${list(names)}`,
 
   'move.label': 'النقلة',

@@ -39,13 +39,19 @@ async function startTgServer() {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   for (let i = 0; i < 200; i++) {
     try {
-      linePort = Number(await readFile(portFile, 'utf8'));
-      webPort = Number(await readFile(webPortFile, 'utf8'));
-      server = { child, exited };
-      return;
+      const line = Number(await readFile(portFile, 'utf8'));
+      const web = Number(await readFile(webPortFile, 'utf8'));
+      // A file the server has created but not yet written reads as empty: not a port yet.
+      if (line > 0 && web > 0) {
+        linePort = line;
+        webPort = web;
+        server = { child, exited };
+        return;
+      }
     } catch {
-      await new Promise((r) => setTimeout(r, 50));
+      // not written yet
     }
+    await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
   throw new Error('tg-server did not start');
