@@ -464,10 +464,10 @@ test('the server\'s refusals are shown in the catalogue\'s words, English and Ar
   // More costly commands than this connection's budget: rate-limited (the budget refills in
   // seconds; the Arabic burst follows at once, so it finds the budget still spent).
   await language(south, 'en');
-  await call(south, `import('./online.js').then((m) => { for (let i = 0; i < 150; i++) m.requestUndo(); })`);
+  await call(south, `import('./online.js').then((m) => { for (let i = 0; i < 400; i++) m.requestUndo(); })`);
   await shown(south, en['server.rate-limited']);
   await call(south, `(async () => { const select = document.getElementById('language'); select.value = 'ar';
-    select.dispatchEvent(new Event('change')); const m = await import('./online.js'); for (let i = 0; i < 40; i++) m.requestUndo(); })()`);
+    select.dispatchEvent(new Event('change')); const m = await import('./online.js'); for (let i = 0; i < 100; i++) m.requestUndo(); })()`);
   await shown(south, ar['server.rate-limited']);
   for (const words of [en, ar]) {
     for (const key of ['server.not-your-turn', 'server.bad-token', 'server.game-over', 'server.rate-limited']) {
