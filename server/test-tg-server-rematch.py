@@ -15,7 +15,7 @@ import importlib.util
 import os
 import unittest
 
-SERVER = None  # set by test-tg-server.py
+SERVER: "str | None" = None  # set by test-tg-server.py
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("tg_server_rematch_base",
@@ -25,18 +25,18 @@ _spec.loader.exec_module(base)
 
 
 class RematchTest(base.ServerTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         base.SERVER = SERVER
         super().setUp()
 
-    def finished(self, conn, spec):
-        """A match of `spec` both seats joined, ended by South's resignation."""
+    def finished(self, conn: "base.Conn", spec: str) -> "tuple[int, list[str]]":
+        """A match of `spec`, both seats joined and South's first move played."""
         mid, tokens = base.new_match(conn, spec)
         moves = conn.ok("moves %d" % mid).split()
         conn.ok("play %d 0 %s %s" % (mid, moves[0], tokens[0]))
         return mid, tokens
 
-    def test_rematch_swaps_seats_and_tells_the_watchers(self):
+    def test_rematch_swaps_seats_and_tells_the_watchers(self) -> None:
         c = base.Conn(self.server.port)
         mid, (t0, t1) = self.finished(c, "hus clock=5+3")
         # Not over yet: refused, nothing created.
@@ -89,7 +89,7 @@ class RematchTest(base.ServerTestCase):
         for conn in (c, north, late):
             conn.close()
 
-    def test_join_with_the_old_token_and_rematch_of_a_game_played_out(self):
+    def test_join_with_the_old_token_and_rematch_of_a_game_played_out(self) -> None:
         c = base.Conn(self.server.port)
         mid, tokens = base.new_match(c, "halusa")
         # Played to its end by the rules: the last mover's pick each time.
@@ -111,7 +111,7 @@ class RematchTest(base.ServerTestCase):
         self.assertEqual(c.ok("play %s 0 %s %s" % (new, moves[0], token)), moves[0])
         c.close()
 
-    def test_a_seat_that_never_joined_has_no_rematch(self):
+    def test_a_seat_that_never_joined_has_no_rematch(self) -> None:
         c = base.Conn(self.server.port)
         mid, token, _invite = c.ok("new hus").split()
         self.assertReply(c.ask("rematch %s %s" % (mid, token)), "err not-joined")
