@@ -106,6 +106,7 @@ export default {
 
   'story.sowed': (n) => `بذر ${n}`,
   'story.captured': (n, cells) => `أسر ${n} من ${cells.length > 1 ? `${cells.slice(0, -1).join('، ')} و${cells.at(-1)}` : cells[0]}`,
+  'story.separator': '، ',
   'story.pass': 'مرّر',
   'story.throw': (n) => `رمى ${n}`,
   'story.moved': (n, cell, squares) => `${n === 1 ? 'قطعة' : `${n} قطع`} إلى ${cell}، ${squares} ${squares === 1 ? 'مربع' : 'مربعات'}`,

@@ -101,6 +101,7 @@ export default {
 
   'story.sowed': (n) => `sowed ${n}`,
   'story.captured': (n, cells) => `captured ${n} from ${cells.length > 1 ? `${cells.slice(0, -1).join(', ')} and ${cells.at(-1)}` : cells[0]}`,
+  'story.separator': ', ',
   'story.pass': 'passed',
   'story.throw': (n) => `threw ${n}`,
   'story.moved': (n, cell, squares) => `${n === 1 ? 'a piece' : `${n} pieces`} to ${cell}, ${squares} ${squares === 1 ? 'square' : 'squares'}`,
