@@ -854,22 +854,39 @@ test('levels by name with the rating measured for the game on the board (docs/ra
   await page.select('#language', 'en');
 
   // The strongest level thinks a second a move in the package's SearchWorker; North turned
-  // back into a person while it thinks: the search is aborted and its move never played.
-  await newGame(page, { game: 'hus', south: 'person', north: 'person' });
-  await clickOneMove(page, () => 0);
-  const ply = await plyOf(page);
+  // back into a person while it thinks: the search is aborted and its move never played. The
+  // long search's position, where no search ends early with a proven result.
+  const { spec, position } = LONG_SEARCH;
+  await newGame(page, { game: 'tab', options: { width: '29' }, south: 'person', north: 'person' });
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  const start = tg.State.fromString(spec, position);
+  assert.equal(await positionOf(page), start.toString());
+  assert.equal(start.player, 1, 'North is to move');
   await page.select('#seat1', 'search:time=1000');
   assert.equal(await phaseOf(page), 'bot');
   assert.match(await textOf(page, '#thinking-text'), new RegExp(en['level.strongest']));
+  // The search's thread: the page is not cross-origin isolated, so the helper stops a search
+  // by ending its Worker (and starts another for the next request).
+  const workers = async (n) => {
+    for (let i = 0; i < 400 && page.workers().length !== n; i++) await new Promise((resolve) => { setTimeout(resolve, 25); });
+    return page.workers().length;
+  };
+  assert.equal(await workers(1), 1, 'the search runs in a Worker');
   await page.select('#seat1', 'person');
   assert.equal(await phaseOf(page), 'person');
+  assert.equal(await workers(0), 0, 'the search was stopped: its Worker is gone');
   await new Promise((resolve) => { setTimeout(resolve, 2500); });
-  assert.equal(await plyOf(page), ply, `the stopped search played nothing: ${await movesOf(page)} ${await page.$eval('#seat0', (n) => n.value)} ${await page.$eval('#seat1', (n) => n.value)}`);
+  assert.equal(await plyOf(page), 0, `the stopped search played nothing: ${await movesOf(page)}`);
   assert.equal(await phaseOf(page), 'person');
+  assert.equal(await positionOf(page), start.toString());
   // The next request is answered (the worker was started again after the abort).
   await page.select('#seat1', 'greedy');
-  await page.waitForFunction((n) => Number(document.body.dataset.ply) > n, { timeout: 60000 }, ply);
-  assert.equal(await positionOf(page), replay('hus', await movesOf(page)).position);
+  await page.waitForFunction(() => Number(document.body.dataset.ply) > 0 && ['person', 'over'].includes(document.body.dataset.phase), { timeout: 60000 });
+  const moves = await movesOf(page);
+  for (const move of moves) start.apply(move);
+  assert.equal(await positionOf(page), start.toString());
+  start.free();
   await page.close();
 });
 
