@@ -391,6 +391,8 @@ test('a 390 px phone screen: no game scrolls the page sideways, counts are 12 px
   const kingSizes = await countSizes(page);
   assert.equal(kingSizes.length, 1);
   assert.ok(kingSizes[0] >= 12, `a king's count is ${kingSizes[0].toFixed(1)} px high`);
+  // The paste button scrolled the page down to it: the picture shows the board.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'phone', { full: true });
   await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
   await page.tap('#board .cell.legal');
