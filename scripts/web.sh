@@ -51,5 +51,7 @@ for f in web/*; do
 done
 mkdir -p "$site/docs"
 cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
-cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm "$site/traditional-games/"
+cp -r docs/ratings "$site/docs/"
+cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm bindings/js/traditional-games-search.js \
+  bindings/js/traditional-games-search-worker.js "$site/traditional-games/"
 exec "$server_dir/server/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"

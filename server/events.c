@@ -93,6 +93,7 @@ void catch_up(struct server *sv, struct client *c, const struct match *m, size_t
     if (match_over(m))
         buf_printf(&c->out, "event %" PRIu64 " result %s by=%s\n", m->id, result_word(m),
                    end_reason(m));
+    rematch_catch_up(sv, c, m);
 }
 
 void push_clock(struct server *sv, const struct match *m)

@@ -249,7 +249,7 @@ static const char help_text[] =
     "history ID; record ID; watch ID [PLY]; "
     "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
-    "decline ID PLY TOKEN; resign ID TOKEN; help; quit\n";
+    "decline ID PLY TOKEN; resign ID TOKEN; rematch ID TOKEN; help; quit\n";
 
 enum run_result handle_line(struct server *sv, struct client *c, char *line)
 {
@@ -270,6 +270,7 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         {"history", 2, 2, false}, {"play", 5, 5, true},     {"bot", 5, 5, true},
         {"undo", 4, 4, true},     {"accept", 4, 4, true},   {"decline", 4, 4, true},
         {"resign", 3, 3, true},   {"join", 3, 3, false},    {"record", 2, 2, false},
+        {"rematch", 3, 3, true},
     };
     size_t k = 0;
     while (k < sizeof commands / sizeof *commands && strcmp(w[0], commands[k].name) != 0)
@@ -330,6 +331,8 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         cmd_watch(sv, c, m, n == 3 ? w[2] : NULL);
     else if (strcmp(cmd, "join") == 0)
         cmd_join(sv, c, m, w[2]);
+    else if (strcmp(cmd, "rematch") == 0)
+        return cmd_rematch(sv, c, m, w);
     else if (strcmp(cmd, "unwatch") == 0)
         cmd_unwatch(c, m);
     else if (strcmp(cmd, "play") == 0)

@@ -182,6 +182,7 @@ void finish_round(struct server *sv)
         struct client *c = client_by_serial(sv, ch->client_serial);
         if (c)
             c->awaiting = false;
+        rematch_settle(sv, ch, committed && !ch->failed);
         if (!committed && sv->halted) {
             reply_error(c, "io",
                         "the change could not be stored (%s); whether the disk kept it is "

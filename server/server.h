@@ -120,6 +120,7 @@ struct match {
      * refusal or an unload never walks every loaded match. */
     struct match *lru_prev, *lru_next;
     bool pinned;
+    uint64_t rematch; /* the match its `rematch` created (in memory only), or 0 */
 };
 
 /* A token bucket: `tokens` commands may be made now; it refills at the budget's rate. */
@@ -204,6 +205,7 @@ struct change {
     double at;         /* the moment the change is charged up to (0: the round's) */
     bool kept_changed; /* the match's kept throws become kept_after (NULL: none) */
     char *kept_after;
+    uint64_t rematch_of; /* CH_NEW: the finished match this one is the rematch of, or 0 */
 };
 
 struct set_aside_entry {
@@ -368,6 +370,11 @@ bool submit_undo(struct server *sv, struct client *c, struct match *m, size_t ke
                  char *kept_after);
 void cmd_record(struct server *sv, struct client *c, struct match *m);
 void replay_done(struct server *sv, struct job *j);
+
+/* rematch.c */
+enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *old, char **w);
+void rematch_catch_up(const struct server *sv, struct client *c, const struct match *m);
+void rematch_settle(struct server *sv, const struct change *ch, bool stored);
 
 /* round.c */
 void change_discard(struct server *sv, struct change *ch);

@@ -13,7 +13,7 @@ import {
   requestAnalysis, toggleAnalysis,
 } from './controller.js';
 import {
-  buildOptions, composeSpec, copyPosition, fillSelects, render,
+  buildOptions, composeSpec, copyPosition, fillSelects, fillSeats, render,
 } from './panels.js';
 import { renderLearn } from './learn.js';
 import {
@@ -73,6 +73,7 @@ function wire() {
   $('game-select').addEventListener('change', () => {
     buildOptions($('game-select').value, $('game-select').value);
     composeSpec();
+    fillSeats();
   });
   $('new-game-form').addEventListener('submit', newGame);
   $('move-form').addEventListener('submit', onMoveTyped);

@@ -2,6 +2,7 @@
 // worker, the sticks thrown with the session's generator), the move list, undo, new games and
 // pasted positions. Every move goes through the library's apply(); its errors are shown.
 import { TGError, MOVE_PASS } from './traditional-games/traditional-games.js';
+import { SearchWorker } from './traditional-games/traditional-games-search.js';
 import { drawSticks } from './board.js';
 import { t, showError } from './i18n.js';
 import {
@@ -10,7 +11,7 @@ import {
 import {
   render, renderChoices, previewMove, seatLabel, syncGameControls,
 } from './panels.js';
-import { sendMove, requestUndo } from './online.js';
+import { sendMove, requestUndo, requestRematch } from './online.js';
 import { renderLearn } from './learn.js';
 import { animateStory } from './animate.js';
 import { storyOf } from './story.js';
@@ -20,8 +21,9 @@ const THROW_ANIMATION_MS = 500;
 // Not an animation: time to follow two bots (and no motion), so the setting leaves it.
 const BOT_VERSUS_BOT_PAUSE_MS = fast ? 0 : 400;
 
-let worker;
-let nextRequestId = 1;
+// The package's Worker helper: the bots and the analysis think there, and a search the game
+// no longer needs (undo, a new game, a seat change) is stopped through its AbortSignal.
+let searcher;
 let pendingAnalysis = null;
 
 export function setPhase(next) {
@@ -65,6 +67,7 @@ export async function playOut() {
 // Drops a pending bot answer or throw: the game changed under it.
 export function invalidate() {
   S.generation++;
+  S.pendingBot?.abort.abort();
   S.pendingBot = null;
 }
 
@@ -127,40 +130,52 @@ function throwSticks(gen) {
 }
 
 function askBot(gen) {
-  const id = nextRequestId++;
-  S.pendingBot = { id, gen };
+  const abort = new AbortController();
+  const pending = { gen, abort };
+  S.pendingBot = pending;
   // User Timing marks bracket each search, for profilers and for the tests, which check that
   // the page's thread stays free in between.
   performance.mark('tg-bot-request');
-  worker.postMessage({
-    id, spec: S.state.spec, position: S.state.toString(), bot: S.seats[S.state.player], rng: S.rng.state.toString(),
+  // The session's generator advances in the worker's answer only: a stopped search leaves it.
+  searcher.choose(S.state, S.seats[S.state.player], S.rng, { signal: abort.signal }).then((move) => {
+    performance.mark('tg-bot-answer');
+    if (S.pendingBot !== pending || pending.gen !== S.generation) return;
+    S.pendingBot = null;
+    if (S.online) {
+      sendMove(move);
+      return;
+    }
+    record(move);
+    playOut();
+  }, (error) => {
+    if (error?.name === 'AbortError' || S.pendingBot !== pending) return;
+    S.pendingBot = null;
+    setPhase('error');
+    $('status-text').textContent = t('status.bot-failed', error?.message ?? String(error));
   });
 }
 
 // The engine's values of the current position's legal moves, asked of the worker (the page
-// stays live); a late answer for another position is dropped.
+// stays live); a late answer for another position is dropped, and a newer request stops it.
 export function requestAnalysis() {
   if (!personToDecide() || !S.tg) return;
-  const id = nextRequestId++;
-  pendingAnalysis = { id, ply: S.log.length, gen: S.generation };
+  pendingAnalysis?.abort.abort();
+  const pending = { ply: S.log.length, gen: S.generation, abort: new AbortController() };
+  pendingAnalysis = pending;
   $('hint').textContent = t('analysis.thinking');
-  worker.postMessage({
-    id, kind: 'analyse', spec: S.state.spec, position: S.state.toString(), bot: ANALYSIS_SPEC, rng: '0',
+  searcher.analyse(S.state, ANALYSIS_SPEC, 0, { signal: pending.abort.signal }).then((analysis) => {
+    if (pendingAnalysis !== pending) return;
+    pendingAnalysis = null;
+    if (pending.gen !== S.generation || pending.ply !== S.log.length) return;
+    S.analysis = { ply: pending.ply, moves: analysis.map(({ move, name, value, proven }) => ({ move, name, value, proven })) };
+    render();
+    const best = S.analysis.moves[0];
+    $('hint').textContent = best ? t('analysis.best', best.name, best.value, best.proven) : '';
+  }, (error) => {
+    if (error?.name === 'AbortError' || pendingAnalysis !== pending) return;
+    pendingAnalysis = null;
+    $('hint').textContent = t('status.bot-failed', error?.message ?? String(error));
   });
-}
-
-function onAnalysis({ id, analysis, error }) {
-  const pending = pendingAnalysis;
-  if (!pending || pending.id !== id) return;
-  pendingAnalysis = null;
-  if (pending.gen !== S.generation || pending.ply !== S.log.length || error) {
-    if (error) $('hint').textContent = t('status.bot-failed', error);
-    return;
-  }
-  S.analysis = { ply: pending.ply, moves: analysis };
-  render();
-  const best = analysis[0];
-  $('hint').textContent = best ? t('analysis.best', best.name, best.value, best.proven) : '';
 }
 
 export function toggleAnalysis() {
@@ -170,37 +185,8 @@ export function toggleAnalysis() {
   if (S.analysing) requestAnalysis();
 }
 
-function onBotAnswer(event) {
-  if (event.data.analysis || (pendingAnalysis && event.data.id === pendingAnalysis.id)) {
-    onAnalysis(event.data);
-    return;
-  }
-  performance.mark('tg-bot-answer');
-  const { id, move, rng: rngState, error } = event.data;
-  const pending = S.pendingBot;
-  if (!pending || pending.id !== id || pending.gen !== S.generation) return;
-  S.pendingBot = null;
-  if (error) {
-    setPhase('error');
-    $('status-text').textContent = t('status.bot-failed', error);
-    return;
-  }
-  S.rng.state = BigInt(rngState);
-  if (S.online) {
-    sendMove(move);
-    return;
-  }
-  record(move);
-  playOut();
-}
-
 export function startWorker() {
-  worker = new Worker(new URL('./bot-worker.js', import.meta.url), { type: 'module' });
-  worker.addEventListener('message', onBotAnswer);
-  worker.addEventListener('error', (event) => {
-    setPhase('error');
-    $('status-text').textContent = t('status.worker-failed', event.message);
-  });
+  searcher = new SearchWorker();
 }
 
 export function playPerson(move) {
@@ -432,7 +418,10 @@ export async function openRecord(file) {
 
 // The same rules again, the seats swapped.
 export function rematch() {
-  if (S.online) return;
+  if (S.online) {
+    requestRematch();
+    return;
+  }
   S.seats = [S.seats[1], S.seats[0]];
   replaceState(new S.tg.State(S.state.spec));
 }

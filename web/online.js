@@ -187,7 +187,7 @@ async function subscribe(again) {
     }
   }
   if (online.forged) setConnection(t(online.forged === true ? 'online.bad-token' : online.forged, online.id), 'refused');
-  else if (online.waitingFor !== null && online.seat !== null) setConnection(t('online.waiting-join'), 'connected');
+  else if (online.waitingFor !== null && online.seat !== null) setConnection(t(online.rematchOf ? 'online.waiting-rematch' : 'online.waiting-join'), 'connected');
   else setConnection(t(again ? 'online.reconnected' : 'online.connected'), 'connected');
   // Whatever was waiting on the lost connection (a move being sent) is over: the catch-up
   // above has brought every move the server stored, and the page is playable again (or, before
@@ -211,7 +211,7 @@ function onEvent(words) {
   const kind = words[2];
   if (kind === 'joined') {
     online.waitingFor = null;
-    if (online.seat !== null && !online.forged) setConnection(t('online.joined'), 'connected');
+    if (online.seat !== null && !online.forged) setConnection(t(online.rematchOf ? 'online.rematch-joined' : 'online.joined'), 'connected');
     invalidate();
     advance();
   } else if (kind === 'moves') {
@@ -258,6 +258,11 @@ function onEvent(words) {
     if (online.seat !== null && (timedOut || Number(words[3]) !== online.seat)) {
       $('move-error').textContent = t(timedOut ? 'online.undo-timeout' : 'online.undo-declined');
     }
+    render();
+  } else if (kind === 'rematch') {
+    // A seat asked for a rematch (this page's own request, whose reply follows, or the
+    // opponent's: then this page offers to take it).
+    online.rematch = words[3];
     render();
   } else if (kind === 'result') {
     online.result = { winner: words[3], by: (words[4] ?? 'by=rules').slice(3) };
@@ -319,6 +324,41 @@ export async function answerUndo(word) {
   const { online } = S;
   const reply = await request(`${word} ${online.id} ${S.log.length} ${online.token}`);
   if (!reply.startsWith('ok')) $('move-error').textContent = errorText(reply);
+}
+
+// Rematch, seats swapped (docs/server.md, `rematch ID TOKEN`): the first seat to ask gets the
+// new match's other seat, the other seat's own request then joins it to the swapped one;
+// either way the reply is the new match, this page's seat of it and that seat's token, and
+// the page moves to it. A watcher follows the rematch as a watcher.
+export async function requestRematch() {
+  const { online } = S;
+  if (!online) return;
+  if (online.seat === null) {
+    if (online.rematch) moveToMatch(online.rematch, null, null);
+    return;
+  }
+  online.rematchAsked = true;
+  const reply = await request(`rematch ${online.id} ${online.token}`);
+  if (!reply.startsWith('ok')) {
+    online.rematchAsked = false;
+    $('move-error').textContent = errorText(reply);
+    return;
+  }
+  const [, id, seat, token] = reply.split(' ');
+  moveToMatch(id, seat, token, online.id);
+}
+
+function moveToMatch(id, seat, token, rematchOf = null) {
+  const old = S.online.id;
+  request(`unwatch ${old}`);
+  clearTimeout(clockTimer);
+  $('move-error').textContent = '';
+  $('online-links').hidden = true;
+  const fragment = seat === null ? { match: id } : { match: id, seat, token };
+  history.replaceState(null, '', shareLink(location.search, fragment));
+  S.online = null;
+  joinMatch(id, seat, token);
+  S.online.rematchOf = rematchOf;
 }
 
 export function resign() {

@@ -10,9 +10,9 @@ import {
 } from './session.js';
 import { activateCell, hoverCell, playPerson } from './controller.js';
 import { EVENT, endReasonName, storyLine, storyOf } from './story.js';
+import { LEVELS, levelOf, loadRatings, ratingsOf, ratingsRead } from './levels.js';
 
-export const SEATS = ['person', 'random', 'greedy', 'mcts:iterations=200', 'mcts:iterations=1000',
-  'mcts:iterations=5000', 'mcts:iterations=20000'];
+export const SEATS = ['person', ...LEVELS.map((level) => level.spec)];
 
 export const sideName = (player) => t(`side.${player}`);
 
@@ -20,9 +20,55 @@ export function seatLabel(player) {
   const { online, seats } = S;
   if (online) {
     const who = t(online.seat === player ? 'seat.you' : online.seat === null ? 'seat.player' : 'seat.opponent');
-    return seats[player] !== 'person' && seats[player] !== 'remote' ? t('seat.with-bot', who, seats[player]) : who;
+    return seats[player] !== 'person' && seats[player] !== 'remote' ? t('seat.with-bot', who, botName(seats[player])) : who;
   }
-  return SEATS.includes(seats[player]) ? t(`seat.${seats[player]}`) : seats[player];
+  return seats[player] === 'person' ? t('seat.person') : t('seat.bot', botName(seats[player]));
+}
+
+// A level by its name; a spec that is no level (a ?bot= of the address) as it is written.
+export function botName(spec) {
+  const level = levelOf(spec);
+  return level ? t(`level.${level.name}`) : spec;
+}
+
+// A seat's choice: the level's name and, for the game chosen in the form, its measured rating.
+function seatOptionText(spec, gameId) {
+  if (spec === 'person') return t('seat.person');
+  const rating = ratingsOf(gameId)?.bySpec.get(spec);
+  if (!rating) return t('seat.bot', botName(spec));
+  return rating.halfWidth > 0
+    ? t('seat.level-rated', botName(spec), Math.round(rating.elo), Math.round(rating.halfWidth))
+    : t('seat.level-anchor', botName(spec));
+}
+
+// The seat choices for a game, with its ratings once they are read (docs/ratings/<game>.json).
+export function fillSeats(gameId = $('game-select').value) {
+  for (const select of [$('seat0'), $('seat1')]) {
+    const value = select.value;
+    select.replaceChildren();
+    for (const seat of SEATS) {
+      const level = levelOf(seat);
+      select.appendChild(Object.assign(document.createElement('option'), {
+        value: seat, textContent: seatOptionText(seat, gameId), title: level ? t(`level-how.${level.name}`) : '',
+      }));
+    }
+    if (value) select.value = value;
+  }
+  const rated = ratingsOf(gameId);
+  const note = $('levels-note');
+  note.replaceChildren();
+  if (rated) {
+    // What each level is, then where its rating comes from; the rule spec stays left to right.
+    const list = document.createElement('span');
+    list.textContent = `${LEVELS.map((l) => `${t(`level.${l.name}`)}: ${t(`level-how.${l.name}`)}`).join(t('new.levels-separator'))}. `;
+    const rules = Object.assign(document.createElement('code'), { dir: 'ltr', textContent: rated.rules });
+    note.append(list, `${t('new.levels-note')} `, rules, '.');
+  }
+  if (gameId && !ratingsRead(gameId)) {
+    loadRatings(gameId).then((loaded) => {
+      if (loaded && $('game-select').value === gameId) fillSeats(gameId);
+    });
+  }
 }
 
 function renderSeatBar(bar, player, state = S.state) {
@@ -184,11 +230,34 @@ function renderMoveList() {
   if (S.viewPly === null) list.scrollTop = list.scrollHeight;
 }
 
+// Online, a seat may ask for a rematch once the match is over (and take one its opponent
+// asked for); a watcher may follow one.
+function renderRematch() {
+  const { online } = S;
+  const note = $('rematch-note');
+  const button = $('rematch');
+  if (!online) {
+    note.textContent = '';
+    button.textContent = t('banner.rematch');
+    return;
+  }
+  const seat = online.seat !== null && !online.forged;
+  const offered = Boolean(online.rematch) && !online.rematchAsked;
+  button.hidden = seat ? false : !online.rematch;
+  button.textContent = t(!seat ? 'banner.rematch-watch' : offered ? 'banner.rematch-accept' : 'banner.rematch');
+  note.textContent = seat && offered ? t('online.rematch-offered') : '';
+}
+
 function renderBanner() {
   const { state, online } = S;
   const banner = $('banner');
   const ended = online?.result && !state.isTerminal ? online.result : null;
   banner.hidden = !state.isTerminal && !ended;
+  renderBannerText(state, online, banner, ended);
+  if (!banner.hidden) renderRematch();
+}
+
+function renderBannerText(state, online, banner, ended) {
   if (ended?.by === 'no-first-move') {
     // Aborted: the first move did not come in time, and nobody wins.
     $('banner-title').textContent = t('banner.aborted');
@@ -399,6 +468,7 @@ export function syncGameControls(gameId, spec) {
   $('game-select').value = gameId;
   buildOptions(gameId, spec);
   $('spec-input').value = spec;
+  fillSeats(gameId);
   $('seat0').value = S.seats[0];
   $('seat1').value = S.seats[1];
 }
@@ -408,12 +478,7 @@ export function fillSelects() {
   for (const game of S.tg.games()) {
     $('game-select').appendChild(Object.assign(document.createElement('option'), { value: game.id, textContent: gameName(game.id) }));
   }
-  for (const select of [$('seat0'), $('seat1')]) {
-    select.replaceChildren();
-    for (const seat of SEATS) {
-      select.appendChild(Object.assign(document.createElement('option'), { value: seat, textContent: t(`seat.${seat}`) }));
-    }
-  }
+  fillSeats();
 }
 
 export async function copyPosition() {

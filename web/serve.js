@@ -1,6 +1,7 @@
 // The development server of the web board: the app's own files at /, the npm package's
-// module and WebAssembly file at /traditional-games/, the games' pages at /docs/, on
-// 127.0.0.1 only.
+// module and WebAssembly file (and its Worker helper, traditional-games/search) at
+// /traditional-games/, the games' pages and the bots' measured ratings (docs/ratings/<game>.json,
+// which the seat choices show) at /docs/, on 127.0.0.1 only.
 //
 //   node web/serve.js [--port N] [--package DIR]
 //
@@ -27,20 +28,22 @@ const contentTypes = {
   '.png': 'image/png',
   '.wasm': 'application/wasm',
   '.md': 'text/markdown; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
 };
 
 // Only what a page needs: the package's loader and module, and the app without its tests
 // and its server.
-const packageFiles = new Set(['traditional-games.js', 'traditional-games.wasm']);
+export const packageFiles = ['traditional-games.js', 'traditional-games.wasm',
+  'traditional-games-search.js', 'traditional-games-search-worker.js'];
 const appPrivate = ['test/', 'node_modules/', 'bench/', 'serve.js'];
 
 function resolve(urlPath, packageDir) {
   const prefix = '/traditional-games/';
   if (urlPath.startsWith(prefix)) {
     const name = urlPath.slice(prefix.length);
-    return packageFiles.has(name) ? join(packageDir, name) : null;
+    return packageFiles.includes(name) ? join(packageDir, name) : null;
   }
-  const docs = urlPath.match(/^\/docs\/([a-z-]+\.md)$/);
+  const docs = urlPath.match(/^\/docs\/([a-z-]+\.md|ratings\/[a-z-]+\.json)$/);
   if (docs) return join(docsDir, docs[1]);
   const relative = urlPath === '/' ? 'index.html' : urlPath.slice(1);
   if (appPrivate.some((p) => relative === p || relative.startsWith(p))) return null;

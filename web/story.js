@@ -83,5 +83,5 @@ export function storyLine(state, name, events) {
   }
   flush();
   for (const player of [0, 1]) if (gathered[player]) parts.push(t('story.gather', gathered[player], t(`side.${player}`)));
-  return parts.length ? `${name}: ${parts.join(', ')}` : name;
+  return parts.length ? `${name}: ${parts.join(t('story.separator'))}` : name;
 }

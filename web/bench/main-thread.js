@@ -1,6 +1,6 @@
 // How free the page's thread stays while a bot thinks, as a measurement (the browser test
 // only asserts the design: the search runs in the worker). Loads the board in headless
-// Chromium, lets mcts:iterations=5000 think on LONG_SEARCH a few times, and prints, for each
+// Chromium, lets the strongest level (search:time=1000) think on LONG_SEARCH a few times, and prints, for each
 // run, how long the bot thought and the longest main-thread task in that time.
 //
 //   node web/bench/main-thread.js [--runs N]      (scripts/bench-web.sh runs it)

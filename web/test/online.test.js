@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
+import { packageFiles } from '../serve.js';
 
 const serverBinary = process.env.TG_SERVER;
 if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
@@ -38,13 +39,19 @@ async function startTgServer() {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   for (let i = 0; i < 200; i++) {
     try {
-      linePort = Number(await readFile(portFile, 'utf8'));
-      webPort = Number(await readFile(webPortFile, 'utf8'));
-      server = { child, exited };
-      return;
+      const line = Number(await readFile(portFile, 'utf8'));
+      const web = Number(await readFile(webPortFile, 'utf8'));
+      // A file the server has created but not yet written reads as empty: not a port yet.
+      if (line > 0 && web > 0) {
+        linePort = line;
+        webPort = web;
+        server = { child, exited };
+        return;
+      }
     } catch {
-      await new Promise((r) => setTimeout(r, 50));
+      // not written yet
     }
+    await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
   throw new Error('tg-server did not start');
@@ -76,9 +83,11 @@ before(async () => {
     if (['test', 'bench', 'serve.js', '.gitignore'].includes(name)) continue;
     await cp(join(appDir, name), join(site, name), { recursive: true });
   }
-  for (const name of ['traditional-games.js', 'traditional-games.wasm']) {
+  for (const name of packageFiles) {
     await cp(join(packageDir, name), join(site, 'traditional-games', name));
   }
+  // The bots' measured ratings, which the seat choices show (web/levels.js).
+  await cp(join(appDir, '..', 'docs', 'ratings'), join(site, 'docs', 'ratings'), { recursive: true });
   await startTgServer();
   browser = await puppeteer.launch({
     executablePath: process.env.TG_CHROMIUM ?? '/usr/bin/chromium',
@@ -353,6 +362,119 @@ test('a forged seat link and an unknown match are told in words at once, with no
   assert.doesNotMatch(await unknown.$eval('#tagline', (n) => n.textContent), /Loading/);
   assert.deepEqual(await liveIn(unknown, 'body'), [], 'no live button on the unknown match page');
   await Promise.all([forged, unknown].map((page) => page.close()));
+});
+
+test('rematch online, seats swapped: the opponent is offered it and takes it, both pages move to the new match, a watcher follows', async () => {
+  const south = await openPage('?speed=fast');
+  const { id, opponent, watch } = await createMatch(south, 'hus', '5+3');
+  const north = await openPage(`?speed=fast${opponent}`);
+  const watcher = await openPage(`?speed=fast${watch}`);
+  for (const page of [north, watcher]) await waitFor(page, () => document.body.dataset.connection === 'connected');
+  await south.bringToFront();
+  await clickOnline(south, picker(5));
+  await waitFor(north, () => document.body.dataset.phase === 'person');
+  await north.bringToFront();
+  await north.click('#resign');
+  for (const page of [south, north, watcher]) await waitOver(page);
+  const visible = (page, selector) => page.$eval(selector, (n) => !n.hidden && n.getClientRects().length > 0);
+  assert.equal(await visible(south, '#rematch'), true, 'a seat may ask for a rematch');
+  assert.equal(await visible(watcher, '#rematch'), false, 'a watcher has nothing to follow yet');
+  await south.bringToFront();
+  await south.click('#rematch');
+  await waitFor(south, (old) => new URLSearchParams(location.hash.slice(1)).get('match') !== old, {}, id);
+  const link = new URLSearchParams(new URL(south.url()).hash.slice(1));
+  const next = link.get('match');
+  assert.equal(link.get('seat'), '1', 'South\'s page takes seat 1 of the rematch');
+  assert.match(link.get('token'), /^[0-9a-f]{32}$/);
+  await waitFor(south, () => document.body.dataset.connection === 'connected' && document.body.dataset.phase === 'remote');
+  assert.equal(await south.$eval('#connection', (n) => n.textContent), 'Connected. Waiting for your opponent to accept the rematch.');
+  assert.match(await ask(`show ${next}`), / ply=0 turn=0 result=running waiting-for=0 clock=300000,300000 position=hus:/);
+  // North's page is offered the rematch; the watcher may follow it.
+  await waitFor(north, () => document.getElementById('rematch-note').textContent !== '');
+  assert.equal(await north.$eval('#rematch-note', (n) => n.textContent), 'Your opponent asks for a rematch with the seats swapped.');
+  assert.equal(await north.$eval('#rematch', (n) => n.textContent), 'Accept the rematch, seats swapped');
+  await waitFor(watcher, () => !document.getElementById('rematch').hidden);
+  assert.equal(await watcher.$eval('#rematch', (n) => n.textContent), 'Watch the rematch');
+  await north.bringToFront();
+  await north.click('#rematch');
+  await waitFor(north, (n) => location.hash.startsWith(`#match=${n}&seat=0&token=`), {}, next);
+  await waitFor(south, () => document.getElementById('connection').textContent === 'Your opponent accepted the rematch.');
+  assert.doesNotMatch(await ask(`show ${next}`), /waiting-for/);
+  await watcher.bringToFront();
+  await watcher.click('#rematch');
+  await waitFor(watcher, (n) => location.hash === `#match=${n}`, {}, next);
+  // The swapped seats: North's page opens the rematch, each page with its own side at the bottom.
+  await waitFor(north, () => document.body.dataset.phase === 'person');
+  assert.match(await north.$eval('#seat-south', (n) => n.textContent), /^South · You/);
+  assert.match(await south.$eval('#seat-south', (n) => n.textContent), /^North · You/);
+  await north.bringToFront();
+  await clickOnline(north, picker(9));
+  for (const page of [south, watcher]) await waitFor(page, () => Number(document.body.dataset.ply) >= 1);
+  await waitFor(south, () => document.body.dataset.phase === 'person');
+  const history = await ask(`history ${next}`);
+  for (const page of [south, north, watcher]) {
+    assert.deepEqual(await movesOf(page), history.split(' ').slice(1));
+    assert.equal(await page.$eval('#banner', (n) => n.hidden), true, 'the rematch is being played');
+  }
+  await Promise.all([south, north, watcher].map((page) => page.close()));
+});
+
+test('the server\'s refusals are shown in the catalogue\'s words, English and Arabic: not-your-turn, bad-token, game-over, rate-limited', async () => {
+  const en = (await import('../i18n/en.js')).default;
+  const ar = (await import('../i18n/ar.js')).default;
+  const south = await openPage('?speed=fast');
+  const { opponent } = await createMatch(south, 'hus');
+  const north = await openPage(`?speed=fast${opponent}`);
+  await waitFor(north, () => document.body.dataset.connection === 'connected');
+  await south.bringToFront();
+  await clickOnline(south, picker(2));
+  // The page's own requests (its real socket, the real server's replies): the controls that
+  // send them are not offered in these states, so the test calls the functions behind them.
+  const call = (page, code) => page.evaluate(code);
+  const shown = async (page, text) => {
+    await waitFor(page, (want) => document.getElementById('move-error').textContent === want, { timeout: 20000 }, text);
+  };
+  const language = (page, code) => page.select('#language', code);
+  for (const [code, words] of [['en', en], ['ar', ar]]) {
+    await language(south, code);
+    await language(north, code);
+    // Answering one's own undo request: not-your-turn.
+    await call(south, `import('./online.js').then((m) => m.requestUndo())`);
+    await shown(south, words['online.undo-asked']);
+    await call(south, `import('./online.js').then((m) => m.answerUndo('accept'))`);
+    await shown(south, words['server.not-your-turn']);
+    await north.bringToFront();
+    await waitFor(north, () => !document.getElementById('undo-offer').hidden);
+    await north.click('#undo-decline');
+    await waitFor(south, () => document.getElementById('move-error').textContent !== '' && document.body.dataset.phase === 'remote');
+    // A token the server does not know: bad-token.
+    await call(north, `import('./session.js').then(async ({ S }) => { const kept = S.online.token; S.online.token = 'f'.repeat(32);
+      (await import('./online.js')).requestUndo(); S.online.token = kept; })`);
+    await shown(north, words['server.bad-token']);
+  }
+  // North resigns; a change to the finished match: game-over.
+  await north.bringToFront();
+  await north.click('#resign');
+  await waitOver(south);
+  for (const [code, words] of [['en', en], ['ar', ar]]) {
+    await language(south, code);
+    await call(south, `import('./online.js').then((m) => m.requestUndo())`);
+    await shown(south, words['server.game-over']);
+  }
+  // More costly commands than this connection's budget: rate-limited (the budget refills in
+  // seconds; the Arabic burst follows at once, so it finds the budget still spent).
+  await language(south, 'en');
+  await call(south, `import('./online.js').then((m) => { for (let i = 0; i < 400; i++) m.requestUndo(); })`);
+  await shown(south, en['server.rate-limited']);
+  await call(south, `(async () => { const select = document.getElementById('language'); select.value = 'ar';
+    select.dispatchEvent(new Event('change')); const m = await import('./online.js'); for (let i = 0; i < 100; i++) m.requestUndo(); })()`);
+  await shown(south, ar['server.rate-limited']);
+  for (const words of [en, ar]) {
+    for (const key of ['server.not-your-turn', 'server.bad-token', 'server.game-over', 'server.rate-limited']) {
+      assert.doesNotMatch(words[key], /err |TG_ERR|[a-z]+-[a-z]+-/, `${key} is a sentence`);
+    }
+  }
+  await Promise.all([south, north].map((page) => page.close()));
 });
 
 test('no console error or warning on any page', () => {

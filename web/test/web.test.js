@@ -294,7 +294,7 @@ test('pasted positions: a good one is loaded (a Tab king to split), bad text sho
   await page.close();
 });
 
-test('an mcts:iterations=5000 bot thinks in the worker: the main thread\'s longest task stays far below the search', async () => {
+test('the strongest level (search:time=1000) thinks in the worker: the main thread\'s longest task stays far below the search', async () => {
   const { spec, bot, position } = LONG_SEARCH;
   const probe = tg.State.fromString(spec, position);
   const began = performance.now();
@@ -324,7 +324,7 @@ test('an mcts:iterations=5000 bot thinks in the worker: the main thread\'s longe
   await page.select('#seat1', bot);
   assert.equal(await phaseOf(page), 'bot');
   assert.equal(await page.$eval('#thinking', (node) => node.hidden), false, 'the thinking indicator shows');
-  assert.match(await textOf(page, '#thinking-text'), /5,000/);
+  assert.match(await textOf(page, '#thinking-text'), /strongest/);
   await waitForPerson(page, 120000);
   const [tasks, requests, answers] = await page.evaluate(() => [window.longTasks,
     performance.getEntriesByName('tg-bot-request').map((m) => m.startTime),
@@ -391,6 +391,8 @@ test('a 390 px phone screen: no game scrolls the page sideways, counts are 12 px
   const kingSizes = await countSizes(page);
   assert.equal(kingSizes.length, 1);
   assert.ok(kingSizes[0] >= 12, `a king's count is ${kingSizes[0].toFixed(1)} px high`);
+  // The paste button scrolled the page down to it: the picture shows the board.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'phone', { full: true });
   await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
   await page.tap('#board .cell.legal');
@@ -596,6 +598,77 @@ test('a move plays out from its story: the hand goes hole by hole along the real
   await page.close();
 });
 
+test('an At-Tab wa-d-Dukk move plays out from its story: the piece walks square by square, the capture flies off, the sticks fall', async () => {
+  // South to move with a stored throw of 3: h4+3 walks two squares and takes North's piece on
+  // the third; then North's throws are due.
+  const position = 'tab:width=13 .,O,O,O,O,O,O,x,O,.,O,O,O/.,.,.,.,.,.,.,.,.,.,.,.,./o,.,.,.,.,.,.,.,.,.,.,.,./X,X,X,X,X,X,X,X,X,X,X,.,. 0 2,1 throws=3';
+  const move = 'h4+3';
+  const start = tg.State.fromString('tab', position);
+  const after = start.clone();
+  after.apply(move);
+  const events = storyOf(after, after.history.length - 1);
+  const name = (cell) => after.cellName(Math.floor(cell / after.cols), cell % after.cols);
+  const walk = events.filter((e) => [EVENT.MOVE_FROM, EVENT.STEP, EVENT.MOVE_TO].includes(e.kind)).map((e) => name(e.cell));
+  const taken = events.filter((e) => e.kind === EVENT.TAKE).map((e) => name(e.cell));
+  assert.ok(walk.length >= 4 && taken.length === 1, 'the story has steps and a capture');
+
+  const page = await openPage();
+  // Not ?speed=fast, which turns the animation off: the same page at the fast setting.
+  await page.goto(`${base}?seed=4`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  await page.select('#animation', 'fast');
+  await newGame(page, { game: 'tab', south: 'person', north: 'person' });
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  assert.equal(await positionOf(page), start.toString());
+  await page.evaluate(() => {
+    window.path = [];
+    window.taken = [];
+    window.flying = 0;
+    window.rolling = 0;
+    const board = document.getElementById('board');
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes' && r.attributeName === 'data-anim-cell') {
+          const cell = board.getAttribute('data-anim-cell');
+          if (cell && window.path.at(-1) !== cell) window.path.push(cell);
+        } else if (r.type === 'attributes' && r.target.classList?.contains('story-taken')) {
+          const cell = r.target.getAttribute('data-name');
+          if (!window.taken.includes(cell)) window.taken.push(cell);
+        } else if (r.type === 'childList') {
+          for (const node of r.addedNodes) if (node.classList?.contains('flying')) window.flying++;
+        }
+      }
+    }).observe(board, { attributes: true, attributeFilter: ['data-anim-cell', 'class'], subtree: true, childList: true });
+    new MutationObserver(() => {
+      if (document.getElementById('sticks').classList.contains('sticks-rolling')) window.rolling++;
+    }).observe(document.getElementById('sticks'), { attributes: true, attributeFilter: ['class'] });
+  });
+  const from = walk[0];
+  await page.click(`#board .cell.legal[data-name="${from}"]`);
+  const choice = await page.$(`#choices button[data-move="${move}"]`);
+  if (choice) await choice.click();
+  // The move plays out, then North's throws fall (each its own animation) until North decides.
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) > 1, { timeout: 60000 });
+  const [path, takenOnPage, flying, rolling] = await page.evaluate(() => [window.path, window.taken, window.flying, window.rolling]);
+  assert.deepEqual(path.slice(0, walk.length), walk, 'the piece walks the story\'s squares in order');
+  assert.deepEqual(takenOnPage, taken, 'the taken piece is marked on its square');
+  assert.ok(flying >= 1, 'the captured piece flies off the board');
+  const moves = await movesOf(page);
+  assert.equal(moves[0], move);
+  const throws = moves.slice(1).filter((m) => m.startsWith('throw:'));
+  assert.ok(throws.length >= 1 && rolling >= throws.length, `the sticks rolled for each of North's ${throws.length} throws (${rolling})`);
+  // The sticks show the last throw: as many white sides up as its value, none for a 6.
+  const last = Number(throws.at(-1).split(':')[1]);
+  assert.equal(await page.$$eval('#sticks .stick.white', (nodes) => nodes.length), last === 6 ? 0 : last);
+  assert.equal(await textOf(page, '#move-story'), `South: ${storyLine(after, move, events)}`);
+  for (const m of moves.slice(1)) after.apply(m);
+  assert.equal(await positionOf(page), after.toString());
+  start.free();
+  after.free();
+  await page.close();
+});
+
 test('a game record: downloaded as the library writes it, opened again with every move', async () => {
   const page = await openPage();
   await newGame(page, { game: 'walak-pussa', south: 'person', north: 'person' });
@@ -748,6 +821,74 @@ test('two bots play on their own; Pause stops them, Undo takes a move back, Resu
   await page.waitForFunction((n) => Number(document.body.dataset.ply) > n + 5, {}, ply);
   await page.click('#pause');
   assert.equal(await positionOf(page), replay('tab', await movesOf(page)).position);
+  await page.close();
+});
+
+test('levels by name with the rating measured for the game on the board (docs/ratings), and a search stopped when the seat changes', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const levels = [['random', 'beginner'], ['greedy', 'easy'], ['mcts:iterations=1000', 'medium'],
+    ['search:time=100', 'hard'], ['search:time=1000', 'strongest']];
+  const page = await openPage();
+  for (const game of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
+    const json = JSON.parse(await readFile(fileURLToPath(new URL(`../../docs/ratings/${game}.json`, import.meta.url)), 'utf8'));
+    const set = json.rule_sets[0];
+    await page.select('#game-select', game);
+    // Read when the game is chosen: the words come once the file is in.
+    await page.waitForFunction((rules) => document.querySelector('#levels-note code')?.textContent === rules, {}, set.rules);
+    for (const select of ['#seat0', '#seat1']) {
+      const options = await page.$$eval(`${select} option`, (nodes) => nodes.map((n) => [n.value, n.textContent]));
+      assert.deepEqual(options.map(([value]) => value), ['person', ...levels.map(([spec]) => spec)]);
+      for (const [spec, name] of levels) {
+        const text = options.find(([value]) => value === spec)[1];
+        const rating = set.ratings.find((r) => r.bot === spec);
+        const want = spec === 'random' ? en['seat.level-anchor'](en[`level.${name}`])
+          : en['seat.level-rated'](en[`level.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
+        assert.equal(text, want, `${game}: ${spec}`);
+        assert.doesNotMatch(text, /iterations=|search:|mcts:/, 'a level is named in words, not by its spec');
+        assert.equal(await page.$eval(`${select} option[value="${spec}"]`, (n) => n.title), en[`level-how.${name}`]);
+      }
+    }
+  }
+  // Arabic names the levels and their ratings from its own catalogue.
+  await page.select('#language', 'ar');
+  const arabic = await page.$eval('#seat1 option[value="search:time=100"]', (n) => n.textContent);
+  assert.ok(arabic.startsWith(ar['seat.bot'](ar['level.hard']).split(' ')[0]) && arabic.includes(ar['level.hard']), arabic);
+  await page.select('#language', 'en');
+
+  // The strongest level thinks a second a move in the package's SearchWorker; North turned
+  // back into a person while it thinks: the search is aborted and its move never played. The
+  // long search's position, where no search ends early with a proven result.
+  const { spec, position } = LONG_SEARCH;
+  await newGame(page, { game: 'tab', options: { width: '29' }, south: 'person', north: 'person' });
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  const start = tg.State.fromString(spec, position);
+  assert.equal(await positionOf(page), start.toString());
+  assert.equal(start.player, 1, 'North is to move');
+  await page.select('#seat1', 'search:time=1000');
+  assert.equal(await phaseOf(page), 'bot');
+  assert.match(await textOf(page, '#thinking-text'), new RegExp(en['level.strongest']));
+  // The search's thread: the page is not cross-origin isolated, so the helper stops a search
+  // by ending its Worker (and starts another for the next request).
+  const workers = async (n) => {
+    for (let i = 0; i < 400 && page.workers().length !== n; i++) await new Promise((resolve) => { setTimeout(resolve, 25); });
+    return page.workers().length;
+  };
+  assert.equal(await workers(1), 1, 'the search runs in a Worker');
+  await page.select('#seat1', 'person');
+  assert.equal(await phaseOf(page), 'person');
+  assert.equal(await workers(0), 0, 'the search was stopped: its Worker is gone');
+  await new Promise((resolve) => { setTimeout(resolve, 2500); });
+  assert.equal(await plyOf(page), 0, `the stopped search played nothing: ${await movesOf(page)}`);
+  assert.equal(await phaseOf(page), 'person');
+  assert.equal(await positionOf(page), start.toString());
+  // The next request is answered (the worker was started again after the abort).
+  await page.select('#seat1', 'greedy');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) > 0 && ['person', 'over'].includes(document.body.dataset.phase), { timeout: 60000 });
+  const moves = await movesOf(page);
+  for (const move of moves) start.apply(move);
+  assert.equal(await positionOf(page), start.toString());
+  start.free();
   await page.close();
 });
 

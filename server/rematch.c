@@ -1,0 +1,163 @@
+/* rematch ID TOKEN: the same rules and clock again once a match is over, seats swapped. The
+ * first seat to ask creates the new match and takes its swapped seat; the other seat's invite
+ * is that seat's token of the finished match, which only it holds, so the event that tells the
+ * watchers of the old match about the new one carries no secret. The other seat then answers
+ * with `rematch` too (or `join NEW TOKEN`), and is joined to its swapped seat. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The clock of a fresh match with the old one's time control. */
+static struct stored_clock fresh_clock(const struct stored_clock *old)
+{
+    struct stored_clock c = {.flagged = -1};
+    if (!old->on)
+        return c;
+    c.on = true;
+    c.base_ms = old->base_ms;
+    c.increment_ms = old->increment_ms;
+    c.left_ms[0] = c.left_ms[1] = old->base_ms;
+    return c;
+}
+
+static bool staged_now(const struct server *sv, uint64_t id)
+{
+    for (size_t i = 0; i < sv->change_count; i++)
+        if (sv->changes[i].kind == CH_NEW && sv->changes[i].match->id == id)
+            return true;
+    return false;
+}
+
+static void create_rematch(struct server *sv, struct client *c, struct match *old, int seat)
+{
+    size_t staged = 0;
+    for (size_t i = 0; i < sv->change_count; i++)
+        staged += sv->changes[i].kind == CH_NEW;
+    if (sv->live_count + staged >= sv->opt.max_matches) {
+        reply_error(c, "match-limit",
+                    "this server has its limit of %" PRIu64 " matches being "
+                    "played; one must end first",
+                    sv->opt.max_matches);
+        return;
+    }
+    if (!room_to_load(sv)) {
+        reply_error(c, "overloaded", "every loaded match is in use; try again");
+        return;
+    }
+    tg_status st;
+    struct rules_entry *rules = rules_acquire(sv, tg_rules_spec(old->rules->rules), &st);
+    if (!rules) {
+        reply_status(c, st);
+        return;
+    }
+    struct match *m = calloc(1, sizeof *m);
+    struct change *ch = m ? change_new(sv, CH_NEW, m, c->serial) : NULL;
+    if (!ch) {
+        free(m);
+        rules_release(sv, rules);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    int mine = 1 - seat, theirs = seat; /* swapped */
+    m->rules = rules;
+    m->resigned = -1;
+    m->undo_requested_by = -1;
+    m->busy = true;
+    m->clock.kept = fresh_clock(&old->clock.kept);
+    m->clock.turn_began = sv->now;
+    ch->clock = m->clock;
+    ch->rematch_of = old->id;
+    m->invite_seat = theirs;
+    memcpy(m->invite, old->tokens[1 - seat], sizeof m->invite);
+    st = tg_state_new(rules->rules, &ch->state);
+    if (st != TG_OK || !new_token(m->tokens[0]) || !new_token(m->tokens[1])) {
+        tg_state_free(ch->state);
+        move_list_free(&ch->made);
+        match_free(sv, m);
+        reply_status(c, st != TG_OK ? st : TG_ERR_INVALID_ARGUMENT);
+        return;
+    }
+    c->awaiting = true;
+    stage(sv, ch);
+    if (sv->change_count && &sv->changes[sv->change_count - 1] == ch) {
+        buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, mine, m->tokens[mine]);
+        old->rematch = m->id; /* until the commit says otherwise (rematch_settle) */
+    }
+}
+
+enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *old, char **w)
+{
+    int seat = seat_of(old, w[2]);
+    if (seat < 0) {
+        reply_error(c, "bad-token", "that token is not a seat of match %" PRIu64, old->id);
+        return RUN_DONE;
+    }
+    if (old->invite_seat >= 0) {
+        reply_error(c, "not-joined", "seat %d of match %" PRIu64 " never joined", old->invite_seat,
+                    old->id);
+        return RUN_DONE;
+    }
+    if (old->busy || !match_over(old)) {
+        reply_error(c, old->busy ? "busy" : "not-over",
+                    "match %" PRIu64 " is still being played: a rematch follows its end", old->id);
+        return RUN_DONE;
+    }
+    if (!old->rematch) {
+        create_rematch(sv, c, old, seat);
+        return RUN_DONE;
+    }
+    if (staged_now(sv, old->rematch)) {
+        reply_error(c, "busy", "the rematch of match %" PRIu64 " is being stored; try again",
+                    old->id);
+        return RUN_DONE;
+    }
+    char id_text[24];
+    snprintf(id_text, sizeof id_text, "%" PRIu64, old->rematch);
+    struct match *m;
+    if (find_match(sv, c, id_text, &m) == RUN_WAIT)
+        return RUN_WAIT;
+    if (!m)
+        return RUN_DONE;
+    /* The seat that asked holds the new match's other seat; the one that did not is invited. */
+    if (m->invite_seat < 0 || m->invite_seat != 1 - seat) {
+        reply_error(c, m->invite_seat < 0 ? "already-joined" : "rematch-offered",
+                    "match %" PRIu64 " is the rematch of match %" PRIu64 "%s", m->id, old->id,
+                    m->invite_seat < 0 ? "; both its seats are taken"
+                                       : "; it waits for the other seat");
+        return RUN_DONE;
+    }
+    cmd_join(sv, c, m, w[2]);
+    /* The join's reply names its seat and token; a rematch's names the match too, as the first
+     * seat's did. */
+    struct change *ch = sv->change_count ? &sv->changes[sv->change_count - 1] : NULL;
+    if (ch && ch->kind == CH_JOIN && ch->match == m && ch->client_serial == c->serial) {
+        ch->reply.len = 0;
+        buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, ch->seat, m->tokens[ch->seat]);
+    }
+    return RUN_DONE;
+}
+
+void rematch_settle(struct server *sv, const struct change *ch, bool stored)
+{
+    if (ch->kind != CH_NEW || !ch->rematch_of)
+        return;
+    struct match *old = loaded_match(sv, ch->rematch_of);
+    if (!old)
+        return;
+    if (!stored) {
+        old->rematch = 0;
+        return;
+    }
+    push_event(sv, old, "rematch %" PRIu64, ch->match->id);
+}
+
+void rematch_catch_up(const struct server *sv, struct client *c, const struct match *m)
+{
+    if (m->rematch && !staged_now(sv, m->rematch))
+        buf_printf(&c->out, "event %" PRIu64 " rematch %" PRIu64 "\n", m->id, m->rematch);
+}
