@@ -1055,8 +1055,8 @@ typedef struct tg_search tg_search;
  * @brief Make a search handle for a bot spec.
  *
  * For `search` specs this allocates the transposition table (`tt=` MB, default 8), which
- * every search on the handle clears first, so that results never depend on earlier
- * searches; move-ordering memory (about 170 bytes for each legal move of the largest move
+ * every search on the handle clears first (the pages the previous search wrote), so that
+ * results never depend on earlier searches; move-ordering memory (about 170 bytes for each legal move of the largest move
  * list of the game, for each of 128 plies) is allocated at the first search of a game and
  * kept. `mcts` specs allocate their tree in each call, as tg_bot_choose() does.
  * @param bot_spec The spec, e.g. `"search:time=100"`.
@@ -1185,11 +1185,13 @@ TG_API tg_status tg_search_stats(const tg_search *h, uint64_t *nodes, uint32_t *
  * @brief Ask the search call running on @p h, if any, to stop.
  *
  * Safe from any thread at any moment while @p h is alive. The running call notices within a
- * few milliseconds (it checks an atomic flag at every position or iteration) and returns its
- * best move or its results so far with #TG_OK. With no call running (before any search,
- * after one finished) it does nothing: a stop never carries over to a later call. A second
- * stop is the same as one. A stop racing with the start of a call may or may not stop that
- * call; to interrupt reliably, repeat it until the call has returned.
+ * few milliseconds (it reads the handle's atomic state at every position or iteration, and
+ * before each page of the table's clearing) and returns its best move or its results so far
+ * with #TG_OK. With no call running (before any search, after one finished) it does nothing:
+ * a stop never carries over to a later call. A second stop is the same as one. A stop made
+ * once a call has begun always reaches it; one made before the call began (even by a
+ * moment) is a stop with no call running, so a thread that may be racing the start of a
+ * call repeats it until the call has returned.
  * @param h The handle.
  * @retval TG_OK Done (whether or not a call was running).
  * @retval TG_ERR_INVALID_ARGUMENT @p h is NULL.

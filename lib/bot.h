@@ -33,18 +33,25 @@ struct tg__bot {
 
 tg_status tg__bot_parse(const char *spec, struct tg__bot *b);
 
-/* What ends a search early: the handle's stop flag (checked every position or iteration)
- * and, read every so often, the clock. */
+/* A handle's life, one atomic word, so that a stop cannot fall between the start of a call
+ * and the clearing of a flag: IDLE, RUNNING (one call), STOPPING (a stop or a free came
+ * while it ran; the call reads it as "stop"), FREED (tg_search_free came while it ran: the
+ * call releases the handle as it returns). */
+enum { TG__IDLE, TG__RUNNING, TG__STOPPING, TG__FREED };
+
+/* What ends a search early: the handle's life leaving RUNNING (checked every position or
+ * iteration, and before each page of the table's clearing) and, read every so often, the
+ * clock. */
 struct tg__control {
-    atomic_bool *stop; /* NULL: nobody can stop it */
+    atomic_int *life; /* NULL: nobody can stop it */
     bool timed;
     uint64_t deadline_ns;
     bool stopped; /* latched once any of them ended the search */
 };
 
 /* Starts the clock of a search: false if there is no clock (the search then stops). */
-bool tg__control_start(struct tg__control *c, atomic_bool *stop, uint32_t time_ms);
-/* Reads the flag and, when `with_clock`, the clock; latches and returns `stopped`. */
+bool tg__control_start(struct tg__control *c, atomic_int *life, uint32_t time_ms);
+/* Reads the life word and, when `with_clock`, the clock; latches and returns `stopped`. */
 bool tg__control_poll(struct tg__control *c, bool with_clock);
 
 /* One analysed move: its value for the player to move at the root in [-1, 1], whether it is
@@ -79,8 +86,8 @@ double tg__engine_value(int v, bool proven, bool averaged);
 /* search.c: the alpha-beta engine's memory, owned by a handle. */
 struct tg__engine {
     struct tg__tt_entry *tt;
-    size_t tt_entries; /* a power of two */
-    bool tt_used;      /* written by a search since it was cleared */
+    size_t tt_entries;  /* a power of two */
+    uint64_t *tt_dirty; /* a bit per 4 KB page of the table written since cleared */
     struct tg_pos *frames;
     size_t frame_moves; /* positions per ply the frames have room for */
 };

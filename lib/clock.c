@@ -16,9 +16,9 @@ static bool now_ns(uint64_t *out)
     return true;
 }
 
-bool tg__control_start(struct tg__control *c, atomic_bool *stop, uint32_t time_ms)
+bool tg__control_start(struct tg__control *c, atomic_int *life, uint32_t time_ms)
 {
-    c->stop = stop;
+    c->life = life;
     c->timed = time_ms > 0;
     c->stopped = false;
     uint64_t now = 0;
@@ -34,7 +34,7 @@ bool tg__control_poll(struct tg__control *c, bool with_clock)
 {
     if (c->stopped)
         return true;
-    if (c->stop && atomic_load_explicit(c->stop, memory_order_relaxed))
+    if (c->life && atomic_load_explicit(c->life, memory_order_relaxed) != TG__RUNNING)
         c->stopped = true;
     else if (with_clock) {
         /* A clock that fails is the WebAssembly host's way to abort a search. */

@@ -1,17 +1,14 @@
-/* tg_search: one engine behind an opaque handle. Its life is one atomic word: IDLE, RUNNING
- * (one search call at a time) and FREED (tg_search_free came while a call was running: the
- * call releases the handle as it returns), so that stop and free may come from any thread
- * and nothing ever blocks. */
+/* tg_search: one engine behind an opaque handle. Its life is one atomic word (bot.h: IDLE,
+ * RUNNING, STOPPING, FREED), so that stop and free may come from any thread, nothing ever
+ * blocks, and a stop is either seen by the running call or, with no call running, by none:
+ * there is no separate flag for a new call to clear, so no moment where a stop could be lost. */
 #include "bot.h"
 
 #include <string.h>
 
-enum { IDLE, RUNNING, FREED };
-
 struct tg_search {
     struct tg__bot bot;
     atomic_int life;
-    atomic_bool stop;
     struct tg__engine engine; /* `search` only */
     /* The last analysis: the position it was of (to write its lines) and its results. */
     struct tg_config cfg;
@@ -35,8 +32,7 @@ tg_status tg_search_new(const char *bot_spec, tg_search **out)
         return TG_ERR_NO_MEMORY;
     memset(h, 0, sizeof *h);
     h->bot = b;
-    atomic_init(&h->life, IDLE);
-    atomic_init(&h->stop, false);
+    atomic_init(&h->life, TG__IDLE);
     if (b.kind == TG__BOT_SEARCH && (st = tg__engine_init(&h->engine, b.tt_mb)) != TG_OK) {
         tg__realloc(h, 0);
         return st;
@@ -56,34 +52,38 @@ void tg_search_free(tg_search *h)
 {
     if (!h)
         return;
-    atomic_store(&h->stop, true);
-    int life = IDLE;
-    if (atomic_compare_exchange_strong(&h->life, &life, FREED)) {
-        release(h);
-        return;
+    /* IDLE: ours to release. RUNNING or STOPPING: FREED hands the release to the running
+     * call (which reads FREED as a stop). If that call ends meanwhile (IDLE again), the
+     * exchange fails and is tried again from IDLE. */
+    int life = atomic_load(&h->life);
+    for (;;) {
+        if (atomic_compare_exchange_weak(&h->life, &life, TG__FREED)) {
+            if (life == TG__IDLE)
+                release(h);
+            return;
+        }
     }
-    /* RUNNING: hand the release to the running call. If it has just ended (IDLE again), the
-     * exchange fails and the handle is ours to release after all. */
-    life = RUNNING;
-    if (!atomic_compare_exchange_strong(&h->life, &life, FREED))
-        release(h);
 }
 
 tg_status tg_search_stop(tg_search *h)
 {
     if (!h)
         return TG_ERR_INVALID_ARGUMENT;
-    /* Each call clears the flag as it starts, so a stop never reaches a later call. */
-    atomic_store(&h->stop, true);
+    /* Only a running call is stopped; with none running this changes nothing, so a stop
+     * never reaches a later call. */
+    int life = TG__RUNNING;
+    atomic_compare_exchange_strong(&h->life, &life, TG__STOPPING);
     return TG_OK;
 }
 
 /* Ends a call: back to IDLE, or, if the handle was freed meanwhile, its release. */
 static tg_status finish(tg_search *h, tg_status st)
 {
-    int life = RUNNING;
-    if (!atomic_compare_exchange_strong(&h->life, &life, IDLE))
-        release(h);
+    int life = atomic_load(&h->life);
+    while (life != TG__FREED)
+        if (atomic_compare_exchange_weak(&h->life, &life, TG__IDLE))
+            return st;
+    release(h);
     return st;
 }
 
@@ -91,10 +91,9 @@ static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *ou
 {
     if (!h || !s || !rng || (!analyse && !out))
         return TG_ERR_INVALID_ARGUMENT;
-    int life = IDLE;
-    if (!atomic_compare_exchange_strong(&h->life, &life, RUNNING))
+    int life = TG__IDLE;
+    if (!atomic_compare_exchange_strong(&h->life, &life, TG__RUNNING))
         return TG_ERR_BUSY;
-    atomic_store(&h->stop, false);
     h->result_count = 0;
     h->nodes = 0;
     h->depth = 0;
@@ -116,7 +115,7 @@ static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *ou
     tg_move m = moves[0];
     tg_status st = TG_OK;
     struct tg__control ctl;
-    tg__control_start(&ctl, &h->stop, h->bot.time_ms);
+    tg__control_start(&ctl, &h->life, h->bot.time_ms);
     bool chance = s->pos.phase == TG__CHANCE;
     if (!analyse && chance)
         m = tg__pick(cfg, &s->pos, &next, moves, prob, n);
@@ -162,7 +161,7 @@ tg_status tg_search_analyse(tg_search *h, const tg_state *s, uint64_t *rng)
 
 static bool idle(const tg_search *h)
 {
-    return atomic_load(&((tg_search *)h)->life) == IDLE;
+    return atomic_load(&((tg_search *)h)->life) == TG__IDLE;
 }
 
 size_t tg_search_result_count(const tg_search *h)

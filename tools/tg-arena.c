@@ -1,7 +1,8 @@
 /* tg-arena: tournaments between the library's bots, and their Elo ratings.
  *
  *   tg-arena [--spec SPEC]... [--games N] [--pair I-J[:N]]... [--seed S] [--jobs N]
- *            [--opening N] [--max-plies N] [--prior X] [--json FILE] [--from FILE]...
+ *            [--opening N [--balanced B]] [--max-plies N] [--prior X] [--json FILE] [--from
+ * FILE]...
  *            [--progress] BOT BOT [BOT...]
  *
  * Every pairing (a round robin of the bots, or the --pair list) plays N games on every rule
@@ -35,8 +36,8 @@ enum { EXIT_BAD_ARGS = 2, MAX_JOBS = 64 };
 
 #define USAGE_LINE                                                                                 \
     "usage: tg-arena [--spec SPEC]... [--games N] [--pair I-J[:N]]... [--seed S] [--jobs N]\n"     \
-    "                [--opening N] [--max-plies N] [--prior X] [--json FILE] [--from FILE]...\n"   \
-    "                [--progress] BOT BOT [BOT...]\n"
+    "                [--opening N [--balanced B]] [--max-plies N] [--prior X] [--json FILE]\n"     \
+    "                [--from FILE]... [--progress] BOT BOT [BOT...]\n"
 
 static void usage(FILE *f)
 {
@@ -56,6 +57,10 @@ static void usage(FILE *f)
           "  --opening N      the first N plies of every game are random moves, the same for\n"
           "                   both colourings of a seed, so that deterministic bots do not\n"
           "                   play one game over and over (default 0)\n"
+          "  --balanced B     with --opening: draw the opening again (up to 200 times, then\n"
+          "                   the most balanced draw) until " BALANCE_SPEC " values its\n"
+          "                   position within +-B/1000 for the side to move, unproven, so\n"
+          "                   that the opening does not decide the game (1 to 999)\n"
           "  --max-plies N    stop a game after N plies, counted as a draw and reported as\n"
           "                   unfinished (default 100000; 0 for no limit)\n"
           "  --prior X        virtual draws added to every pairing that played, so a perfect\n"
@@ -110,7 +115,7 @@ struct options {
     uint64_t seed;
     unsigned jobs;
     unsigned long max_plies;
-    unsigned long opening;
+    unsigned long opening, balanced;
     double prior;
     const char *json;
     const char *from[64];
@@ -141,9 +146,9 @@ static int parse_pair(const char *text, struct options *o)
 
 static int takes_value_option(const char *a)
 {
-    static const char *const with_value[] = {"--spec", "--games",     "--pair",  "--seed",
-                                             "--jobs", "--max-plies", "--prior", "--json",
-                                             "--from", "--opening"};
+    static const char *const with_value[] = {"--spec", "--games",     "--pair",    "--seed",
+                                             "--jobs", "--max-plies", "--prior",   "--json",
+                                             "--from", "--opening",   "--balanced"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(a, with_value[i]) == 0)
             return 1;
@@ -195,6 +200,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_count(value, 1000000000, &n, NULL))
                 return bad_args("--max-plies needs a whole number", value);
             o->max_plies = (unsigned long)n;
+        } else if (strcmp(a, "--balanced") == 0) {
+            if (!parse_count(value, 999, &n, NULL) || n == 0)
+                return bad_args("--balanced needs a bound in thousandths from 1 to 999", value);
+            o->balanced = (unsigned long)n;
         } else if (strcmp(a, "--opening") == 0) {
             if (!parse_count(value, 1000, &n, NULL))
                 return bad_args("--opening needs a number of plies from 0 to 1000", value);
@@ -235,6 +244,8 @@ static int parse_args(int argc, char **argv, struct options *o)
         o->specs[o->spec_count++] = "halusa";
     if (o->bot_count < 2 && o->from_count == 0)
         return bad_args("a tournament needs at least two bots", NULL);
+    if (o->balanced && o->opening == 0)
+        return bad_args("--balanced needs an --opening of at least one ply", NULL);
     o->cli_bot_count = o->bot_count;
     return -1;
 }
@@ -382,7 +393,7 @@ static int place_loaded(struct options *o, struct loaded_game *games, size_t cou
 static int same_game(const struct game *x, const struct game *y)
 {
     return x->rules == y->rules && x->seed == y->seed && x->opening == y->opening &&
-           x->seat[0] == y->seat[0] && x->seat[1] == y->seat[1];
+           x->balanced == y->balanced && x->seat[0] == y->seat[0] && x->seat[1] == y->seat[1];
 }
 
 static int check_duplicates(const struct tournament *t)
@@ -422,6 +433,7 @@ static int run(const struct options *o, struct rule_list *rl, struct loaded_game
         .seed = o->seed,
         .max_plies = o->max_plies,
         .opening = o->opening,
+        .balanced = o->balanced,
         .jobs = o->jobs,
         .progress = o->progress,
     };

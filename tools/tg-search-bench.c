@@ -13,7 +13,12 @@
  *               tg_bot_choose (a new handle, table and all, every call, as tg-play does)
  *   stop        from tg_search_stop() on this thread to the return of the stopped
  *               search:time=600000 (and mcts:time=600000) on another, over S stops
- *               (default 40) at 5 to 50 ms into the search, p50 / p99 / max
+ *               (default 40) at 5 to 50 ms into the search: p50 / p99 / max of the wall
+ *               time, the max of the searching thread's CPU time in that interval (what
+ *               the engine itself spent before it noticed; wall time beyond it is the
+ *               thread waiting for a core), and "fin": the searches that ended by
+ *               themselves (a proven position) before the stop came, which have no latency
+ *               and are left out of the percentiles
  *
  * Times are wall-clock on a shared machine: read them as figures of this run, not bounds. */
 #define _POSIX_C_SOURCE 200809L
@@ -84,11 +89,20 @@ static tg_state *position(const tg_rules *r, uint64_t *seed)
     }
 }
 
+static double clock_ms(clockid_t id)
+{
+    struct timespec t;
+    if (clock_gettime(id, &t) != 0)
+        return 0.0;
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 struct job {
     tg_search *h;
     const tg_state *s;
     atomic_bool started;
-    double returned_ms;
+    clockid_t cpu; /* the searching thread's CPU clock, set before `started` */
+    double returned_ms, returned_cpu_ms;
     tg_status status;
 };
 
@@ -97,9 +111,14 @@ static void *run_job(void *arg)
     struct job *j = arg;
     uint64_t rng = 1;
     tg_move m;
+    /* The thread's own clock id, taken while it surely runs (once it has ended, asking for
+     * it fails). */
+    if (pthread_getcpuclockid(pthread_self(), &j->cpu) != 0)
+        j->cpu = CLOCK_THREAD_CPUTIME_ID;
     atomic_store(&j->started, true);
     j->status = tg_search_choose(j->h, j->s, &rng, &m);
     j->returned_ms = now_ms();
+    j->returned_cpu_ms = clock_ms(CLOCK_THREAD_CPUTIME_ID);
     return NULL;
 }
 
@@ -110,34 +129,52 @@ static void sleep_ms(double ms)
     nanosleep(&t, NULL);
 }
 
-/* Stop latencies of `spec` (a 10-minute search) into out[0..3). */
+/* Stop latencies of `spec` (a 10-minute search): out[0..3) wall p50 / p99 / max, out[3]
+ * the max CPU time, over the searches still running when the stop came; *finished: the
+ * others. */
 static void stop_latency(const tg_rules *r, const char *spec, unsigned stops, uint64_t *seed,
-                         double out[3])
+                         double out[4], unsigned *finished)
 {
     double *lat = malloc(stops * sizeof *lat);
     tg_search *h;
     tg_status st = tg_search_new(spec, &h);
     if (!lat || st != TG_OK)
         die("tg_search_new", st);
+    size_t n = 0;
+    double cpu_max = 0.0;
+    *finished = 0;
     for (unsigned i = 0; i < stops; i++) {
         tg_state *s = position(r, seed);
-        struct job j = {h, s, false, 0.0, TG_OK};
+        struct job j = {h, s, false, CLOCK_THREAD_CPUTIME_ID, 0.0, 0.0, TG_OK};
         pthread_t t;
         if (pthread_create(&t, NULL, run_job, &j) != 0)
             die("pthread_create", TG_ERR_NO_MEMORY);
         while (!atomic_load(&j.started))
             sleep_ms(0.1);
         sleep_ms(5.0 + (double)(splitmix(seed) % 46));
+        double asked_cpu = clock_ms(j.cpu);
         double asked = now_ms();
         tg_search_stop(h);
         pthread_join(t, NULL);
         if (j.status != TG_OK)
             die("stopped search", j.status);
-        lat[i] = j.returned_ms - asked;
+        if (j.returned_ms <= asked) {
+            ++*finished;
+        } else {
+            lat[n++] = j.returned_ms - asked;
+            double used = j.returned_cpu_ms - asked_cpu;
+            if (asked_cpu > 0.0 && used > cpu_max) /* 0: the clock could not be read */
+                cpu_max = used;
+        }
         tg_state_free(s);
     }
     tg_search_free(h);
-    percentiles(lat, stops, out);
+    if (n) {
+        percentiles(lat, n, out);
+    } else {
+        out[0] = out[1] = out[2] = 0.0;
+    }
+    out[3] = cpu_max;
     free(lat);
 }
 
@@ -190,17 +227,18 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
         tg_state_free(s);
     }
     tg_search_free(h);
-    double pk[3], pf[3], ps[3], pm[3];
+    double pk[3], pf[3], ps[4], pm[4];
+    unsigned fs, fm;
     percentiles(kept, positions, pk);
     percentiles(fresh, positions, pf);
     free(kept);
     free(fresh);
-    stop_latency(r, "search:time=600000", stops, &seed, ps);
-    stop_latency(r, "mcts:time=600000", stops, &seed, pm);
-    printf("%-28s %10.0f  %6.1f %6.1f %6.1f  %6.1f %6.1f %6.1f  %5.2f %5.2f %5.2f  %5.2f %5.2f "
-           "%5.2f\n",
+    stop_latency(r, "search:time=600000", stops, &seed, ps, &fs);
+    stop_latency(r, "mcts:time=600000", stops, &seed, pm, &fm);
+    printf("%-28s %10.0f  %6.1f %6.1f %6.1f  %6.1f %6.1f %6.1f  %5.2f %5.2f %5.2f %5.2f %4u  "
+           "%5.2f %5.2f %5.2f %5.2f %4u\n",
            tg_rules_spec(r), (double)nodes / (spent / 1e3), pk[0], pk[1], pk[2], pf[0], pf[1],
-           pf[2], ps[0], ps[1], ps[2], pm[0], pm[1], pm[2]);
+           pf[2], ps[0], ps[1], ps[2], ps[3], fs, pm[0], pm[1], pm[2], pm[3], fm);
     fflush(stdout);
     tg_rules_free(r);
 }
@@ -240,10 +278,11 @@ int main(int argc, char **argv)
         }
     }
     static const char *const defaults[] = {"halusa", "hus", "hawalis", "walak-pussa", "tab"};
-    printf("%-28s %10s  %-20s  %-20s  %-17s  %-17s\n", "rule set", "nodes/s",
+    printf("%-28s %10s  %-20s  %-20s  %-28s  %-28s\n", "rule set", "nodes/s",
            "time return (handle)", "time return (bot)", "stop search", "stop mcts");
-    printf("%-28s %10s  %6s %6s %6s  %6s %6s %6s  %5s %5s %5s  %5s %5s %5s\n", "", "", "p50", "p99",
-           "max", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99", "max");
+    printf("%-28s %10s  %6s %6s %6s  %6s %6s %6s  %5s %5s %5s %5s %4s  %5s %5s %5s %5s %4s\n", "",
+           "", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99", "max", "cpu", "fin", "p50",
+           "p99", "max", "cpu", "fin");
     if (first_spec < argc)
         for (int i = first_spec; i < argc; i++)
             bench(argv[i], seed, positions, stops, time_ms);

@@ -4,7 +4,8 @@ and the ratings at the likelihood's maximum (the gradient of the fit's log-likel
 the prior's virtual draws, is 0 for every bot but the anchor). Then a second run reads the
 first one's games back (--from) and adds a pairing: the games add up, the first run's
 games are unchanged, and playing the first run's games again is refused (status 2). Last,
-a random opening (--opening) is the same for both colourings of a seed.
+a random opening (--opening), balanced or not (--balanced), is the same for both colourings
+of a seed.
 
 usage: python3 check_json.py TG_ARENA ARGS...   (ARGS without --json)"""
 import json
@@ -53,6 +54,23 @@ def main():
             finals.setdefault(g["seed"], set()).add(g["final"])
         assert all(len(v) == 1 for v in finals.values()), finals
         assert len(set.union(*finals.values())) > 1, finals
+        # A balanced opening (--balanced: drawn again until a node-bounded analysis values
+        # it within the bound) is the same for both colourings too, and recorded.
+        path4 = os.path.join(tmp, "balanced.json")
+        subprocess.run([exe, "--json", path4, "--spec", "walak-pussa", "--opening", "2",
+                        "--balanced", "500", "--max-plies", "2", "--games", "4", "greedy",
+                        "random"], check=True, stdout=subprocess.PIPE)
+        with open(path4) as f:
+            d4 = json.load(f)
+        assert d4["balanced"] == 500 and d4["balance_judge"].startswith("search:nodes="), d4
+        finals = {}
+        for g in d4["games"]:
+            assert g["balanced"] == 500 and g["plies"] == 2, g
+            finals.setdefault(g["seed"], set()).add(g["final"])
+        assert all(len(v) == 1 for v in finals.values()), finals
+        bad = subprocess.run([exe, "--balanced", "100", "greedy", "random"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert bad.returncode == 2 and "--opening" in bad.stderr, bad
 
 
 def check(d, out):

@@ -131,6 +131,12 @@ static int read_game(const char *p, struct loaded_game *lg)
             return 0;
         g->opening = (unsigned long)u;
     }
+    /* Only games with --balanced openings have this field. */
+    if (expect(&p, ", \"balanced\": ")) {
+        if (!read_count(&p, 999, &u))
+            return 0;
+        g->balanced = (unsigned long)u;
+    }
     if (!expect(&p, ", \"bots\": [") || (lg->bots[0] = read_string(&p)) == NULL ||
         !expect(&p, ", ") || (lg->bots[1] = read_string(&p)) == NULL ||
         !expect(&p, "], \"bot_index\": ["))

@@ -279,7 +279,10 @@ static void json_game(const struct tournament *t, const struct game *g, FILE *ou
 {
     fputs("    {\"rules\": ", out);
     json_string(out, tg_rules_spec(t->rules[g->rules]));
-    fprintf(out, ", \"seed\": %" PRIu64 ", \"opening\": %lu, \"bots\": [", g->seed, g->opening);
+    fprintf(out, ", \"seed\": %" PRIu64 ", \"opening\": %lu", g->seed, g->opening);
+    if (g->balanced)
+        fprintf(out, ", \"balanced\": %lu", g->balanced);
+    fprintf(out, ", \"bots\": [");
     json_string(out, t->bots[g->seat[0]]);
     fputs(", ", out);
     json_string(out, t->bots[g->seat[1]]);
@@ -368,6 +371,9 @@ void report_json(const struct report *r, FILE *out)
     fputs("{\n  \"program\": \"tg-arena\",\n  \"version\": ", out);
     json_string(out, tg_version_string());
     fprintf(out, ",\n  \"opening_plies\": %lu", t->opening);
+    if (t->balanced)
+        fprintf(out, ",\n  \"balanced\": %lu, \"balance_judge\": \"%s\"", t->balanced,
+                BALANCE_SPEC);
     fprintf(out, ",\n  \"seed\": %" PRIu64 ",\n  \"max_plies\": %lu,\n  \"jobs\": %u,\n", t->seed,
             t->max_plies, t->jobs);
     fputs("  \"prior_draws_per_pairing\": ", out);

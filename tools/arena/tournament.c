@@ -9,6 +9,7 @@
 #include "tournament.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ int tournament_schedule(struct tournament *t, size_t extra)
                 g->seat[1] = swap ? t->pairings[p].a : t->pairings[p].b;
                 g->seed = t->seed + k / 2;
                 g->opening = t->opening;
+                g->balanced = t->balanced;
                 g->winner = TG_NO_WINNER_YET;
             }
     t->play_count = t->game_count;
@@ -106,24 +108,81 @@ static char *position_string(const tg_state *s)
     return buf;
 }
 
+/* How far from balanced the position is for the side to move: |value| of the best move in
+ * thousandths, or 1000 for a proven value or a finished game. */
+static tg_status imbalance(tg_search *judge, const tg_state *s, unsigned long *out)
+{
+    *out = 1000;
+    if (tg_state_is_terminal(s))
+        return TG_OK;
+    uint64_t rng = 0;
+    tg_status st = tg_search_analyse(judge, s, &rng);
+    double v = 0.0;
+    bool proven = true;
+    if (st == TG_OK)
+        st = tg_search_result(judge, 0, NULL, &v, &proven);
+    if (st == TG_OK && !proven)
+        *out = (unsigned long)(1000.0 * (v < 0 ? -v : v));
+    return st;
+}
+
+/* The random opening: g->opening plies from the stream; with g->balanced, drawn again from
+ * the start until its position is balanced (or, after BALANCE_DRAWS, the most balanced). */
+static tg_status play_opening(struct game *g, tg_state *s, uint64_t *opening, uint64_t *chance)
+{
+    uint64_t chance0 = *chance;
+    tg_search *judge = NULL;
+    tg_status st = g->balanced ? tg_search_new(BALANCE_SPEC, &judge) : TG_OK;
+    uint64_t best_state = *opening;
+    unsigned long best = ULONG_MAX;
+    for (unsigned draw = 0; st == TG_OK && draw < (g->balanced ? BALANCE_DRAWS + 1 : 1); draw++) {
+        int last = !g->balanced || draw == BALANCE_DRAWS;
+        if (last && g->balanced)
+            *opening = best_state; /* replay the most balanced draw */
+        uint64_t drawn_from = *opening;
+        *chance = chance0;
+        while (tg_state_undo(s) == TG_OK)
+            continue;
+        while (st == TG_OK && !tg_state_is_terminal(s) && tg_state_ply(s) < g->opening) {
+            tg_move m = 0;
+            int chance_state = tg_state_player(s) == TG_CHANCE;
+            st = tg_bot_choose(s, "random", chance_state ? chance : opening, &m);
+            if (st == TG_OK)
+                st = tg_state_apply(s, m);
+        }
+        if (st != TG_OK || last)
+            break;
+        unsigned long off;
+        st = imbalance(judge, s, &off);
+        if (st == TG_OK && off <= g->balanced)
+            break;
+        if (st == TG_OK && off < best) {
+            best = off;
+            best_state = drawn_from;
+        }
+    }
+    tg_search_free(judge);
+    return st;
+}
+
 static tg_status play_moves(const struct tournament *t, struct game *g, tg_state *s)
 {
-    tg_status st = TG_OK;
     uint64_t chance = tournament_stream(g->seed, 0);
     uint64_t rng[2] = {tournament_stream(g->seed, 1), tournament_stream(g->seed, 2)};
     uint64_t opening = tournament_stream(g->seed, 3);
     size_t cap[2] = {0, 0};
     double start = now();
+    /* A deterministic game from one start would be played over and over by two
+     * deterministic bots: a random opening, the same for both colourings of the seed, makes
+     * each seed a different game. Throws in it come from the chance stream, as later. */
+    tg_status st = play_opening(g, s, &opening, &chance);
+    if (st != TG_OK)
+        return st;
     while (!tg_state_is_terminal(s) && (t->max_plies == 0 || tg_state_ply(s) < t->max_plies)) {
         int player = tg_state_player(s);
         tg_move m = 0;
         if (player == TG_CHANCE) {
             st = tg_bot_choose(s, "random", &chance, &m);
-        } else if (tg_state_ply(s) < g->opening) {
-            /* A deterministic game from one start would be played over and over by two
-             * deterministic bots: a random opening, the same for both colourings of the
-             * seed, makes each seed a different game. */
-            st = tg_bot_choose(s, "random", &opening, &m);
         } else {
             const char *bot = t->bots[g->seat[player]];
             double before = now();

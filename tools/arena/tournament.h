@@ -21,7 +21,8 @@ struct game {
     size_t rules, pairing; /* indices into the tournament's rule sets and pairings */
     size_t seat[2];        /* the bot of player 0 and of player 1 */
     uint64_t seed;
-    unsigned long opening; /* the first plies were random, the same for both colourings */
+    unsigned long opening;  /* the first plies were random, the same for both colourings */
+    unsigned long balanced; /* 0, or the opening was redrawn until balanced (tournament) */
     int winner;
     size_t plies;
     int score[2];
@@ -42,6 +43,10 @@ struct tournament {
     uint64_t seed; /* seed index k of every pairing plays with seed + k */
     unsigned long max_plies;
     unsigned long opening; /* plies played at random at the start of every game (stream 3) */
+    /* 0, or a bound in thousandths: an opening is drawn again (from the same stream) until
+     * the analysis of BALANCE_SPEC values its position, for the side to move, within
+     * +-balanced/1000 and not proven; both colourings of a seed draw the same ones. */
+    unsigned long balanced;
     unsigned jobs;
     int progress; /* a line per finished game on standard error */
     size_t game_count;
@@ -65,5 +70,10 @@ void tournament_free_games(struct tournament *t);
  *  and to the random opening (stream 3),
  *  derived from the game's seed: the throws of both colourings of a seed are the same. */
 uint64_t tournament_stream(uint64_t seed, unsigned stream);
+
+/** The analysis that judges a balanced opening: node-bounded, so the same on every run. */
+#define BALANCE_SPEC "search:nodes=200000"
+/** Openings drawn at most for one balanced game; after them the most balanced one is used. */
+#define BALANCE_DRAWS 200
 
 #endif
