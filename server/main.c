@@ -65,7 +65,7 @@ static const char usage_text[] =
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
-    "                 [--web-port-file PATH] [--origin ORIGIN]...\n"
+    "                 [--web-port-file PATH] [--origin ORIGIN]... [--lease S]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -75,7 +75,9 @@ static void usage(FILE *f)
     fputs("\n"
           "  --port N                 TCP port on 127.0.0.1 (default 7878; 0 picks a free one)\n"
           "  --db PATH                the SQLite database (default tg-server.db); created if\n"
-          "                           missing\n"
+          "                           missing. A postgresql:// URL or a libpq conninfo\n"
+          "                           (host=... dbname=...) uses PostgreSQL, which several\n"
+          "                           servers may share (docs/server.md)\n"
           "  --port-file PATH         write the port there once the server accepts clients\n"
           "  --max-clients N          concurrent connections (default 1000); more are told\n"
           "                           err too-many-clients\n"
@@ -112,6 +114,9 @@ static void usage(FILE *f)
           "                           bounded by the seat's time)\n"
           "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
           "                           the server's own pages only)\n"
+          "  --lease S                a PostgreSQL database shared by several servers: a\n"
+          "                           match is played by one of them at a time, for S seconds\n"
+          "                           unless renewed (default 5; from 0.1)\n"
           "  --backup FILE            copy the database to FILE with SQLite's online backup\n"
           "                           (while a server runs on it) and exit\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
@@ -162,6 +167,7 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .rate = 20,
                           .address_rate = 100,
                           .max_buffered = 32u * 1024u * 1024u,
+                          .lease_ms = 5000,
                           .web_port = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -269,6 +275,12 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 16u * 1024u * 1024u, &n) || n < 64)
                 return bad_args("--max-buffered needs kilobytes, from 64 to 16777216", v);
             o->max_buffered = (size_t)n * 1024u;
+        } else if (strcmp(a, "--lease") == 0) {
+            char *end;
+            double seconds = v ? strtod(v, &end) : 0;
+            if (!v || !isdigit((unsigned char)v[0]) || *end || !(seconds >= 0.1) || seconds > 3600)
+                return bad_args("--lease needs seconds, from 0.1 to 3600", v);
+            o->lease_ms = (unsigned)(seconds * 1000.0 + 0.5);
         } else if (strcmp(a, "--max-bot-iterations") == 0) {
             if (!parse_number(v, 10000000, &n) || n == 0)
                 return bad_args("--max-bot-iterations needs a number from 1 to 10000000", v);
@@ -309,6 +321,8 @@ static void check_everything(struct server *sv)
             if (!m)
                 fatal("out of memory");
             enum load_result r = store_load_match(sv->store, ids[i], &j->stored, why, sizeof why);
+            if (r == LOAD_UNAVAILABLE)
+                fatal("cannot read the database: %s", why);
             if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
                 snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
             if (r == LOAD_FOUND && m->rules) {
@@ -369,6 +383,7 @@ int main(int argc, char **argv)
     sv.store = store_open(sv.opt.db_path, err, sizeof err);
     if (!sv.store)
         fatal("cannot open the database %s", err);
+    store_set_lease(sv.store, sv.opt.lease_ms);
     if (sv.opt.migrate_dir) {
         int status = migrate_logs(sv.store, sv.opt.migrate_dir, stdout);
         store_close(sv.store);
@@ -440,6 +455,7 @@ int main(int argc, char **argv)
     bool moves_stopped = pool_stop(sv.move_pool, STOP_WAIT_SECONDS, &left_moves);
     bool bots_stopped = pool_stop(sv.bot_pool, STOP_WAIT_SECONDS, &left_bots);
     store_close(sv.store);
+    sv.store = NULL; /* the matches freed below have no database to tell */
     if (!moves_stopped || !bots_stopped) {
         printf("tg-server: stopped (a worker was still inside a move or search; abandoned)\n");
         fflush(stdout);

@@ -65,6 +65,7 @@ struct options {
     double rate, address_rate; /* costly commands per second, per connection and per address */
     size_t max_buffered;       /* bytes of output waiting for all clients together */
     bool no_bots_on_clock;     /* `bot` refused on a match with a clock */
+    unsigned lease_ms;         /* a shared database: how long a match's lease lasts */
     bool check;
 };
 
@@ -115,6 +116,7 @@ struct match {
      * refusal or an unload never walks every loaded match. */
     struct match *lru_prev, *lru_next;
     bool pinned;
+    uint64_t version; /* its changes as stored (a shared database): who else changed it */
 };
 
 /* A token bucket: `tokens` commands may be made now; it refills at the budget's rate. */
@@ -226,6 +228,8 @@ struct server {
     struct web *web; /* the web port, if open: it serves /metrics */
     double round_max, commit_max, commit_total;
     uint64_t commits;
+    double next_lease_tick, next_version_poll;      /* follow.c's timers */
+    uint64_t refreshed, taken_over, refused_leased; /* follow.c's counts, for the metrics */
 };
 
 enum run_result { RUN_DONE, RUN_WAIT };
@@ -276,7 +280,13 @@ void push_event(struct server *sv, const struct match *m, const char *fmt, ...) 
 const char *result_word(const struct match *m);
 bool watches(const struct client *c, uint64_t id);
 
+/* follow.c */
+int follow_fd(const struct server *sv);
+void follow_round(struct server *sv);
+bool follow_refresh(struct server *sv, struct match *m);
+
 /* jobs.c */
+bool load_consistent(const struct job *j, char *why, size_t why_cap);
 enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
                            struct match **out);
 void job_free(struct job *j);
