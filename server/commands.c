@@ -209,19 +209,9 @@ static bool to_move_check(struct client *c, struct match *m, int seat)
     return true;
 }
 
-/* mcts searches run on the bot workers; the cap keeps one request from holding a worker for
- * minutes. */
-static bool bot_within_limit(const char *spec, unsigned long max_iterations)
-{
-    if (strncmp(spec, "mcts", 4) != 0)
-        return true;
-    const char *it = strstr(spec, "iterations=");
-    unsigned long n = it ? strtoul(it + 11, NULL, 10) : 1000;
-    return n <= max_iterations;
-}
-
 static void submit_move_job(struct server *sv, struct client *c, struct match *m,
-                            enum job_kind kind, int seat, tg_move move, const char *bot)
+                            enum job_kind kind, int seat, tg_move move, const char *bot,
+                            double deadline)
 {
     struct job *j = calloc(1, sizeof *j);
     if (!j || tg_state_clone(m->state, &j->state) != TG_OK) {
@@ -236,6 +226,8 @@ static void submit_move_job(struct server *sv, struct client *c, struct match *m
     j->seat = seat;
     j->move = move;
     j->arrived = sv->now;
+    j->deadline = deadline;
+    j->max_bot_ms = sv->opt.max_bot_ms;
     if (m->kept_throws && !(j->kept = strdup(m->kept_throws))) {
         job_free(j);
         reply_status(c, TG_ERR_NO_MEMORY);
@@ -274,7 +266,7 @@ void cmd_play(struct server *sv, struct client *c, struct match *m, char **w)
         reply_status(c, st);
         return;
     }
-    submit_move_job(sv, c, m, JOB_PLAY, seat, mv, NULL);
+    submit_move_job(sv, c, m, JOB_PLAY, seat, mv, NULL, 0);
 }
 
 void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
@@ -286,22 +278,34 @@ void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
         reply_error(c, "game-over", "the match ended on time");
         return;
     }
-    /* A search is not bounded by the seat's clock: a server for rated play refuses it. */
+    /* A rated match's seats play for themselves: a server for rated play refuses bots. */
     if (sv->opt.no_bots_on_clock && m->clock.kept.on) {
         reply_error(c, "bots-forbidden", "this server plays matches with a clock without bots");
         return;
     }
-    tg_status st = tg_bot_check(w[3]);
+    const char *spec = bot_level_spec(w[3]);
+    tg_status st = tg_bot_check(spec);
     if (st != TG_OK) {
         reply_status(c, st);
         return;
     }
-    if (!bot_within_limit(w[3], sv->opt.max_bot_iterations)) {
-        reply_error(c, "bot-too-slow", "more mcts iterations than this server allows (%lu)",
-                    sv->opt.max_bot_iterations);
+    char why[128];
+    const char *word = bot_over_limit(spec, &sv->opt, why, sizeof why);
+    if (word) {
+        reply_error(c, word, "%s", why);
         return;
     }
-    submit_move_job(sv, c, m, JOB_BOT, seat, 0, w[3]);
+    /* On a running clock the search gets a share of the seat's time (a tenth, and half its
+     * increment), and never all of it: the flag still falls on the move's own time. */
+    double deadline = 0;
+    if (clock_running(m) == seat) {
+        int64_t left = clock_left(m, seat, sv->now);
+        int64_t share = left / 10 + m->clock.kept.increment_ms / 2;
+        if (share > left - BOT_CLOCK_MARGIN_MS)
+            share = left - BOT_CLOCK_MARGIN_MS;
+        deadline = sv->now + (double)(share > 1 ? share : 1) / 1000.0;
+    }
+    submit_move_job(sv, c, m, JOB_BOT, seat, 0, spec, deadline);
 }
 
 /* The last decision and the throws after it, which an accepted undo takes back; the throw

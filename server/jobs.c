@@ -100,7 +100,13 @@ void work_bot(struct pool_job *pj)
         j->status = TG_ERR_INVALID_ARGUMENT;
         return;
     }
-    j->status = tg_bot_choose(j->state, j->bot, &rng, &j->move);
+    /* The time is fixed as the search starts: a wait in the queue is the seat's too. */
+    char spec[sizeof j->bot + 32];
+    long ms = bot_time_ms(j->bot, j->max_bot_ms, monotonic_seconds(), j->deadline);
+    j->status = bot_spec_with_time(j->bot, ms, spec, sizeof spec)
+                    ? tg_bot_choose(j->state, spec, &rng, &j->move)
+                    : TG_ERR_BAD_OPTION;
+    j->finished = monotonic_seconds();
     if (j->status == TG_OK)
         work_play(pj);
 }
@@ -304,6 +310,18 @@ static void move_done(struct server *sv, struct job *j)
         reply_status(c, j->status);
         return;
     }
+    int seat = clock_running(m);
+    if (j->kind == JOB_BOT && seat == j->seat && clock_left(m, seat, j->finished) <= 0) {
+        /* The search ended after the seat's flag: its move does not count. */
+        struct change *flag = change_new(sv, CH_FLAG, m, j->client_serial);
+        if (flag) {
+            flag->seat = seat;
+            m->flag_staged = true;
+            buf_printf(&flag->reply, "err game-over the seat's time ran out during the search\n");
+            stage(sv, flag);
+            return;
+        }
+    }
     struct change *ch = change_new(sv, CH_MOVES, m, j->client_serial);
     if (!ch) {
         m->busy = false;
@@ -316,9 +334,9 @@ static void move_done(struct server *sv, struct job *j)
     j->state = NULL;
     ch->made = j->made;
     memset(&j->made, 0, sizeof j->made);
-    /* A move is charged up to when it came; a bot's search is its seat's thinking. */
-    if (j->kind == JOB_PLAY)
-        ch->at = j->arrived;
+    /* A move is charged up to when it came; a bot's search is its seat's thinking, up to
+     * when it ended. */
+    ch->at = j->kind == JOB_PLAY ? j->arrived : j->finished;
     if (j->kept_used) {
         ch->kept_changed = true;
         const char *rest = j->kept + j->kept_used;

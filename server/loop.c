@@ -329,6 +329,8 @@ void serve(struct server *sv, int listen_fd)
         if (sv->now >= next_housekeeping) {
             unload_idle_matches(sv);
             addresses_sweep(sv);
+            if (sv->halted)
+                settle_after_failure(sv);
             metrics_publish(sv, sv->web);
             next_housekeeping = sv->now + 1.0;
         }

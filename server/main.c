@@ -34,6 +34,7 @@
 
 #include "server.h"
 #include "migrate.h"
+#include "wal.h"
 #include "web.h"
 
 #include <arpa/inet.h>
@@ -61,7 +62,8 @@
 static const char usage_text[] =
     "usage: tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N]\n"
     "                 [--max-matches N] [--max-loaded N] [--idle-timeout S] [--bot-threads N]\n"
-    "                 [--move-threads N] [--max-bot-iterations N] [--max-laps N]\n"
+    "                 [--move-threads N] [--max-bot-iterations N] [--max-bot-ms MS]\n"
+    "                 [--max-laps N]\n"
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
@@ -89,6 +91,8 @@ static void usage(FILE *f)
           "  --move-threads N         worker threads for moves and loading matches (default 2)\n"
           "  --max-bot-iterations N   the most mcts iterations a bot request may ask (default\n"
           "                           100000)\n"
+          "  --max-bot-ms MS          the longest a bot search (mcts, search) may take (default\n"
+          "                           5000); on a clock, a tenth of the seat's time at most\n"
           "  --max-laps N             the largest lap limit (laps=N) a new match may set\n"
           "                           (default 10000); laps=0, no limit, is refused\n"
           "  --unload-after S         unload a match unused for S seconds (default 60)\n"
@@ -161,6 +165,7 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .bot_threads = 2,
                           .move_threads = 2,
                           .max_bot_iterations = 100000,
+                          .max_bot_ms = 5000,
                           .max_laps = 10000,
                           .first_move_timeout = 60,
                           .undo_timeout = 60,
@@ -281,6 +286,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!v || !isdigit((unsigned char)v[0]) || *end || !(seconds >= 0.1) || seconds > 3600)
                 return bad_args("--lease needs seconds, from 0.1 to 3600", v);
             o->lease_ms = (unsigned)(seconds * 1000.0 + 0.5);
+        } else if (strcmp(a, "--max-bot-ms") == 0) {
+            if (!parse_number(v, 600000, &n) || n == 0)
+                return bad_args("--max-bot-ms needs milliseconds, from 1 to 600000", v);
+            o->max_bot_ms = n;
         } else if (strcmp(a, "--max-bot-iterations") == 0) {
             if (!parse_number(v, 10000000, &n) || n == 0)
                 return bad_args("--max-bot-iterations needs a number from 1 to 10000000", v);
@@ -302,8 +311,82 @@ static void write_port_file(const char *path, unsigned port)
         fatal("cannot write %s", path);
 }
 
+/* Before SQLite opens the database and replays its log: a log whose chain of frames breaks
+ * before its last commits loses those commits without a word from SQLite. Said loudly, with a
+ * copy of the log kept for whoever can mend it. */
+static void check_wal(const char *db_path, char *warning, size_t cap)
+{
+    char wal[4096], kept[4200], err[512];
+    struct wal_scan w;
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    if (!wal_scan(wal, &w, err, sizeof err)) {
+        fprintf(stderr, "tg-server: cannot read the write-ahead log: %s\n", err);
+        return;
+    }
+    if (!w.present || !w.first_bad || !w.lost_commits)
+        return;
+    snprintf(kept, sizeof kept, "%s.cut-%lld", wal, (long long)time(NULL));
+    FILE *in = fopen(wal, "rb"), *out = in ? fopen(kept, "wbx") : NULL;
+    char chunk[65536];
+    size_t n;
+    bool copied = in && out;
+    while (copied && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
+        copied = fwrite(chunk, 1, n, out) == n;
+    if (out && fclose(out) != 0)
+        copied = false;
+    if (in)
+        fclose(in);
+    snprintf(warning, cap,
+             "the write-ahead log was cut short: frame %" PRIu64 " of %" PRIu64
+             " is damaged, and %" PRIu64 " committed transaction%s after it %s lost (a copy "
+             "of the log: %s)",
+             w.first_bad, w.frames_in_file, w.lost_commits, w.lost_commits == 1 ? "" : "s",
+             w.lost_commits == 1 ? "is" : "are", copied ? kept : "could not be made");
+    fprintf(stderr, "tg-server: WARNING: %s\n", warning);
+}
+
+/* The counts of stored and live matches. A damaged page of `matches` does not stop the start:
+ * the count goes on past it, and the stretch of ids it held is reported. */
+static void count_matches(struct server *sv, struct id_gap **gaps, size_t *gap_count)
+{
+    if (store_count_matches(sv->store, &sv->match_count) &&
+        store_count_live_matches(sv->store, &sv->live_count))
+        return;
+    bool live_known = false;
+    if (!store_last_was_damage(sv->store) ||
+        !store_count_past_damage(sv->store, &sv->match_count, &sv->live_count, &live_known, gaps,
+                                 gap_count))
+        fatal("cannot read the database %s: %s", sv->opt.db_path, store_error(sv->store));
+    for (size_t i = 0; i < *gap_count; i++) {
+        if ((*gaps)[i].to == UINT64_MAX)
+            fprintf(stderr,
+                    "tg-server: WARNING: the matches rows from id %" PRIu64
+                    " on sit on a damaged page: each is set aside when asked for\n",
+                    (*gaps)[i].from);
+        else
+            fprintf(stderr,
+                    "tg-server: WARNING: the matches rows of ids %" PRIu64 " to %" PRIu64
+                    " sit on a damaged page: those matches are set aside\n",
+                    (*gaps)[i].from, (*gaps)[i].to);
+    }
+    if (!live_known)
+        fprintf(stderr, "tg-server: WARNING: the tables of match endings are damaged too: "
+                        "every readable match counts as live\n");
+}
+
+#define GAP_MARKS_MAX 10000 /* ids marked at start; those of a longer stretch as they load */
+
+static void set_gaps_aside(struct server *sv, const struct id_gap *gaps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (gaps[i].to - gaps[i].from < GAP_MARKS_MAX &&
+            !remember_set_aside_range(sv, gaps[i].from, gaps[i].to,
+                                      "its matches row sits on a damaged page"))
+            fatal("out of memory");
+}
+
 /* --check: the whole file through SQLite's own check, then every match replayed here. */
-static void check_everything(struct server *sv)
+static void check_everything(struct server *sv, const struct id_gap *gaps, size_t gap_count)
 {
     char first[256];
     bool ran = store_check(sv->store, true, first, sizeof first);
@@ -312,7 +395,19 @@ static void check_everything(struct server *sv)
     uint64_t after = 0, ids[LIST_MAX];
     size_t n;
     bool more = true;
-    while (more && store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more) && n > 0) {
+    size_t gap = 0;
+    for (;;) {
+        if (!store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more)) {
+            /* A damaged page of matches: on past it (count_matches found where it ends). */
+            while (gap < gap_count && gaps[gap].to <= after)
+                gap++;
+            if (gap == gap_count || gaps[gap].to == UINT64_MAX)
+                break;
+            after = gaps[gap++].to;
+            continue;
+        }
+        if (n == 0)
+            break;
         for (size_t i = 0; i < n; i++) {
             struct job *j = calloc(1, sizeof *j);
             struct match *m = j ? calloc(1, sizeof *m) : NULL;
@@ -339,6 +434,8 @@ static void check_everything(struct server *sv)
             match_free(sv, m);
         }
         after = ids[n - 1];
+        if (!more)
+            break;
     }
     write_set_aside_marks(sv);
 }
@@ -380,22 +477,45 @@ int main(int argc, char **argv)
                (monotonic_seconds() - t0) * 1000.0);
         return 0;
     }
+    char wal_warning[8192] = "";
+    bool postgres = store_names_postgres(sv.opt.db_path); /* no file, no log, no schema page */
+    if (!postgres)
+        check_wal(sv.opt.db_path, wal_warning, sizeof wal_warning);
     sv.store = store_open(sv.opt.db_path, err, sizeof err);
+    if (!sv.store && !postgres) {
+        char report[1024];
+        enum schema_repair r = store_repair_schema(sv.opt.db_path, report, sizeof report);
+        if (r == SCHEMA_REPAIRED) {
+            fprintf(stderr, "tg-server: %s\n", report);
+            sv.store = store_open(sv.opt.db_path, err, sizeof err);
+        } else if (r == SCHEMA_NOT_REPAIRED && strstr(report, "schema")) {
+            fatal("cannot open the database %s; %s", err, report);
+        }
+    }
     if (!sv.store)
         fatal("cannot open the database %s", err);
     store_set_lease(sv.store, sv.opt.lease_ms);
+    if (!sv.opt.migrate_dir && !postgres &&
+        !store_save_schema(sv.store, sv.opt.db_path, err, sizeof err))
+        fprintf(stderr, "tg-server: cannot keep a copy of the schema: %s\n", err);
     if (sv.opt.migrate_dir) {
         int status = migrate_logs(sv.store, sv.opt.migrate_dir, stdout);
         store_close(sv.store);
         return status;
     }
     fit_clients_to_descriptor_limit(&sv.opt);
+    struct id_gap *gaps = NULL;
+    size_t gap_count = 0;
+    count_matches(&sv, &gaps, &gap_count);
+    set_gaps_aside(&sv, gaps, gap_count);
+    if (!store_each_set_aside(sv.store, on_stored_set_aside, &sv))
+        fprintf(stderr,
+                "tg-server: the set-aside marks cannot all be read (%s); matches are "
+                "checked again as they load\n",
+                store_error(sv.store));
     if (sv.opt.check)
-        check_everything(&sv);
-    if (!store_count_matches(sv.store, &sv.match_count) ||
-        !store_count_live_matches(sv.store, &sv.live_count) ||
-        !store_each_set_aside(sv.store, on_stored_set_aside, &sv))
-        fatal("cannot read the database %s: %s", sv.opt.db_path, store_error(sv.store));
+        check_everything(&sv, gaps, gap_count);
+    free(gaps);
     double open_s = monotonic_seconds() - t0;
 
     /* Held to be let go when descriptors run out, so that a client can still be told. */
@@ -420,7 +540,8 @@ int main(int argc, char **argv)
            sv.match_count, sv.opt.db_path, sv.set_aside_count);
     for (size_t i = 0; i < sv.set_aside_count && i < STATUS_IDS_MAX; i++)
         printf("%s%" PRIu64, i ? "," : " (", sv.set_aside[i].id);
-    printf("%s; opened in %.1f ms\n", sv.set_aside_count ? ")" : "", open_s * 1000.0);
+    printf("%s; opened in %.1f ms%s%s\n", sv.set_aside_count ? ")" : "", open_s * 1000.0,
+           wal_warning[0] ? "; WARNING: " : "", wal_warning);
     fflush(stdout);
     struct web *web = NULL;
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {

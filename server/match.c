@@ -303,6 +303,21 @@ void remember_set_aside(struct server *sv, uint64_t id, const char *reason, bool
     fprintf(stderr, "tg-server: match %" PRIu64 " set aside: %s\n", id, reason);
 }
 
+bool remember_set_aside_range(struct server *sv, uint64_t from, uint64_t to, const char *reason)
+{
+    for (uint64_t id = from; id <= to; id++) {
+        struct set_aside_entry *grown = array_reserve(sv->set_aside, &sv->set_aside_cap,
+                                                      sv->set_aside_count + 1, sizeof *grown, 16);
+        char *copy = grown ? strdup(reason) : NULL;
+        if (!copy)
+            return false;
+        sv->set_aside = grown;
+        /* Not written: the start finds the damaged page again each time. */
+        sv->set_aside[sv->set_aside_count++] = (struct set_aside_entry){id, copy, true};
+    }
+    return true;
+}
+
 void on_stored_set_aside(uint64_t id, const char *reason, void *ctx)
 {
     struct server *sv = ctx;

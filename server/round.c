@@ -61,6 +61,16 @@ static bool write_moves(struct server *sv, uint64_t id, size_t first_ply, const 
 void stage(struct server *sv, struct change *ch)
 {
     struct match *m = ch->match;
+    if (sv->halted) {
+        struct client *c = client_by_serial(sv, ch->client_serial);
+        if (c)
+            c->awaiting = false;
+        change_discard(sv, ch);
+        reply_error(c, "halted",
+                    "a write to the server's disk failed and what it holds is not known yet; "
+                    "no change is taken until it is (reads still work)");
+        return;
+    }
     bool ok = store_change_begin(sv->store);
     /* A shared database: only the server holding the match's lease changes it, and only if
      * nobody else did since this server read it. */
@@ -163,6 +173,21 @@ void stage(struct server *sv, struct change *ch)
     reply_error(c, "io", "the change could not be stored (%s); nothing changed", why);
 }
 
+void settle_after_failure(struct server *sv)
+{
+    char err[512];
+    bool was = sv->halted;
+    sv->halted = !store_settle(sv->store, err, sizeof err);
+    if (sv->halted && !was)
+        fprintf(stderr,
+                "tg-server: a commit failed and the refused changes cannot be kept out of the "
+                "log for certain (%s): taking no changes until they can\n",
+                err);
+    else if (!sv->halted && was)
+        fprintf(stderr, "tg-server: the refused changes are out of the log: taking changes "
+                        "again\n");
+}
+
 /* Commits the round, then applies its changes to memory and queues their replies. */
 void finish_round(struct server *sv)
 {
@@ -170,13 +195,28 @@ void finish_round(struct server *sv)
     bool committed = store_commit_round(sv->store);
     if (sv->change_count)
         metrics_commit(sv, monotonic_seconds() - t0);
-    const char *why = committed ? "" : store_error(sv->store);
+    char why[300] = "";
+    if (!committed) {
+        /* A failed sync may still have written the round's commit: out of the log with it
+         * before anyone is told that nothing changed. */
+        snprintf(why, sizeof why, "%s", store_error(sv->store));
+        fprintf(stderr, "tg-server: a commit failed: %s\n", why);
+        settle_after_failure(sv);
+    }
     for (size_t i = 0; i < sv->change_count; i++) {
         struct change *ch = &sv->changes[i];
         struct match *m = ch->match;
         struct client *c = client_by_serial(sv, ch->client_serial);
         if (c)
             c->awaiting = false;
+        if (!committed && sv->halted) {
+            reply_error(c, "io",
+                        "the change could not be stored (%s); whether the disk kept it is "
+                        "not known, and no change is taken until it is",
+                        why);
+            change_discard(sv, ch);
+            continue;
+        }
         if (!committed || ch->failed) {
             reply_error(c, "io", "the change could not be stored (%s); nothing changed",
                         committed ? "the round's transaction was lost" : why);

@@ -38,8 +38,10 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define FLAG_CHECK_SECONDS 0.05         /* how often running clocks are looked at */
 #define SOCKET_SEND_BUFFER (64 * 1024)  /* bytes the kernel holds for one client's replies */
 #define ORIGINS_MAX 16
-#define WEB_DESCRIPTORS 3  /* a WebSocket: its socket, the relay's, and the loop's end of it */
-#define BUDGET_SECONDS 5.0 /* a budget holds this many seconds' worth of costly commands */
+#define WEB_DESCRIPTORS 3      /* a WebSocket: its socket, the relay's, and the loop's end of it */
+#define BUDGET_SECONDS 5.0     /* a budget holds this many seconds' worth of costly commands */
+#define BOT_TT_MAX_MB 64       /* the largest transposition table a `search` request may ask */
+#define BOT_CLOCK_MARGIN_MS 50 /* a bot on a clock stops this far from its flag at least */
 
 struct options {
     unsigned port;
@@ -59,6 +61,7 @@ struct options {
     double unload_after;
     unsigned bot_threads, move_threads;
     unsigned long max_bot_iterations;
+    unsigned long max_bot_ms; /* the longest a bot search may take */
     unsigned long max_laps;
     double first_move_timeout; /* a clocked match with no decision by then is aborted */
     double undo_timeout;       /* an unanswered undo request lapses after this */
@@ -166,9 +169,12 @@ struct job {
     struct stored_match stored; /* JOB_LOAD: the rows to replay */
     struct move_list made;      /* the moves the job made, throws included */
     tg_status status;
-    char why[256];    /* JOB_LOAD: why the stored match does not replay */
-    char *kept;       /* the match's kept throws, made before any new one */
-    double arrived;   /* when the command came: a move is charged up to then */
+    char why[256];   /* JOB_LOAD: why the stored match does not replay */
+    char *kept;      /* the match's kept throws, made before any new one */
+    double arrived;  /* when the command came: a move is charged up to then */
+    double deadline; /* JOB_BOT on a running clock: the search ends by then (0: no clock) */
+    double finished; /* JOB_BOT: when its search ended, the move's own time */
+    unsigned long max_bot_ms;
     size_t kept_used; /* bytes of kept the move used */
 };
 
@@ -230,6 +236,9 @@ struct server {
     uint64_t commits;
     double next_lease_tick, next_version_poll;      /* follow.c's timers */
     uint64_t refreshed, taken_over, refused_leased; /* follow.c's counts, for the metrics */
+    /* A commit failed and the refused round could not yet be kept out of the database for
+     * certain (store_settle): no change is taken until it can. */
+    bool halted;
 };
 
 enum run_result { RUN_DONE, RUN_WAIT };
@@ -250,6 +259,17 @@ void addresses_free(struct server *sv);
 void addresses_sweep(struct server *sv);
 void count_output(struct server *sv);
 bool output_over_budget(const struct server *sv, const struct client *c);
+
+/* bots.c */
+/* The spec a level name (docs/bots.md, "Levels") stands for; any other name as it is. */
+const char *bot_level_spec(const char *name);
+/* The error word (and why) if a valid spec asks more than this server allows, else NULL. */
+const char *bot_over_limit(const char *spec, const struct options *o, char *why, size_t cap);
+/* The time in ms a search gets now (-1: the spec does not search): the server's cap, the
+ * spec's own time= if smaller, and no later than deadline (if not 0). */
+long bot_time_ms(const char *spec, unsigned long cap_ms, double now, double deadline);
+/* spec with its time= replaced by time_ms (as it is if time_ms < 0); false if out is short. */
+bool bot_spec_with_time(const char *spec, long time_ms, char *out, size_t cap);
 
 /* clock.c */
 void check_flags(struct server *sv);
@@ -318,6 +338,8 @@ bool match_over(const struct match *m);
 bool note_plies(struct match *m, const struct stored_move *moves, size_t n);
 void on_stored_set_aside(uint64_t id, const char *reason, void *ctx);
 void remember_set_aside(struct server *sv, uint64_t id, const char *reason, bool written);
+/* Every id from..to, at start-up, before any other mark: no search, no line each. */
+bool remember_set_aside_range(struct server *sv, uint64_t from, uint64_t to, const char *reason);
 bool room_to_load(struct server *sv);
 struct rules_entry *rules_acquire(struct server *sv, const char *spec, tg_status *st);
 void rules_release(struct server *sv, struct rules_entry *e);
@@ -339,6 +361,8 @@ void change_discard(struct server *sv, struct change *ch);
 struct change *change_new(struct server *sv, enum change_kind kind, struct match *m,
                           uint64_t serial);
 void finish_round(struct server *sv);
+/* Tries again to learn the state on disk after a failed commit; takes changes again if so. */
+void settle_after_failure(struct server *sv);
 void stage(struct server *sv, struct change *ch);
 
 #endif

@@ -53,6 +53,12 @@ struct store {
     sqlite3_stmt *stmt[S_COUNT_STATEMENTS];
     int last_code;
     char last_error[256];
+    /* The write-ahead log as of the last commit that succeeded: a failed commit's frames
+     * start after these (store_settle). */
+    char *wal_path;
+    uint64_t acked_frames;
+    uint32_t acked_salt[2];
+    bool have_salt;
 };
 
 /* Notes the failure (code and SQLite's message) and returns false. */

@@ -8,6 +8,11 @@
 
 #include <stdint.h>
 
+bool store_names_postgres(const char *db)
+{
+    return pg_is_conninfo(db);
+}
+
 bool store_is_shared(const struct store *st)
 {
     return st->pg != NULL;

@@ -5,6 +5,7 @@
 #include "common.h"
 #include "store-private.h"
 #include "store-pg.h"
+#include "wal.h"
 
 #include <sqlite3.h>
 
@@ -201,6 +202,18 @@ static sqlite3_int64 now_seconds(void)
     return (sqlite3_int64)time(NULL);
 }
 
+/* SQLite's automatic checkpoints run from this hook, which replaces its own: after a commit
+ * the log holds `frames`, and those are what a later failed commit must not disturb. */
+static int on_commit(void *ctx, sqlite3 *db, const char *name, int frames)
+{
+    struct store *st = ctx;
+    st->acked_frames = (uint64_t)frames;
+    st->have_salt = st->wal_path && wal_salts(st->wal_path, st->acked_salt);
+    if (frames >= 1000)
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    return SQLITE_OK;
+}
+
 struct store *store_open(const char *path, char *err, size_t err_cap)
 {
     struct store *st = calloc(1, sizeof *st);
@@ -245,6 +258,16 @@ struct store *store_open(const char *path, char *err, size_t err_cap)
     for (int i = 0; rc == SQLITE_OK && i < S_COUNT_STATEMENTS; i++)
         rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
                                 NULL);
+    if (rc == SQLITE_OK) {
+        const char *wal = sqlite3_filename_wal(sqlite3_db_filename(st->db, "main"));
+        int frames = 0;
+        if (!wal || !(st->wal_path = strdup(wal)))
+            rc = SQLITE_NOMEM;
+        else if (sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &frames,
+                                           NULL) == SQLITE_OK)
+            on_commit(st, st->db, "main", frames < 0 ? 0 : frames);
+        sqlite3_wal_hook(st->db, on_commit, st);
+    }
     if (rc != SQLITE_OK) {
         snprintf(err, err_cap, "%s: %s", path,
                  msg      ? msg
@@ -265,7 +288,17 @@ void store_close(struct store *st)
     for (int i = 0; i < S_COUNT_STATEMENTS; i++)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db);
+    free(st->wal_path);
     free(st);
+}
+
+bool store_settle(struct store *st, char *err, size_t err_cap)
+{
+    if (st->pg)
+        return true; /* PostgreSQL rolls a failed commit back itself */
+    static const uint32_t none[2] = {0, 0};
+    return wal_refuse_after(st->wal_path, st->have_salt ? st->acked_salt : none,
+                            st->have_salt ? st->acked_frames : 0, err, err_cap);
 }
 
 bool store_begin_round(struct store *st)

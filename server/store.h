@@ -76,6 +76,11 @@ bool store_change_begin(struct store *st);
 enum change_outcome { CHANGE_KEPT, CHANGE_DROPPED, CHANGE_ROUND_LOST };
 enum change_outcome store_change_end(struct store *st, bool ok);
 bool store_commit_round(struct store *st);
+/* After store_commit_round failed: makes sure the refused round cannot reappear in the
+ * database, not even after a crash (a failed sync may still have written its commit), and
+ * syncs that. False (why in err): the state on disk is unknown, and no change may be taken
+ * until a later call succeeds. */
+bool store_settle(struct store *st, char *err, size_t err_cap);
 void store_rollback_round(struct store *st);
 
 bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
@@ -107,6 +112,17 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
 void stored_match_free(struct stored_match *m);
 
 bool store_count_matches(struct store *st, uint64_t *count);
+
+/* A stretch of match ids whose `matches` rows sit on a page that cannot be read (to may be
+ * UINT64_MAX: every id from `from` on). */
+struct id_gap {
+    uint64_t from, to;
+};
+/* When store_count_matches reports damage: the matches that can be read, and the live ones
+ * among them (live_known false: the tables of endings are damaged too, and live = count), with
+ * each stretch of ids skipped over (malloc'd into *gaps). False on any other failure. */
+bool store_count_past_damage(struct store *st, uint64_t *count, uint64_t *live, bool *live_known,
+                             struct id_gap **gaps, size_t *gap_count);
 /* Copies the database at db_path to to_path with SQLite's online backup, while a server may
  * be running on it; false (and why in err) on failure. */
 bool store_backup(const char *db_path, const char *to_path, char *err, size_t err_cap);
@@ -120,11 +136,21 @@ bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *,
 bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max, size_t *count,
                     bool *more);
 
+/* The schema page: store_save_schema keeps a copy of the schema's rows beside the database
+ * (PATH.schema, rewritten when they change); store_repair_schema, when the database cannot be
+ * opened, rebuilds a damaged schema page from that copy, keeping the damaged file as
+ * PATH.damaged-TIME, and says what it did in report. */
+bool store_save_schema(struct store *st, const char *db_path, char *err, size_t err_cap);
+enum schema_repair { SCHEMA_READS, SCHEMA_REPAIRED, SCHEMA_NOT_REPAIRED };
+enum schema_repair store_repair_schema(const char *db_path, char *report, size_t report_cap);
+
 /* Runs PRAGMA quick_check (full = integrity_check); writes its first line into out. */
 bool store_check(struct store *st, bool full, char *out, size_t out_cap);
 
 /* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
 
+/* Whether --db names a PostgreSQL database (a postgresql:// URL or a libpq conninfo). */
+bool store_names_postgres(const char *db);
 /* Whether other servers may share the database (PostgreSQL). */
 bool store_is_shared(const struct store *st);
 /* How long a lease lasts unless renewed, in milliseconds (store_leases_tick renews them). */

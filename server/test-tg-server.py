@@ -890,7 +890,9 @@ def load_websocket_tests():
     file (meson, the sanitizer build) runs them too."""
     import importlib.util
     for file, prefix in (("test-tg-server-ws.py", "WebSocket_"),
-                         ("test-tg-server-limits.py", "Limits_")):
+                         ("test-tg-server-limits.py", "Limits_"),
+                         ("test-tg-server-damage.py", "Damage_"),
+                         ("test-tg-server-bots.py", "Bots_")):
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
         spec = importlib.util.spec_from_file_location("tg_server_" + prefix.lower(), path)
         module = importlib.util.module_from_spec(spec)

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Bots on tg-server (issue 28 item 6), run by test-tg-server.py in the same run:
+
+- every search is bounded by the server's cap (--max-bot-ms), whatever it asks
+  (`search:nodes=1000000000` is minutes of work; `mcts:time=600000` ten minutes);
+- a bot on a seat whose clock runs gets a share of that seat's time: twelve `search:time=600000`
+  moves on a 3-second clock all answered, the flag never falling, each seat's time left;
+- the five level names of docs/bots.md, `search` specs, and bad specs (an unknown option, a
+  zero time, a level with options, a table over the server's limit) refused in words.
+"""
+import importlib.util
+import os
+import time
+
+SERVER = None  # set by test-tg-server.py
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("tg_server_bots_base",
+                                               os.path.join(_here, "test-tg-server.py"))
+base = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(base)
+Conn, Match, show = base.Conn, base.Match, base.show
+
+
+class BotCase(base.ServerTestCase):
+    server_args = ("--max-bot-ms", "300")
+
+    def setUp(self):
+        base.SERVER = SERVER
+        super().setUp()
+
+    def bot(self, c, m, spec):
+        ply, turn, _ = m.state(c)
+        return c.ask("bot %d %d %s %s" % (m.id, ply, spec, m.tokens[int(turn)]))
+
+
+class BotTest(BotCase):
+    def test_every_search_is_bounded_by_the_servers_cap(self):
+        c = Conn(self.server.port)
+        m = Match(c, "halusa")
+        for spec in ("search:nodes=1000000000", "mcts:time=600000", "search:depth=64"):
+            t0 = time.monotonic()
+            reply = self.bot(c, m, spec)
+            self.assertTrue(reply.startswith("ok "), (spec, reply))
+            # 300 ms asked; a generous bound for a loaded machine and the sanitizer build,
+            # still far below the minutes the spec alone would take.
+            self.assertLess(time.monotonic() - t0, 20, spec)
+        c.close()
+
+    def test_a_bot_on_a_clock_never_overruns_it(self):
+        self.server.stop()
+        self.server = base.Server(self.db).start()  # the default cap, 5 s, above the clock
+        c = Conn(self.server.port)
+        m = Match(c, "halusa clock=0.05+0")  # 3 s each
+        m.play(c, c.ok("moves %d" % m.id).split()[0])  # the first decision starts the clocks
+        for _ in range(12):
+            reply = self.bot(c, m, "search:time=600000")
+            self.assertTrue(reply.startswith("ok "), reply)
+            info = show(c, m.id)
+            if info["result"] != "running":
+                break
+        info = show(c, m.id)
+        self.assertNotIn("by=time", " ".join("%s=%s" % kv for kv in info.items()))
+        left = [int(x) for x in info["clock"].split(",")]
+        self.assertTrue(all(x > 0 for x in left), info)
+        c.close()
+
+    def test_levels_search_specs_and_bad_specs(self):
+        c = Conn(self.server.port)
+        m = Match(c, "hus")
+        for spec in ("beginner", "easy", "medium", "hard", "strongest", "search",
+                     "search:depth=2,tt=1", "mcts:iterations=50,time=20"):
+            reply = self.bot(c, m, spec)
+            self.assertTrue(reply.startswith("ok "), (spec, reply))
+        for spec, word in (("search:bogus=1", "err bad-option"), ("search:time=0", "err bad-option"),
+                           ("easy:depth=1", "err bad-option"), ("expert", "err bad-option"),
+                           ("search:tt=65", "err bot-too-slow"),
+                           ("mcts:iterations=10000000", "err bot-too-slow"),
+                           ("search:time=50,time=60", "err bad-option")):
+            before = c.ok("history %d" % m.id)
+            self.assertTrue(self.bot(c, m, spec).startswith(word + " "), spec)
+            self.assertEqual(c.ok("history %d" % m.id), before)  # nothing changed
+        c.close()

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Damage to tg-server's files on disk (issue 28 item 9), run by test-tg-server.py in the same
+run. Each test damages a real database file, write-ahead log or sync:
+
+- a damaged leaf page of `matches`: the server starts, names the stretch of ids that page
+  held, sets those matches aside, serves every other match exactly as stored and takes new
+  ones; `--check` runs on the same file;
+- a damaged schema page (page 1, with or without its header): rebuilt from the copy of the
+  schema kept beside the database; every match is served as before; with no copy the server
+  says why it cannot start;
+- a damaged frame of the write-ahead log, with commits after it: the start says loudly that
+  the log was cut short and how many commits are lost, and keeps a copy of the log; a frame
+  torn by a crash at the end of the log is no warning;
+- fsync failing with EIO at a commit (a preloaded library, libtg-fsync-fault.so): the change
+  is refused, and it is not in the database after a SIGKILL; changes are refused while the
+  refused frames cannot be kept out of the log for certain, and taken again once they can.
+"""
+import importlib.util
+import os
+import random
+import sqlite3
+import struct
+import time
+import unittest
+
+SERVER = None  # set by test-tg-server.py
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("tg_server_damage_base",
+                                               os.path.join(_here, "test-tg-server.py"))
+base = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(base)
+Conn, Match, Server, show = base.Conn, base.Match, base.Server, base.show
+
+
+class DamageCase(base.ServerTestCase):
+    def setUp(self):
+        base.SERVER = SERVER
+        super().setUp()
+
+    def make(self, n, plies=0):
+        """n matches of Halusa, the first ten with `plies` random moves: id -> (history, show)."""
+        c = Conn(self.server.port)
+        rng = random.Random(5)
+        made = {}
+        for i in range(n):
+            m = Match(c, "halusa")
+            for _ in range(plies if i < 10 else 0):
+                m.play(c, rng.choice(c.ok("moves %d" % m.id).split()))
+            made[m.id] = m
+        out = {mid: (c.ok("history %d" % mid).split(), show(c, mid)) for mid in made}
+        c.close()
+        return out
+
+    def start(self, *extra, env=None):
+        saved = dict(os.environ)
+        os.environ.update(env or {})
+        try:
+            self.server = Server(self.db, *extra).start()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        return self.server
+
+    def served_as_made(self, made, skip=()):
+        c = Conn(self.server.port)
+        for mid, (history, info) in sorted(made.items()):
+            if mid in skip:
+                self.assertTrue(c.ask("show %d" % mid).startswith("err set-aside"), mid)
+            else:
+                self.assertEqual(c.ok("history %d" % mid).split(), history, "match %d" % mid)
+                self.assertEqual(show(c, mid), info)
+        fresh = Match(c, "hus")  # and new matches and moves are taken
+        move = c.ok("moves %d" % fresh.id).split()[0]
+        self.assertEqual(fresh.play(c, move), [move])
+        c.close()
+
+
+class DamagedMatchesPageTest(DamageCase):
+    def test_a_damaged_leaf_of_matches_does_not_stop_the_start(self):
+        made = self.make(420, plies=4)
+        self.server.stop()
+        db = sqlite3.connect(self.db)
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        leaves = [r[0] for r in db.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'matches' AND pagetype = 'leaf' "
+            "ORDER BY path")]
+        self.assertGreaterEqual(len(leaves), 3)
+        victim = leaves[1]  # neither the first nor the last: matches before and after it
+        lost = []
+        for (mid,) in db.execute("SELECT id FROM matches ORDER BY id"):
+            lost.append(mid)
+        db.close()
+        with open(self.db, "r+b") as f:
+            f.seek((victim - 1) * page_size)
+            f.write(os.urandom(page_size))
+        # Which ids sat on that page: the ids SQLite can no longer read.
+        db = sqlite3.connect(self.db)
+        readable = set()
+        for mid in lost:
+            try:
+                if db.execute("SELECT id FROM matches WHERE id = ?", (mid,)).fetchone():
+                    readable.add(mid)
+            except sqlite3.DatabaseError:
+                pass
+        db.close()
+        unreadable = set(made) - readable
+        self.assertGreater(len(unreadable), 10)
+        self.start()
+        err_lines = []
+        self.assertIn("%d set aside" % len(unreadable), self.server.banner)
+        self.assertIn("%d matches in" % len(readable), self.server.banner)
+        self.served_as_made(made, skip=unreadable)
+        err = self.server.stop()
+        err_lines = [line for line in err.splitlines() if "damaged page" in line]
+        self.assertEqual(len(err_lines), 1, err)
+        self.assertIn("ids %d to %d" % (min(unreadable), max(unreadable)), err_lines[0])
+        # --check runs through the same file: SQLite's check names the damage, every readable
+        # match is replayed, and the server then serves.
+        self.start("--check")
+        self.assertIn("set aside", self.server.banner)
+        self.served_as_made(made, skip=unreadable)
+        err = self.server.stop()
+        self.assertIn("integrity_check:", err)
+        self.assertNotIn("integrity_check: ok", err)
+
+
+class DamagedSchemaPageTest(DamageCase):
+    def damage_page_one(self, from_byte):
+        size = os.path.getsize(self.db)
+        with open(self.db, "r+b") as f:
+            f.seek(from_byte)
+            f.write(os.urandom(4096 - from_byte))
+        self.assertEqual(os.path.getsize(self.db), size)
+
+    def test_a_damaged_schema_page_is_rebuilt_from_the_copy(self):
+        made = self.make(30, plies=6)
+        self.server.stop()
+        self.assertTrue(os.path.exists(self.db + ".schema"))
+        for from_byte in (100, 0):  # the schema's b-tree; then the file's header as well
+            self.damage_page_one(from_byte)
+            with self.assertRaises(sqlite3.DatabaseError):
+                sqlite3.connect(self.db).execute("SELECT count(*) FROM matches").fetchone()
+            self.start()
+            # served_as_made makes one Hus match each time; make(1) one more, in `made`.
+            self.assertIn("%d matches in" % (len(made) + (from_byte == 0)), self.server.banner)
+            self.assertIn("0 set aside", self.server.banner)
+            self.served_as_made(made)
+            made.update(self.make(1))
+            err = self.server.stop()
+            self.assertIn("the schema page was damaged; rebuilt from", err)
+            kept = [f for f in os.listdir(self.tmp.name) if ".damaged-" in f]
+            self.assertTrue(kept)
+            for f in kept:
+                os.unlink(os.path.join(self.tmp.name, f))
+        # The rebuilt file passes SQLite's own check but for pages nobody uses any more.
+        rows = [r[0] for r in sqlite3.connect(self.db).execute("PRAGMA integrity_check")]
+        self.assertTrue(all(r == "ok" or "never used" in r for r in rows), rows)
+
+    def test_without_a_copy_the_server_says_why(self):
+        self.make(3)
+        self.server.stop()
+        os.unlink(self.db + ".schema")
+        self.damage_page_one(100)
+        with self.assertRaises(RuntimeError) as caught:
+            self.start()
+        self.assertIn("no usable copy of the schema", str(caught.exception))
+
+
+def wal_frames(path):
+    """(page size, [(offset, commit size, salts)]) of the log's frames."""
+    with open(path, "rb") as f:
+        data = f.read()
+    page = struct.unpack(">I", data[8:12])[0]
+    salts = data[16:24]
+    frames = []
+    at = 32
+    while at + 24 + page <= len(data):
+        commit = struct.unpack(">I", data[at + 4:at + 8])[0]
+        frames.append((at, commit, data[at + 8:at + 16] == salts))
+        at += 24 + page
+    return page, frames
+
+
+class DamagedLogTest(DamageCase):
+    def test_a_damaged_frame_of_the_log_is_said_loudly(self):
+        made = self.make(40, plies=3)
+        self.server.kill()  # the log keeps its frames: nothing checkpointed them
+        wal = self.db + "-wal"
+        page, frames = wal_frames(wal)
+        commits = [i for i, (_, commit, ours) in enumerate(frames) if commit and ours]
+        self.assertGreater(len(commits), 20)
+        victim = commits[len(commits) // 2] - 0  # a commit frame halfway: many after it
+        with open(wal, "r+b") as f:
+            f.seek(frames[victim][0] + 24 + page // 2)
+            f.write(b"\xff" * 16)
+        self.start()
+        self.assertIn("WARNING: the write-ahead log was cut short: frame %d" % (victim + 1),
+                      self.server.banner)
+        lost = len(commits) - len(commits) // 2
+        self.assertIn("and %d committed transactions after it are lost" % lost,
+                      self.server.banner)
+        copies = [f for f in os.listdir(self.tmp.name) if "-wal.cut-" in f]
+        self.assertEqual(len(copies), 1)
+        err = self.server.stop()
+        self.assertIn("WARNING: the write-ahead log was cut short", err)
+
+    def test_a_frame_torn_at_the_end_is_no_warning(self):
+        self.make(5, plies=3)
+        self.server.kill()
+        wal = self.db + "-wal"
+        page, frames = wal_frames(wal)
+        with open(wal, "r+b") as f:  # the last frame half written, as a crash leaves it
+            f.truncate(frames[-1][0] + 24 + page // 2)
+        self.start()
+        self.assertNotIn("WARNING", self.server.banner)
+        self.server.stop()
+
+
+class FailedSyncTest(DamageCase):
+    def fault(self):
+        lib = os.path.join(os.path.dirname(SERVER), "libtg-fsync-fault.so")
+        if not os.path.exists(lib):
+            self.skipTest("no libtg-fsync-fault.so beside the server")
+        trigger = os.path.join(self.tmp.name, "fail-syncs")
+        preload = " ".join(p for p in (os.environ.get("LD_PRELOAD"), lib) if p)
+        # A sanitizer build wants its runtime first; the fault library needs none.
+        asan = os.environ.get("ASAN_OPTIONS", "")
+        env = {"LD_PRELOAD": preload, "TG_FSYNC_FAIL": trigger,
+               "ASAN_OPTIONS": (asan + ":" if asan else "") + "verify_asan_link_order=0"}
+        return trigger, env
+
+    def test_a_refused_commit_is_not_in_the_database_after_a_crash(self):
+        trigger, env = self.fault()
+        self.server.stop()
+        self.start(env=env)
+        c = Conn(self.server.port)
+        m = Match(c, "halusa")
+        acked = m.play(c, "c1") + m.play(c, "a2")
+        open(trigger, "w").close()
+        reply = c.ask("play %d 2 b1 %s" % (m.id, m.tokens[0]))
+        self.assertTrue(reply.startswith("err io "), reply)
+        # The refused frames are out of the log in the file, but its sync fails too: the
+        # state on disk is not known, and no change is taken.
+        reply = c.ask("play %d 2 b1 %s" % (m.id, m.tokens[0]))
+        self.assertTrue(reply.startswith("err halted "), reply)
+        self.assertTrue(c.ask("new hus").startswith("err halted "))
+        self.assertEqual(c.ok("history %d" % m.id).split(), acked)  # reads still work
+        c.close()
+        self.server.kill()
+        os.unlink(trigger)
+        self.start()
+        c = Conn(self.server.port)
+        self.assertEqual(c.ok("history %d" % m.id).split(), acked)
+        self.assertEqual(m.play(c, "b1"), ["b1"])
+        c.close()
+
+    def test_changes_are_taken_again_once_the_disk_answers(self):
+        trigger, env = self.fault()
+        self.server.stop()
+        self.start(env=env)
+        c = Conn(self.server.port)
+        m = Match(c, "halusa")
+        acked = m.play(c, "c1")
+        open(trigger, "w").close()
+        self.assertTrue(c.ask("play %d 1 a2 %s" % (m.id, m.tokens[1])).startswith("err io "))
+        os.unlink(trigger)
+        deadline = time.monotonic() + 10
+        while True:
+            reply = c.ask("play %d 1 a2 %s" % (m.id, m.tokens[1]))
+            if not reply.startswith("err halted"):
+                break
+            self.assertLess(time.monotonic(), deadline, "changes stay refused")
+            time.sleep(0.1)
+        self.assertEqual(reply, "ok a2")
+        acked.append("a2")
+        c.close()
+        self.server.kill()
+        self.start()
+        c = Conn(self.server.port)
+        self.assertEqual(c.ok("history %d" % m.id).split(), acked)
+        c.close()
+        err = self.server.stop()
+        del err
+
+
+if __name__ == "__main__":
+    unittest.main()
