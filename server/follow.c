@@ -122,6 +122,37 @@ bool follow_refresh(struct server *sv, struct match *m)
     return ok;
 }
 
+/* ---- whether this server's copy of a match is the match ---------------------------------- */
+
+void follow_claimed(struct server *sv, struct match *m)
+{
+    m->claimed = true;
+    m->claim_epoch = sv->lease_epoch;
+}
+
+/* Whether this server plays the match: its lease claimed since the leases last may have run
+ * out. Then nobody else can have changed it. */
+static bool holds_lease(const struct server *sv, const struct match *m)
+{
+    return m->claimed && m->claim_epoch == sv->lease_epoch;
+}
+
+/* The match as it is in the database before a command reads it: a copy that another server
+ * may have changed (this one does not hold its lease) is checked, one round trip, and read
+ * again if it is behind, so that a client that moved to this server reads what it was told.
+ * NULL: the match was dropped (set aside). */
+struct match *follow_fresh(struct server *sv, struct match *m)
+{
+    if (!store_is_shared(sv->store) || m->busy || holds_lease(sv, m))
+        return m;
+    uint64_t version;
+    if (!store_versions(sv->store, &m->id, 1, &version) || version == UINT64_MAX ||
+        version <= m->version)
+        return m;
+    uint64_t id = m->id;
+    return follow_refresh(sv, m) ? loaded_match(sv, id) : NULL;
+}
+
 /* ---- other servers' changes ------------------------------------------------------------- */
 
 struct seen {
@@ -135,8 +166,11 @@ struct seen {
 static bool on_wanted(uint64_t id, void *ctx)
 {
     const struct seen *s = ctx;
-    const struct match *m = loaded_match(s->sv, id);
-    return m && !m->busy && !m->loading;
+    struct match *m = loaded_match(s->sv, id);
+    if (!m || m->busy || m->loading)
+        return false;
+    m->claimed = false;
+    return true;
 }
 
 static void on_notification(uint64_t id, uint64_t version, void *ctx)
@@ -262,6 +296,7 @@ static void take_over_expired(struct server *sv)
             continue;
         enum claim_result r = claim_alone(sv, m);
         if (r == CLAIM_OK) {
+            follow_claimed(sv, m);
             sv->taken_over++;
             fprintf(stderr, "tg-server: match %" PRIu64 " taken over (its lease ran out)\n", m->id);
         } else if (r == CLAIM_STALE) {
@@ -289,8 +324,14 @@ void follow_round(struct server *sv)
         sv->next_version_poll = sv->now + VERSION_POLL_SECONDS;
     }
     if (sv->now >= sv->next_lease_tick) {
-        /* Three renewals a lease: one late round trip does not lose it. */
-        store_leases_tick(sv->store);
+        /* Three renewals a lease: one late round trip does not lose it. A renewal later than
+         * that (a stalled process, a database that did not answer) may have come after
+         * another server took a lease: every claim of this server is doubted from then on. */
+        double lease = (double)sv->opt.lease_ms / 1000.0;
+        if (sv->now - sv->leases_renewed_at > 0.8 * lease)
+            sv->lease_epoch++;
+        if (store_leases_tick(sv->store))
+            sv->leases_renewed_at = sv->now;
         take_over_expired(sv);
         sv->next_lease_tick = sv->now + (double)sv->opt.lease_ms / 3000.0;
     }

@@ -131,6 +131,8 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
         return RUN_DONE;
     }
     struct match *m = loaded_match(sv, id);
+    if (m && !m->loading)
+        m = follow_fresh(sv, m); /* a shared database: another server may have changed it */
     if (m) {
         if (m->loading)
             return RUN_WAIT;

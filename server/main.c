@@ -540,8 +540,12 @@ int main(int argc, char **argv)
            sv.match_count, sv.opt.db_path, sv.set_aside_count);
     for (size_t i = 0; i < sv.set_aside_count && i < STATUS_IDS_MAX; i++)
         printf("%s%" PRIu64, i ? "," : " (", sv.set_aside[i].id);
-    printf("%s; opened in %.1f ms%s%s\n", sv.set_aside_count ? ")" : "", open_s * 1000.0,
+    printf("%s; opened in %.1f ms%s%s", sv.set_aside_count ? ")" : "", open_s * 1000.0,
            wal_warning[0] ? "; WARNING: " : "", wal_warning);
+    if (store_is_shared(sv.store)) /* its name in the leases table, for the operator */
+        printf("; shared, as server %s, leases of %.1f s", store_owner(sv.store),
+               sv.opt.lease_ms / 1000.0);
+    printf("\n");
     fflush(stdout);
     struct web *web = NULL;
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {

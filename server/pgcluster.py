@@ -16,6 +16,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -86,20 +87,8 @@ class Cluster:
             capture_output=True, text=True, cwd=self.tmp, **self._run_as())  # type: ignore
         if init.returncode != 0:
             raise ClusterError("initdb failed: " + (init.stderr or init.stdout).strip())
-        args = [os.path.join(self.bin, "postgres"), "-D", self.data, "-k", self.tmp]
-        for k, v in self.settings.items():
-            args += ["-c", "%s=%s" % (k, v)]
-        log = open(self.log, "w")
-        if self.user is not None:
-            os.chown(self.log, self.user.pw_uid, self.user.pw_gid)
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, text=True,
-                                     cwd=self.tmp, **self._run_as())  # type: ignore
-        log.close()
+        self.up()
         t0 = time.monotonic()
-        while not os.path.exists(os.path.join(self.tmp, ".s.PGSQL.5432")):
-            if self.proc.poll() is not None or time.monotonic() - t0 > 30:
-                raise ClusterError("postgres did not start: " + self.server_log())
-            time.sleep(0.02)
         while True:
             r = subprocess.run([os.path.join(self.bin, "psql"), "-h", self.tmp, "-U", "tg",
                                 "-d", "postgres", "-qAtc", "CREATE DATABASE tg"],
@@ -109,6 +98,35 @@ class Cluster:
             if time.monotonic() - t0 > 30:
                 raise ClusterError("cannot create the test database: " + r.stderr.strip())
             time.sleep(0.05)
+
+    def up(self) -> None:
+        """Starts the server (again, after down())."""
+        args = [os.path.join(self.bin, "postgres"), "-D", self.data, "-k", self.tmp]
+        for k, v in self.settings.items():
+            args += ["-c", "%s=%s" % (k, v)]
+        log = open(self.log, "a")
+        if self.user is not None:
+            os.chown(self.log, self.user.pw_uid, self.user.pw_gid)
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, text=True,
+                                     cwd=self.tmp, **self._run_as())  # type: ignore
+        log.close()
+        t0 = time.monotonic()
+        while subprocess.run([os.path.join(self.bin, "pg_isready"), "-q", "-h", self.tmp]
+                             ).returncode != 0:
+            if self.proc.poll() is not None or time.monotonic() - t0 > 30:
+                raise ClusterError("postgres did not start: " + self.server_log())
+            time.sleep(0.02)
+
+    def down(self) -> None:
+        """Stops the server (fast shutdown: its clients are cut), keeping its data."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
 
     def server_log(self) -> str:
         try:
@@ -133,14 +151,7 @@ class Cluster:
         return r.stdout.strip()
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()  # smart shutdown would wait for the servers' connections
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
+        self.down()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self) -> "Cluster":

@@ -142,6 +142,7 @@ void stage(struct server *sv, struct change *ch)
         c->awaiting = false;
     if (claim == CLAIM_LEASED || claim == CLAIM_STALE) {
         uint64_t id = m->id;
+        m->claimed = false;
         change_discard(sv, ch);
         sv->refused_leased++;
         if (claim == CLAIM_LEASED && c)
@@ -251,6 +252,7 @@ void finish_round(struct server *sv)
         m->undo_requested_by = -1;
         if (ch->kind != CH_NEW)
             m->version++; /* as store_claim made it */
+        follow_claimed(sv, m);
         if (!match_over(m))
             sv->live_count++;
         if (live_before)

@@ -120,6 +120,8 @@ struct match {
     struct match *lru_prev, *lru_next;
     bool pinned;
     uint64_t version; /* its changes as stored (a shared database): who else changed it */
+    bool claimed;     /* this server holds its lease (as of claim_epoch: follow.c) */
+    uint64_t claim_epoch;
 };
 
 /* A token bucket: `tokens` commands may be made now; it refills at the budget's rate. */
@@ -234,7 +236,9 @@ struct server {
     struct web *web; /* the web port, if open: it serves /metrics */
     double round_max, commit_max, commit_total;
     uint64_t commits;
-    double next_lease_tick, next_version_poll;      /* follow.c's timers */
+    double next_lease_tick, next_version_poll; /* follow.c's timers */
+    double leases_renewed_at; /* the last renewal of this server's leases that went through */
+    uint64_t lease_epoch;     /* counts the times the leases may have run out between renewals */
     uint64_t refreshed, taken_over, refused_leased; /* follow.c's counts, for the metrics */
     /* A commit failed and the refused round could not yet be kept out of the database for
      * certain (store_settle): no change is taken until it can. */
@@ -304,6 +308,8 @@ bool watches(const struct client *c, uint64_t id);
 int follow_fd(const struct server *sv);
 void follow_round(struct server *sv);
 bool follow_refresh(struct server *sv, struct match *m);
+struct match *follow_fresh(struct server *sv, struct match *m);
+void follow_claimed(struct server *sv, struct match *m);
 
 /* jobs.c */
 bool load_consistent(const struct job *j, char *why, size_t why_cap);

@@ -57,15 +57,15 @@ enum pg_stmt {
 
 struct pg_store {
     PGconn *conn;
-    char *conninfo;
     char owner[TOKEN_HEX_LEN + 1]; /* this server's name in the leases table */
     unsigned lease_ms;
-    bool prepared;      /* the statements exist on this connection */
-    bool missed;        /* reconnected: notifications may have been lost */
-    bool change_failed; /* the open change's savepoint must be rolled back */
+    bool prepared; /* the statements exist on this connection */
+    bool missed;   /* reconnected: notifications may have been lost */
     char sqlstate[6];
     char last_error[256];
-    uint64_t *releases; /* matches whose lease goes at the next tick */
+    char last_cause[256]; /* why the last reconnection failed */
+    double last_attempt;  /* when (monotonic seconds) */
+    uint64_t *releases;   /* matches whose lease goes at the next tick */
     size_t release_count, release_cap;
 };
 

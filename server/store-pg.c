@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The schema's versions, in order: the server brings a database from whatever version it has
  * to the last one, each step in one transaction, under an advisory lock so that servers
@@ -300,14 +301,28 @@ static bool set_up_connection(struct pg_store *pg)
     return PQsetnonblocking(pg->conn, 0) == 0 || pg_fail(pg, "cannot set the connection up");
 }
 
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 bool pg_connected(struct pg_store *pg)
 {
     if (PQstatus(pg->conn) == CONNECTION_OK && pg->prepared)
         return true;
+    /* Once a second at most: a database that is down costs the loop one attempt a second
+     * (each bounded by connect_timeout), not one a round. */
+    double now = seconds_now();
+    if (now - pg->last_attempt < 1.0)
+        return pg_fail(pg, "the connection to PostgreSQL was lost (%s)", pg->last_cause);
+    pg->last_attempt = now;
     pg->prepared = false;
     PQreset(pg->conn);
     if (PQstatus(pg->conn) != CONNECTION_OK) {
         note_error(pg, NULL);
+        snprintf(pg->last_cause, sizeof pg->last_cause, "%s", pg->last_error);
         return false;
     }
     pg->missed = true;
@@ -317,13 +332,17 @@ bool pg_connected(struct pg_store *pg)
 struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap)
 {
     struct pg_store *pg = calloc(1, sizeof *pg);
-    if (!pg || !(pg->conninfo = strdup(conninfo)) || !new_token(pg->owner)) {
+    if (!pg || !new_token(pg->owner)) {
         snprintf(err, err_cap, "out of memory");
         pg_close(pg);
         return NULL;
     }
     pg->lease_ms = 5000;
-    pg->conn = PQconnectdb(conninfo);
+    /* A database that does not answer must not hold the loop for ever: 5 s to connect,
+     * unless the conninfo says otherwise (its own connect_timeout comes later, and wins). */
+    const char *const keys[] = {"connect_timeout", "dbname", NULL};
+    const char *const values[] = {"5", conninfo, NULL};
+    pg->conn = PQconnectdbParams(keys, values, 1);
     bool ok = pg->conn && PQstatus(pg->conn) == CONNECTION_OK;
     if (!ok)
         note_error(pg, NULL);
@@ -350,7 +369,6 @@ void pg_close(struct pg_store *pg)
         run_done(pg, P_RELEASE_ALL, 1, v);
     }
     PQfinish(pg->conn);
-    free(pg->conninfo);
     free(pg->releases);
     free(pg);
 }
@@ -726,12 +744,18 @@ bool pg_versions(struct pg_store *pg, const uint64_t *ids, size_t n, uint64_t *v
         versions[i] = UINT64_MAX;
     if (!n)
         return true;
-    if (pg_in_transaction(pg) || !pg_connected(pg))
+    /* Inside the round's transaction a failed read must not sink the round: a savepoint. */
+    bool inside = pg_in_transaction(pg);
+    if (inside ? PQstatus(pg->conn) != CONNECTION_OK : !pg_connected(pg))
+        return false;
+    if (inside && !run_sql(pg, "SAVEPOINT versions"))
         return false;
     char *list = id_array(ids, n);
     const char *v[] = {list};
     PGresult *r = list ? pg_run(pg, P_VERSIONS, 1, v) : NULL;
     free(list);
+    if (inside)
+        run_sql(pg, r ? "RELEASE versions" : "ROLLBACK TO versions");
     if (!r)
         return false;
     for (int row = 0; row < PQntuples(r); row++) {
@@ -747,4 +771,9 @@ bool pg_versions(struct pg_store *pg, const uint64_t *ids, size_t n, uint64_t *v
 void pg_set_lease(struct pg_store *pg, unsigned lease_ms)
 {
     pg->lease_ms = lease_ms;
+}
+
+const char *pg_owner(const struct pg_store *pg)
+{
+    return pg->owner;
 }

@@ -54,6 +54,7 @@ bool pg_list_ids(struct pg_store *pg, uint64_t after, uint64_t *ids, size_t max,
 bool pg_check(struct pg_store *pg, bool full, char *out, size_t out_cap);
 
 void pg_set_lease(struct pg_store *pg, unsigned lease_ms);
+const char *pg_owner(const struct pg_store *pg);
 enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, bool bump);
 void pg_release(struct pg_store *pg, uint64_t id);
 bool pg_leases_tick(struct pg_store *pg);

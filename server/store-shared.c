@@ -18,6 +18,11 @@ bool store_is_shared(const struct store *st)
     return st->pg != NULL;
 }
 
+const char *store_owner(const struct store *st)
+{
+    return st->pg ? pg_owner(st->pg) : "";
+}
+
 void store_set_lease(struct store *st, unsigned lease_ms)
 {
     if (st->pg)

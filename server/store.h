@@ -153,6 +153,8 @@ bool store_check(struct store *st, bool full, char *out, size_t out_cap);
 bool store_names_postgres(const char *db);
 /* Whether other servers may share the database (PostgreSQL). */
 bool store_is_shared(const struct store *st);
+/* This server's name in the leases table ("" on SQLite). */
+const char *store_owner(const struct store *st);
 /* How long a lease lasts unless renewed, in milliseconds (store_leases_tick renews them). */
 void store_set_lease(struct store *st, unsigned lease_ms);
 

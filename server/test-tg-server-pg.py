@@ -233,7 +233,37 @@ class BadInputTest(PgTestCase):
         finally:
             stop.set()
             cutter.join()
+        # Then PostgreSQL itself stops for a while: every change is refused in words, none
+        # is acknowledged, and once it is back the server carries on.
+        self.pg.down()
+        try:
+            for mid, tokens in matches:
+                info = show(conn, mid)  # served from memory
+                if info["result"] != "running":
+                    continue
+                moves = conn.ok("moves %d" % mid).split()
+                reply = conn.ask("play %d %s %s %s" % (mid, info["ply"], moves[0],
+                                                        tokens[int(info["turn"])]))
+                self.assertRegex(reply, r"^err io the change could not be stored", reply)
+                errors += 1
+                self.assertRegex(conn.ask("history 999999"), r"^err ")
+        finally:
+            self.pg.up()
         self.assertGreater(errors, 0, "no change met a lost connection")
+        for mid, tokens in matches:
+            info = show(conn, mid)
+            if info["result"] == "running":
+                deadline = time.monotonic() + 20
+                while True:  # the first change after it came back may still meet the old link
+                    moves = conn.ok("moves %d" % mid).split()
+                    reply = conn.ask("play %d %s %s %s" % (mid, info["ply"], moves[0],
+                                                            tokens[int(info["turn"])]))
+                    if reply.startswith("ok") or time.monotonic() > deadline:
+                        break
+                    self.assertRegex(reply, r"^err io ")
+                    time.sleep(0.1)
+                self.assertTrue(reply.startswith("ok"), reply)
+                acked[mid] += reply[3:].split()
         for mid, plies in acked.items():
             self.assertEqual(conn.ok("history %d" % mid).split(), plies)
             self.assertEqual(self.stored_history(mid), plies)
@@ -415,7 +445,57 @@ class FailoverPlayer(threading.Thread):
             self.error = "player %d: %r" % (self.index, e)
 
 
+def owner_of(server: base.Server) -> str:
+    """The server's name in the leases table, from its banner."""
+    return server.banner.split("shared, as server ")[1].split(",")[0]
+
+
 class SeveralServersTest(PgTestCase):
+    def wait_taken_over(self, mids: list[int], dead_owner: str, limit: float) -> float:
+        """Seconds until every live match of mids is leased by a server other than dead_owner
+        (at most limit)."""
+        t0 = time.monotonic()
+        ids = ",".join(str(m) for m in mids) or "0"
+        while True:
+            left = self.sql(
+                "SELECT count(*) FROM leases l JOIN clocks c USING (match_id) WHERE "
+                "l.match_id IN (%s) AND c.flagged IS NULL AND NOT EXISTS (SELECT 1 FROM "
+                "results r WHERE r.match_id = l.match_id) AND NOT EXISTS (SELECT 1 FROM "
+                "aborted a WHERE a.match_id = l.match_id) AND (l.owner = '%s' OR "
+                "l.expires_at <= clock_timestamp())" % (ids, dead_owner))
+            if left == "0":
+                return time.monotonic() - t0
+            if time.monotonic() - t0 > limit:
+                self.fail("%s of matches %s not taken over after %.1f s" % (left, ids, limit))
+            time.sleep(0.02)
+
+    def test_a_killed_servers_clocked_match_is_taken_over_and_its_flag_falls(self) -> None:
+        a, b = self.server(), self.server()
+        conn = Conn(a.port)
+        mid, tokens = new_match(conn, "hus clock=0.1+0")  # 6 s a seat
+        rng = random.Random(5)
+        play_one(conn, mid, tokens, rng)
+        play_one(conn, mid, tokens, rng)
+        conn.close()
+        self.assertEqual(self.sql("SELECT owner FROM leases WHERE match_id = %d" % mid),
+                         owner_of(a))
+        a.kill()
+        killed = time.monotonic()
+        took = self.wait_taken_over([mid], owner_of(a), 5.0)
+        self.assertEqual(self.sql("SELECT owner FROM leases WHERE match_id = %d" % mid),
+                         owner_of(b))
+        # Nobody plays it: its flag falls on B when the seat's 6 s are out.
+        while self.sql("SELECT flagged IS NOT NULL FROM clocks WHERE match_id = %d" % mid) != "t":
+            self.assertLess(time.monotonic() - killed, 15, "no flag fall")
+            time.sleep(0.05)
+        fell = time.monotonic() - killed
+        self.assertLess(fell, 7.5)
+        conn = Conn(b.port)
+        self.assertIn(show(conn, mid)["result"], ("0", "1"))
+        conn.close()
+        print("# take-over of a killed server's match: %.2f s after the SIGKILL (lease 1 s); "
+              "its flag fell %.2f s after" % (took, fell))
+
     def watch(self, mid: int, played_at: int) -> None:
         """Every match is watched through the two servers it is not played through (as they
         were when it began), by a watcher with room for it (16 matches a connection)."""
@@ -490,14 +570,22 @@ class SeveralServersTest(PgTestCase):
         for p in players:
             p.start()
         rng = random.Random(29)
-        kills = 0
+        kills = taken = 0
+        takeovers: list[float] = []
         while any(p.is_alive() for p in players) and kills < 4:
             time.sleep(1.0 + rng.random())
             victim = self.servers[kills % 3]
+            dead = owner_of(victim)
+            clocked = self.sql("SELECT match_id FROM leases JOIN clocks USING (match_id) WHERE "
+                               "owner = '%s' AND flagged IS NULL" % dead)
             victim.kill()
             kills += 1
             time.sleep(0.3)
             victim.start()
+            # Its clocked matches are leased by a live server once their lease ran out.
+            mids = [int(m) for m in clocked.split()]
+            takeovers.append(self.wait_taken_over(mids, dead, 6.0) + 0.3)
+            taken += len(mids)
         for p in players:
             p.join(timeout=150)
         elapsed = time.monotonic() - t0
@@ -527,8 +615,10 @@ class SeveralServersTest(PgTestCase):
         self.assertGreaterEqual(watched, 48)
         print("# failover: 3 servers, 24 players, 48 matches, 4 SIGKILLs in %.1f s; %d "
               "acknowledged moves, %d refused (leased/stale/io) and retried, %d watched copies "
-              "identical" % (elapsed, sum(p.acks for p in players),
-                             sum(p.refusals for p in players), watched))
+              "identical; %d clocked matches of killed servers taken over, the slowest "
+              "%.2f s after its SIGKILL" % (elapsed, sum(p.acks for p in players),
+                                            sum(p.refusals for p in players), watched, taken,
+                                            max(takeovers)))
 
 
 if __name__ == "__main__":
