@@ -192,9 +192,9 @@ def main() -> None:
     print("| store | servers | clients | moves/s | play p50 (ms) | play p99 (ms) |")
     print("|---|---|---|---|---|---|")
     for (name, n, clients), runs in results.items():
-        med = [statistics.median(r[i] for r in runs) for i in range(3)]
+        rate, p50, p99 = (statistics.median(r[i] for r in runs) for i in range(3))
         print("| %s | %d | %d | %.0f | %.1f | %.1f |" % (
-            "SQLite" if name == "sqlite" else "PostgreSQL", n, clients, *med))
+            "SQLite" if name == "sqlite" else "PostgreSQL", n, clients, rate, p50, p99))
     print()
     print("take-over of a killed server's 20 clocked matches (lease 2 s): median %.2f s "
           "(runs: %s)" % (statistics.median(takes), ", ".join("%.2f" % t for t in takes)))

@@ -107,13 +107,14 @@ class Cluster:
         log = open(self.log, "a")
         if self.user is not None:
             os.chown(self.log, self.user.pw_uid, self.user.pw_gid)
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, text=True,
-                                     cwd=self.tmp, **self._run_as())  # type: ignore
+        proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, text=True,
+                                cwd=self.tmp, **self._run_as())  # type: ignore
+        self.proc = proc
         log.close()
         t0 = time.monotonic()
         while subprocess.run([os.path.join(self.bin, "pg_isready"), "-q", "-h", self.tmp]
                              ).returncode != 0:
-            if self.proc.poll() is not None or time.monotonic() - t0 > 30:
+            if proc.poll() is not None or time.monotonic() - t0 > 30:
                 raise ClusterError("postgres did not start: " + self.server_log())
             time.sleep(0.02)
 

@@ -122,12 +122,11 @@ class OneServerTest(PgTestCase):
         s = self.server()
         rng = random.Random(29)
         conn = Conn(s.port)
-        matches = [(new_match(conn, g), []) for g in GAMES for _ in range(2)]
-        acked: dict[int, list[str]] = {}
-        for (mid, tokens), _ in matches:
-            acked[mid] = conn.ok("history %d" % mid).split()
-        for round_ in range(3):
-            for (mid, tokens), _ in matches:
+        matches: list[tuple[int, list[str]]] = [new_match(conn, g) for g in GAMES
+                                                 for _ in range(2)]
+        acked = {mid: conn.ok("history %d" % mid).split() for mid, _ in matches}
+        for _ in range(3):
+            for mid, tokens in matches:
                 for _ in range(8):
                     plies = play_one(conn, mid, tokens, rng)
                     if plies is None:
@@ -489,7 +488,8 @@ class SeveralServersTest(PgTestCase):
             self.assertLess(time.monotonic() - killed, 15, "no flag fall")
             time.sleep(0.05)
         fell = time.monotonic() - killed
-        self.assertLess(fell, 7.5)
+        # On time: when the seat's 6 s ran out, or at once if that was before the take-over.
+        self.assertLess(fell, max(6.0, took) + 2.0)
         conn = Conn(b.port)
         self.assertIn(show(conn, mid)["result"], ("0", "1"))
         conn.close()
