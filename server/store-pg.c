@@ -145,10 +145,18 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                 "ON CONFLICT (match_id) DO UPDATE SET owner = EXCLUDED.owner, "
                 "expires_at = EXCLUDED.expires_at WHERE leases.owner = EXCLUDED.owner "
                 "OR leases.expires_at <= clock_timestamp() RETURNING match_id",
+    /* The claim of a change in one round trip: the lease, then the version counted (and the
+     * other servers told) only if the lease was had and the copy is current. */
+    [P_CLAIM_BUMP] = "WITH l AS (INSERT INTO leases (match_id, owner, expires_at) "
+                     "VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond') "
+                     "ON CONFLICT (match_id) DO UPDATE SET owner = EXCLUDED.owner, "
+                     "expires_at = EXCLUDED.expires_at WHERE leases.owner = EXCLUDED.owner "
+                     "OR leases.expires_at <= clock_timestamp() RETURNING match_id), "
+                     "u AS (UPDATE matches SET version = version + 1 WHERE id = $1 AND "
+                     "version = $4 AND EXISTS (SELECT 1 FROM l) RETURNING version) "
+                     "SELECT (SELECT count(*) FROM l), (SELECT count(*) FROM u), "
+                     "(SELECT pg_notify('tg_match', $1::text || ' ' || version::text) FROM u)",
     [P_VERSION_LOCK] = "SELECT version FROM matches WHERE id = $1 FOR UPDATE",
-    [P_BUMP] = "WITH u AS (UPDATE matches SET version = version + 1 WHERE id = $1 AND "
-               "version = $2 RETURNING version) SELECT version, "
-               "pg_notify('tg_match', $1::text || ' ' || version::text) FROM u",
     [P_RENEW] = "UPDATE leases SET expires_at = clock_timestamp() + $2 * interval '1 millisecond' "
                 "WHERE owner = $1",
     [P_RELEASE] = "DELETE FROM leases WHERE owner = $1 AND match_id = ANY ($2::bigint[])",
@@ -606,25 +614,26 @@ bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason)
 
 enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, bool bump)
 {
-    char a[NUM_TEXT], b[NUM_TEXT];
-    const char *l[] = {u64_text(a, id), pg->owner, u64_text(b, pg->lease_ms)};
-    PGresult *r = pg_run(pg, P_CLAIM, 3, l);
+    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT];
+    const char *l[] = {u64_text(a, id), pg->owner, u64_text(b, pg->lease_ms), u64_text(c, version)};
+    PGresult *r = pg_run(pg, bump ? P_CLAIM_BUMP : P_CLAIM, bump ? 4 : 3, l);
     if (!r)
         return CLAIM_FAILED;
-    bool leased = PQntuples(r) == 0;
+    bool leased = bump ? strcmp(PQgetvalue(r, 0, 0), "0") == 0 : PQntuples(r) == 0;
+    bool current = bump && strcmp(PQgetvalue(r, 0, 1), "1") == 0;
     PQclear(r);
     if (leased)
         return CLAIM_LEASED;
     for (size_t i = 0; i < pg->release_count; i++) /* played again: its release is off */
         if (pg->releases[i] == id)
             pg->releases[i--] = pg->releases[--pg->release_count];
-    const char *v[] = {u64_text(a, id), u64_text(b, version)};
-    r = pg_run(pg, bump ? P_BUMP : P_VERSION_LOCK, bump ? 2 : 1, v);
-    if (!r)
-        return CLAIM_FAILED;
-    bool current =
-        PQntuples(r) == 1 && (bump || strtoull(PQgetvalue(r, 0, 0), NULL, 10) == version);
-    PQclear(r);
+    if (!bump) {
+        const char *v[] = {u64_text(a, id)};
+        if (!(r = pg_run(pg, P_VERSION_LOCK, 1, v)))
+            return CLAIM_FAILED;
+        current = PQntuples(r) == 1 && strtoull(PQgetvalue(r, 0, 0), NULL, 10) == version;
+        PQclear(r);
+    }
     return current ? CLAIM_OK : CLAIM_STALE;
 }
 

@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.request
 from typing import Any, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -166,6 +167,26 @@ class OneServerTest(PgTestCase):
         # ended: no refund of the time the server was down.
         self.assertLessEqual(left, 60000 - 1500)
         self.assertGreater(left, 30000)
+        conn.close()
+
+
+    def test_old_logs_migrate_into_postgresql(self) -> None:
+        logs = os.path.join(self.tmp.name, "logs")
+        os.mkdir(logs)
+        with open(os.path.join(logs, "match-7.log"), "w") as f:
+            f.write("tg-match 1 halusa\n")
+        with open(os.path.join(logs, "match-9.log"), "w") as f:
+            f.write("not a log\n")
+        run = subprocess.run([base.SERVER, "--db", self.conninfo, "--migrate-logs", logs],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 1, run.stderr)  # match-9.log is skipped
+        self.assertIn("migrated match-7.log as match 7", run.stdout)
+        self.assertIn("match-9.log", run.stdout + run.stderr)
+        s = self.server()
+        conn = Conn(s.port)
+        self.assertEqual(show(conn, 7)["ply"], "0")
+        mid, _ = new_match(conn, "hus")
+        self.assertEqual(mid, 8)  # new ids start above the imported ones
         conn.close()
 
 
@@ -508,7 +529,8 @@ class SeveralServersTest(PgTestCase):
                 w.add(mid)
 
     def test_leases_hand_over_and_watchers_see_other_servers_moves(self) -> None:
-        a, b = self.server(), self.server()
+        web_port_file = os.path.join(self.tmp.name, "b.web-port")
+        a, b = self.server(), self.server("--web-port", "0", "--web-port-file", web_port_file)
         ca, cb = Conn(a.port), Conn(b.port)
         mid, tokens = new_match(ca, "halusa")
         cb.send("watch %d" % mid)
@@ -553,6 +575,21 @@ class SeveralServersTest(PgTestCase):
         self.assertEqual(ca.ok("history %d" % mid).split(), plies)
         ca.close()
         cb.close()
+        # B's metrics count the refusal (published once a second).
+        with open(web_port_file) as f:
+            web_port = int(f.read())
+        deadline = time.monotonic() + 10
+        while True:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % web_port) as r:
+                text = r.read().decode()
+            refused = [line for line in text.splitlines()
+                       if line.startswith('tg_server_refusals_total{reason="leased-or-stale"}')]
+            if (refused and float(refused[0].split()[1]) >= 1) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertTrue(refused and float(refused[0].split()[1]) >= 1, text)
+        self.assertIn("tg_server_lease_renewal_age_seconds", text)
+        self.assertIn("tg_server_taken_over_total", text)
 
     def test_three_servers_sigkill_rounds_nothing_acknowledged_lost(self) -> None:
         self.servers_started = [self.server("--unload-after", "2") for _ in range(3)]
