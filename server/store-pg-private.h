@@ -60,6 +60,7 @@ struct pg_store {
     char owner[TOKEN_HEX_LEN + 1]; /* this server's name in the leases table */
     unsigned lease_ms;
     bool prepared; /* the statements exist on this connection */
+    bool in_round; /* a round's transaction was begun and not yet ended */
     bool missed;   /* reconnected: notifications may have been lost */
     char sqlstate[6];
     char last_error[256];

@@ -170,8 +170,18 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
 
 bool pg_is_conninfo(const char *db)
 {
-    return strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres://", 11) == 0 ||
-           strchr(db, '=') != NULL;
+    if (strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres://", 11) == 0)
+        return true;
+    /* A conninfo starts with a keyword and '=' (host=..., dbname=...); a file's path with an
+     * '=' further on (/data/a=b.db) stays a SQLite file. */
+    while (*db == ' ')
+        db++;
+    size_t n = 0;
+    while ((db[n] >= 'a' && db[n] <= 'z') || db[n] == '_')
+        n++;
+    while (db[n] == ' ')
+        n++;
+    return n > 0 && db[n] == '=';
 }
 
 bool pg_fail(struct pg_store *pg, const char *fmt, ...)
@@ -371,7 +381,7 @@ void pg_close(struct pg_store *pg)
         return;
     /* A clean stop hands this server's matches over at once, without waiting for the leases
      * to run out. */
-    if (pg->conn && PQstatus(pg->conn) == CONNECTION_OK && pg->prepared &&
+    if (pg->conn && PQstatus(pg->conn) == CONNECTION_OK && pg->prepared && !pg->in_round &&
         PQtransactionStatus(pg->conn) == PQTRANS_IDLE) {
         const char *v[] = {pg->owner};
         run_done(pg, P_RELEASE_ALL, 1, v);
@@ -394,27 +404,38 @@ bool pg_last_was_damage(const struct pg_store *pg)
 
 /* ---- the round's transaction ------------------------------------------------------------ */
 
+/* Kept by the store itself, not read from the connection: a connection lost in the middle of a
+ * round says "no transaction", and the round must then fail, not look committed. */
 bool pg_in_transaction(const struct pg_store *pg)
 {
-    PGTransactionStatusType t = PQtransactionStatus(pg->conn);
-    return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+    return pg->in_round;
 }
 
 bool pg_begin_round(struct pg_store *pg)
 {
-    return pg_connected(pg) && run_sql(pg, "BEGIN");
+    if (!pg_connected(pg) || !run_sql(pg, "BEGIN"))
+        return false;
+    pg->in_round = true;
+    return true;
 }
 
 bool pg_change_begin(struct pg_store *pg)
 {
-    if (!pg_in_transaction(pg) && !pg_begin_round(pg))
+    if (!pg->in_round && !pg_begin_round(pg))
         return false;
     return run_sql(pg, "SAVEPOINT change");
 }
 
+/* Whether the round's transaction is still there to be committed. */
+static bool round_alive(const struct pg_store *pg)
+{
+    return pg->in_round && PQstatus(pg->conn) == CONNECTION_OK &&
+           PQtransactionStatus(pg->conn) == PQTRANS_INTRANS;
+}
+
 enum change_outcome pg_change_end(struct pg_store *pg, bool ok)
 {
-    if (PQstatus(pg->conn) != CONNECTION_OK || !pg_in_transaction(pg))
+    if (!pg->in_round || PQstatus(pg->conn) != CONNECTION_OK)
         return CHANGE_ROUND_LOST;
     if (ok && run_sql(pg, "RELEASE change"))
         return CHANGE_KEPT;
@@ -424,37 +445,41 @@ enum change_outcome pg_change_end(struct pg_store *pg, bool ok)
     bool kept = run_sql(pg, "ROLLBACK TO change") && run_sql(pg, "RELEASE change");
     memcpy(pg->last_error, why, sizeof why); /* the caller wants the change's own error */
     memcpy(pg->sqlstate, state, sizeof state);
-    return kept && PQtransactionStatus(pg->conn) == PQTRANS_INTRANS ? CHANGE_DROPPED
-                                                                    : CHANGE_ROUND_LOST;
+    return kept && round_alive(pg) ? CHANGE_DROPPED : CHANGE_ROUND_LOST;
 }
 
 bool pg_commit_round(struct pg_store *pg)
 {
-    if (!pg_in_transaction(pg))
-        return true;
-    /* COMMIT of a transaction in error answers ROLLBACK without an error: not a commit. */
-    if (PQtransactionStatus(pg->conn) == PQTRANS_INERROR) {
+    if (!pg->in_round)
+        return true; /* nothing was staged */
+    /* A transaction in error, or on a lost connection, is not committed: COMMIT of the
+     * former answers ROLLBACK without an error. */
+    if (!round_alive(pg)) {
+        char why[sizeof pg->last_error];
+        memcpy(why, pg->last_error, sizeof why);
         pg_rollback_round(pg);
-        return pg_fail(pg, "the round's transaction failed");
+        return pg_fail(pg, "the round's transaction was lost (%s)", why);
     }
     PGresult *r = PQexec(pg->conn, "COMMIT");
     bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), "COMMIT") == 0;
     if (!ok)
         note_error(pg, r);
     PQclear(r);
-    if (!ok)
-        pg_rollback_round(pg);
+    pg->in_round = false;
+    if (!ok && PQstatus(pg->conn) == CONNECTION_OK && PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+        run_sql(pg, "ROLLBACK");
     return ok;
 }
 
 void pg_rollback_round(struct pg_store *pg)
 {
-    if (PQstatus(pg->conn) == CONNECTION_OK && pg_in_transaction(pg)) {
+    if (pg->in_round && PQstatus(pg->conn) == CONNECTION_OK) {
         char why[sizeof pg->last_error];
         memcpy(why, pg->last_error, sizeof why);
         run_sql(pg, "ROLLBACK");
         memcpy(pg->last_error, why, sizeof why);
     }
+    pg->in_round = false;
 }
 
 /* ---- writes ----------------------------------------------------------------------------- */
