@@ -155,9 +155,14 @@ struct match *follow_fresh(struct server *sv, struct match *m)
 
 /* ---- other servers' changes ------------------------------------------------------------- */
 
+struct note {
+    uint64_t id, version;
+};
+
+/* The changes heard of, refreshed once the notifications are all read. */
 struct seen {
-    uint64_t *ids, *versions;
-    size_t count, cap, versions_cap;
+    struct note *notes;
+    size_t count, cap;
     struct server *sv;
 };
 
@@ -176,19 +181,11 @@ static bool on_wanted(uint64_t id, void *ctx)
 static void on_notification(uint64_t id, uint64_t version, void *ctx)
 {
     struct seen *s = ctx;
-    size_t cap = s->cap;
-    uint64_t *ids = array_reserve(s->ids, &cap, s->count + 1, sizeof *ids, 16);
-    if (!ids)
+    struct note *grown = array_reserve(s->notes, &s->cap, s->count + 1, sizeof *grown, 16);
+    if (!grown)
         return; /* the poll of the versions catches it */
-    s->ids = ids;
-    uint64_t *versions =
-        array_reserve(s->versions, &s->versions_cap, s->count + 1, sizeof *versions, 16);
-    if (!versions)
-        return;
-    s->cap = cap;
-    s->versions = versions;
-    s->ids[s->count] = id;
-    s->versions[s->count++] = version;
+    s->notes = grown;
+    s->notes[s->count++] = (struct note){id, version};
 }
 
 static void refresh_if_behind(struct server *sv, uint64_t id, uint64_t version)
@@ -204,7 +201,7 @@ static void poll_versions(struct server *sv, bool all)
 {
     uint64_t ids[VERSIONS_PER_QUERY], versions[VERSIONS_PER_QUERY];
     size_t n = 0;
-    struct seen behind = {0};
+    struct seen behind = {.sv = sv};
     for (size_t b = 0; b < sv->bucket_count; b++)
         for (struct match *m = sv->buckets[b]; m; m = m->next_in_bucket) {
             if (m->loading || (!all && !m->watchers))
@@ -222,9 +219,8 @@ static void poll_versions(struct server *sv, bool all)
             on_notification(ids[i], versions[i], &behind);
     /* Refreshed after the walk: a refresh may drop a match from the table. */
     for (size_t i = 0; i < behind.count; i++)
-        refresh_if_behind(sv, behind.ids[i], behind.versions[i]);
-    free(behind.ids);
-    free(behind.versions);
+        refresh_if_behind(sv, behind.notes[i].id, behind.notes[i].version);
+    free(behind.notes);
 }
 
 /* ---- leases: this server's, and the ones that ran out ----------------------------------- */
@@ -316,9 +312,8 @@ void follow_round(struct server *sv)
     bool missed = false;
     store_take_notifications(sv->store, on_notification, on_wanted, &seen, &missed);
     for (size_t i = 0; i < seen.count; i++)
-        refresh_if_behind(sv, seen.ids[i], seen.versions[i]);
-    free(seen.ids);
-    free(seen.versions);
+        refresh_if_behind(sv, seen.notes[i].id, seen.notes[i].version);
+    free(seen.notes);
     if (missed || sv->now >= sv->next_version_poll) {
         poll_versions(sv, missed);
         sv->next_version_poll = sv->now + VERSION_POLL_SECONDS;
