@@ -24,6 +24,21 @@ static bool laps_within(const tg_rules *r, unsigned long max_laps)
     return true; /* a game whose moves always end */
 }
 
+/* The quiet limit (option `quiet` of the mancala games) is what makes every game end: with it
+ * each game is bounded (every capture takes counters off the board for good, and at most
+ * `quiet` moves pass between two); without it (quiet=0) two players can cycle for ever and
+ * the match grow without end. */
+static bool quiet_on(const tg_rules *r)
+{
+    const char *spec = tg_rules_spec(r), *at = spec;
+    while ((at = strstr(at, "quiet=")) != NULL) {
+        if (at > spec && (at[-1] == ':' || at[-1] == ','))
+            return strtoul(at + 6, NULL, 10) > 0;
+        at += 6;
+    }
+    return true; /* Tab: every decision moves a piece forward */
+}
+
 /* new SPEC [clock=M+S] [seat=0|1]: the creator takes one seat (0 unless it says) and gets an
  * invite for the other; nothing is thrown until both seats are taken, so the creator cannot
  * look at the opening throws before handing a seat out. */
@@ -78,6 +93,13 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
                     sv->opt.max_laps);
         return;
     }
+    if (!quiet_on(rules->rules)) {
+        rules_release(sv, rules);
+        reply_error(c, "bad-option",
+                    "this server plays the mancala games with a quiet limit, so that every "
+                    "match ends (quiet=N, 1 to 1000)");
+        return;
+    }
     struct match *m = calloc(1, sizeof *m);
     struct change *ch = m ? change_new(sv, CH_NEW, m, c->serial) : NULL;
     if (!ch) {
@@ -130,7 +152,7 @@ void cmd_join(struct server *sv, struct client *c, struct match *m, const char *
         return;
     }
     struct change *ch = change_new(sv, CH_JOIN, m, c->serial);
-    tg_status st = !ch ? TG_ERR_NO_MEMORY : tg_state_clone(m->state, &ch->state);
+    tg_status st = !ch ? TG_ERR_NO_MEMORY : state_copy_short(m->state, &ch->state);
     /* A game that opens with a throw gets it now, from the server, like every later one. */
     if (st == TG_OK)
         st = throw_while_chance(ch->state, &ch->made);
@@ -214,7 +236,7 @@ static void submit_move_job(struct server *sv, struct client *c, struct match *m
                             double deadline)
 {
     struct job *j = calloc(1, sizeof *j);
-    if (!j || tg_state_clone(m->state, &j->state) != TG_OK) {
+    if (!j || state_copy_short(m->state, &j->state) != TG_OK) {
         job_free(j);
         reply_status(c, TG_ERR_NO_MEMORY);
         return;
@@ -366,23 +388,17 @@ void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char 
         return;
     }
     size_t keep;
-    struct change *ch = undo_target(m, &keep) ? change_new(sv, CH_UNDO, m, c->serial) : NULL;
-    if (!ch || tg_state_clone(m->state, &ch->state) != TG_OK) {
-        reply_status(c, TG_ERR_NO_MEMORY);
+    if (!undo_target(m, &keep)) {
+        reply_status(c, TG_ERR_NO_HISTORY);
         return;
     }
-    while (tg_state_ply(ch->state) > keep && tg_state_undo(ch->state) == TG_OK)
-        ;
-    ch->keep_plies = keep;
     /* The throws that followed the decision are kept for the next decisions (before any kept
      * earlier), so that taking a move back never throws the sticks again. */
+    char *kept = NULL;
     size_t from = m->plies[keep].end, to = m->names.len;
     if (to > from) {
         size_t old = m->kept_throws ? strlen(m->kept_throws) + 1 : 0;
-        char *kept = malloc(to - from + old + 1);
-        if (!kept) {
-            tg_state_free(ch->state);
-            ch->state = NULL;
+        if (!(kept = malloc(to - from + old + 1))) {
             reply_status(c, TG_ERR_NO_MEMORY);
             return;
         }
@@ -392,13 +408,8 @@ void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char 
             strcat(kept, " ");
             strcat(kept, m->kept_throws);
         }
-        ch->kept_changed = true;
-        ch->kept_after = kept;
     }
-    buf_printf(&ch->reply, "ok %zu\n", keep);
-    m->busy = true;
-    c->awaiting = true;
-    stage(sv, ch);
+    submit_undo(sv, c, m, keep, kept);
 }
 
 void cmd_resign(struct server *sv, struct client *c, struct match *m, char **w)
@@ -431,6 +442,16 @@ void cmd_watch(struct server *sv, struct client *c, struct match *m, const char 
         reply_error(c, "usage", "watch ID [PLY]: PLY is the ply the client last saw");
         return;
     }
+    /* The catch-up is one copy of the notation from that ply on: within --max-buffered with
+     * every other client's output, like `history`. */
+    size_t catch_up_bytes = m->names.len - (from && from <= m->ply_count ? m->plies[from - 1].end
+                                            : from                       ? m->names.len
+                                                                         : 0);
+    if (sv->out_total + catch_up_bytes > sv->opt.max_buffered) {
+        reply_error(c, "overloaded", "too much output waits for clients; try again");
+        return;
+    }
+    sv->out_total += catch_up_bytes;
     if (!watches(c, m->id)) {
         if (c->watch_count == WATCH_MAX) {
             reply_error(c, "usage", "a connection watches at most %d matches", WATCH_MAX);

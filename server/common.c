@@ -144,8 +144,8 @@ tg_status throw_while_chance(tg_state *s, struct move_list *out)
         tg_move *outcomes = malloc((n ? n : 1) * sizeof *outcomes);
         double *probs = malloc((n ? n : 1) * sizeof *probs);
         uint64_t bits;
-        tg_status st = !outcomes || !probs ? TG_ERR_NO_MEMORY
-                                           : tg_state_chance(s, outcomes, probs, n, &n);
+        tg_status st =
+            !outcomes || !probs ? TG_ERR_NO_MEMORY : tg_state_chance(s, outcomes, probs, n, &n);
         if (st == TG_OK && (n == 0 || !os_random(&bits, sizeof bits)))
             st = TG_ERR_INVALID_ARGUMENT;
         if (st == TG_OK) {
@@ -168,4 +168,21 @@ tg_status throw_while_chance(tg_state *s, struct move_list *out)
             return st;
     }
     return TG_OK;
+}
+
+/* A copy of the file `from` as `to`, which must not exist yet. */
+bool copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wbx") : NULL;
+    char chunk[65536];
+    size_t n;
+    bool ok = in && out;
+    while (ok && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
+        ok = fwrite(chunk, 1, n, out) == n;
+    ok = ok && !ferror(in);
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = false;
+    return ok;
 }

@@ -49,4 +49,8 @@ tg_status record_move(tg_state *s, tg_move move, int seat, struct move_list *out
 tg_status throw_while_chance(tg_state *s, struct move_list *out);
 void move_list_free(struct move_list *l);
 
+/* Copies the file `from` to `to`, which must not exist yet (kept for the operator: a damaged
+ * database, a log cut short); false if it cannot. */
+bool copy_file(const char *from, const char *to);
+
 #endif

@@ -20,6 +20,9 @@ void job_free(struct job *j)
     stored_match_free(&j->stored);
     move_list_free(&j->made);
     free(j->kept);
+    free(j->names);
+    free(j->kept_after);
+    free(j->text);
     free(j);
 }
 
@@ -64,7 +67,13 @@ void work_load(struct pool_job *pj)
         j->status = TG_ERR_ILLEGAL_MOVE;
         return;
     }
-    j->status = TG_OK;
+    /* The loop keeps the position only: a move's worker copies that, not the history. */
+    tg_state *position = NULL;
+    j->status = state_copy_short(j->state, &position);
+    if (j->status == TG_OK) {
+        tg_state_free(j->state);
+        j->state = position;
+    }
 }
 
 void work_play(struct pool_job *pj)
@@ -363,6 +372,8 @@ void take_finished_jobs(struct server *sv)
             struct job *j = (struct job *)pj;
             if (j->kind == JOB_LOAD)
                 load_done(sv, j);
+            else if (j->kind == JOB_UNDO || j->kind == JOB_RECORD)
+                replay_done(sv, j);
             else
                 move_done(sv, j);
             job_free(j);

@@ -65,7 +65,7 @@ static bool take(struct budget *b, double rate, double now)
 static bool costly(const char *cmd)
 {
     static const char *const names[] = {"new",   "bot",  "undo",    "accept", "decline",
-                                        "watch", "list", "history", "join"};
+                                        "watch", "list", "history", "join",   "record"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(cmd, names[i]) == 0)
             return true;
@@ -85,7 +85,7 @@ bool spend_budget(struct server *sv, struct client *c, const char *cmd)
         sv->refused_rate++;
         reply_error(c, "rate-limited",
                     "too many costly commands (new, bot, undo, accept, decline, watch, list, "
-                    "history) from this %s; wait a second",
+                    "history, join, record) from this %s; wait a second",
                     c->budget.tokens < 1 ? "connection" : "address");
     }
     return ok;

@@ -2,8 +2,9 @@
  *
  *   tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N] [--max-matches N]
  *             [--max-loaded N] [--idle-timeout S] [--bot-threads N] [--move-threads N]
- *             [--max-bot-iterations N] [--max-laps N] [--unload-after S] [--check]
- *             [--web-port N] [--web DIR] [--web-port-file PATH]
+ *             [--max-bot-iterations N] [--max-bot-ms MS] [--max-laps N] [--unload-after S]
+ *             [--check] [--web-port N] [--web DIR] [--web-port-file PATH]
+ *             [--trusted-proxy ADDR]... (tg-server --help for all of them)
  *   tg-server --db PATH --migrate-logs DIR
  *
  * Listens on 127.0.0.1 and hosts matches of any game through a line-based text protocol
@@ -67,7 +68,8 @@ static const char usage_text[] =
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
-    "                 [--web-port-file PATH] [--origin ORIGIN]... [--lease S]\n"
+    "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
+    "                 [--lease S]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -118,6 +120,9 @@ static void usage(FILE *f)
           "                           bounded by the seat's time)\n"
           "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
           "                           the server's own pages only)\n"
+          "  --trusted-proxy ADDR     a proxy in front of the web port whose X-Forwarded-For\n"
+          "                           (or Forwarded) names the client, for the address\n"
+          "                           budgets (repeatable); from other peers it is ignored\n"
           "  --lease S                a PostgreSQL database shared by several servers: a\n"
           "                           match is played by one of them at a time, for S seconds\n"
           "                           unless renewed (default 5; from 0.1)\n"
@@ -216,6 +221,14 @@ static int parse_args(int argc, char **argv, struct options *o)
                                 "at most 16 of them",
                                 v);
             o->origins[o->origin_count++] = v;
+        } else if (strcmp(a, "--trusted-proxy") == 0) {
+            unsigned char bin[16];
+            if (!v || o->trusted_count == ORIGINS_MAX ||
+                (inet_pton(AF_INET, v, bin) != 1 && inet_pton(AF_INET6, v, bin) != 1))
+                return bad_args("--trusted-proxy needs a proxy's IP address (e.g. 127.0.0.1), "
+                                "at most 16 of them",
+                                v);
+            o->trusted[o->trusted_count++] = v;
         } else if (strcmp(a, "--web-port-file") == 0) {
             if (!v || !*v)
                 return bad_args("--web-port-file needs a path", NULL);
@@ -326,16 +339,7 @@ static void check_wal(const char *db_path, char *warning, size_t cap)
     if (!w.present || !w.first_bad || !w.lost_commits)
         return;
     snprintf(kept, sizeof kept, "%s.cut-%lld", wal, (long long)time(NULL));
-    FILE *in = fopen(wal, "rb"), *out = in ? fopen(kept, "wbx") : NULL;
-    char chunk[65536];
-    size_t n;
-    bool copied = in && out;
-    while (copied && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
-        copied = fwrite(chunk, 1, n, out) == n;
-    if (out && fclose(out) != 0)
-        copied = false;
-    if (in)
-        fclose(in);
+    bool copied = copy_file(wal, kept);
     snprintf(warning, cap,
              "the write-ahead log was cut short: frame %" PRIu64 " of %" PRIu64
              " is damaged, and %" PRIu64 " committed transaction%s after it %s lost (a copy "
@@ -385,6 +389,34 @@ static void set_gaps_aside(struct server *sv, const struct id_gap *gaps, size_t 
             fatal("out of memory");
 }
 
+/* --check of one stored match: its rows, then its replay on this thread. */
+static void check_one(struct server *sv, uint64_t id)
+{
+    struct job *j = calloc(1, sizeof *j);
+    struct match *m = j ? calloc(1, sizeof *m) : NULL;
+    char why[256] = "";
+    tg_status st;
+    if (!m)
+        fatal("out of memory");
+    enum load_result r = store_load_match(sv->store, id, &j->stored, why, sizeof why);
+    if (r == LOAD_UNAVAILABLE)
+        fatal("cannot read the database: %s", why);
+    if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
+        snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
+    if (r == LOAD_FOUND && m->rules) {
+        j->match = m;
+        work_load(&j->base);
+        if (j->status == TG_OK)
+            result_consistent(j, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "%s", j->why);
+    }
+    if (why[0])
+        remember_set_aside(sv, id, why, r == LOAD_SET_ASIDE);
+    job_free(j);
+    match_free(sv, m);
+}
+
 /* --check: the whole file through SQLite's own check, then every match replayed here. */
 static void check_everything(struct server *sv, const struct id_gap *gaps, size_t gap_count)
 {
@@ -397,44 +429,26 @@ static void check_everything(struct server *sv, const struct id_gap *gaps, size_
     bool more = true;
     size_t gap = 0;
     for (;;) {
-        if (!store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more)) {
+        bool listed = store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more);
+        for (size_t i = 0; i < n; i++)
+            check_one(sv, ids[i]);
+        if (n)
+            after = ids[n - 1];
+        if (!listed) {
             /* A damaged page of matches: on past it (count_matches found where it ends). */
             while (gap < gap_count && gaps[gap].to <= after)
                 gap++;
             if (gap == gap_count || gaps[gap].to == UINT64_MAX)
                 break;
-            after = gaps[gap++].to;
+            /* A seek above the page's last id lands on the page itself: the first id past
+             * it is looked at on its own. */
+            after = gaps[gap++].to + 1;
+            bool exists = false;
+            if (store_match_exists(sv->store, after, &exists) && exists)
+                check_one(sv, after);
             continue;
         }
-        if (n == 0)
-            break;
-        for (size_t i = 0; i < n; i++) {
-            struct job *j = calloc(1, sizeof *j);
-            struct match *m = j ? calloc(1, sizeof *m) : NULL;
-            char why[256] = "";
-            tg_status st;
-            if (!m)
-                fatal("out of memory");
-            enum load_result r = store_load_match(sv->store, ids[i], &j->stored, why, sizeof why);
-            if (r == LOAD_UNAVAILABLE)
-                fatal("cannot read the database: %s", why);
-            if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
-                snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
-            if (r == LOAD_FOUND && m->rules) {
-                j->match = m;
-                work_load(&j->base);
-                if (j->status == TG_OK)
-                    result_consistent(j, why, sizeof why);
-                else
-                    snprintf(why, sizeof why, "%s", j->why);
-            }
-            if (why[0])
-                remember_set_aside(sv, ids[i], why, r == LOAD_SET_ASIDE);
-            job_free(j);
-            match_free(sv, m);
-        }
-        after = ids[n - 1];
-        if (!more)
+        if (n == 0 || !more)
             break;
     }
     write_set_aside_marks(sv);
@@ -550,8 +564,9 @@ int main(int argc, char **argv)
     struct web *web = NULL;
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
         unsigned web_port = 0;
-        struct web_options wo = {sv.opt.web_dir, sv.relay_secret, sv.opt.max_clients,
-                                 sv.opt.origins, sv.opt.origin_count};
+        struct web_options wo = {sv.opt.web_dir,      sv.relay_secret,     sv.opt.max_clients,
+                                 sv.opt.origins,      sv.opt.origin_count, sv.opt.trusted,
+                                 sv.opt.trusted_count};
         web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, &wo, port,
                         &web_port, err, sizeof err);
         if (!web)

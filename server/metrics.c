@@ -60,6 +60,8 @@ void metrics_publish(struct server *sv, struct web *web)
     gauge(&b, "queued_jobs", NULL, "gauge", "{pool=\"bot\"}", (double)pool_in_flight(sv->bot_pool));
     gauge(&b, "buffered_bytes", "Output waiting for clients.", "gauge", "", (double)sv->out_total);
     gauge(&b, "wal_bytes", "Size of the write-ahead log.", "gauge", "", wal_bytes);
+    gauge(&b, "halted", "1 while no change is taken after a failed commit (err halted).", "gauge",
+          "", sv->halted ? 1.0 : 0.0);
     gauge(&b, "loop_round_seconds_max", "The longest round of the loop in the last second.",
           "gauge", "", sv->round_max);
     gauge(&b, "commit_seconds_max", "The longest commit (with its sync) in the last second.",

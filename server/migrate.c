@@ -160,19 +160,19 @@ static bool store_replayed(struct store *st, uint64_t id, const tg_state *final,
         status = throw_while_chance(s, &made);
     bool ok = status == TG_OK && new_token(tokens[0]) && new_token(tokens[1]);
     if (!ok)
-        snprintf(why, why_cap, "%s", status != TG_OK ? tg_status_string(status)
-                                                     : "no random bytes for the tokens");
+        snprintf(why, why_cap, "%s",
+                 status != TG_OK ? tg_status_string(status) : "no random bytes for the tokens");
     uint64_t got;
     bool in_savepoint = ok && store_change_begin(st);
     ok = in_savepoint && store_insert_match(st, id, tg_rules_spec(tg_state_rules(s)),
-                                            (const char(*)[TOKEN_HEX_LEN + 1])tokens, &got);
+                                            (const char(*)[TOKEN_HEX_LEN + 1]) tokens, &got);
     for (size_t i = 0; ok && i < made.count; i++)
         ok = store_insert_move(st, id, i, &made.items[i]);
     ok = ok && store_set_plies(st, id, made.count);
     if (ok && (resigned >= 0 || tg_state_is_terminal(s))) {
         int w = resigned >= 0 ? 1 - resigned : tg_state_winner(s);
-        ok = store_set_result(st, id, w == 0 || w == 1 ? w : -1, resigned >= 0,
-                              tg_state_ply(s), tg_state_score(s, 0), tg_state_score(s, 1));
+        ok = store_set_result(st, id, w == 0 || w == 1 ? w : -1, resigned >= 0, tg_state_ply(s),
+                              tg_state_score(s, 0), tg_state_score(s, 1));
     }
     if (status == TG_OK && !ok)
         snprintf(why, why_cap, "the database refused it: %s", store_error(st));
@@ -214,8 +214,9 @@ int migrate_logs(struct store *st, const char *dir, FILE *out)
         char tokens[2][TOKEN_HEX_LEN + 1];
         bool exists = false;
         if (!log_id(e->d_name, &id))
-            snprintf(why, sizeof why, "not a log name (match-ID.log, ID from 1 to 2^63-1 "
-                                      "without leading zeros)");
+            snprintf(why, sizeof why,
+                     "not a log name (match-ID.log, ID from 1 to 2^63-1 "
+                     "without leading zeros)");
         else if (!store_match_exists(st, id, &exists) || exists)
             snprintf(why, sizeof why, "match %" PRIu64 " is already in the database", id);
         else if (read_log(dir_fd, e->d_name, &text, why, sizeof why) &&
@@ -223,9 +224,11 @@ int migrate_logs(struct store *st, const char *dir, FILE *out)
                  store_replayed(st, id, s, resigned, tokens, why, sizeof why)) {
             fprintf(out, "migrated %s as match %" PRIu64 " (%zu plies%s%s); seat tokens %s %s\n",
                     e->d_name, id, tg_state_ply(s),
-                    resigned >= 0 ? ", resigned" : tg_state_is_terminal(s) ? ", over" : "",
-                    torn ? "; a torn last record, never acknowledged, was dropped" : "",
-                    tokens[0], tokens[1]);
+                    resigned >= 0             ? ", resigned"
+                    : tg_state_is_terminal(s) ? ", over"
+                                              : "",
+                    torn ? "; a torn last record, never acknowledged, was dropped" : "", tokens[0],
+                    tokens[1]);
             imported++;
         }
         if (why[0]) {

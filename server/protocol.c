@@ -146,8 +146,15 @@ static void cmd_show(struct server *sv, struct client *c, struct match *m)
     free(text.data);
 }
 
-static void cmd_history(struct client *c, struct match *m)
+static void cmd_history(struct server *sv, struct client *c, struct match *m)
 {
+    /* One copy of the notation the match keeps, sent as the socket takes it; the output of
+     * every client together stays within --max-buffered. */
+    if (sv->out_total + m->names.len > sv->opt.max_buffered) {
+        reply_error(c, "overloaded", "too much output waits for clients; try again");
+        return;
+    }
+    sv->out_total += m->names.len;
     buf_append(&c->out, "ok", 2);
     if (m->names.len) {
         buf_append(&c->out, " ", 1);
@@ -214,7 +221,7 @@ static size_t split_words(char *line, char **words, size_t max)
 
 static const char help_text[] =
     "ok commands: new SPEC [clock=M+S] [seat=0|1]; join ID INVITE; show ID; moves ID; "
-    "history ID; watch ID [PLY]; "
+    "history ID; record ID; watch ID [PLY]; "
     "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
     "decline ID PLY TOKEN; resign ID TOKEN; help; quit\n";
@@ -237,7 +244,7 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         {"watch", 2, 3, false},   {"unwatch", 2, 2, false}, {"moves", 2, 2, false},
         {"history", 2, 2, false}, {"play", 5, 5, true},     {"bot", 5, 5, true},
         {"undo", 4, 4, true},     {"accept", 4, 4, true},   {"decline", 4, 4, true},
-        {"resign", 3, 3, true},   {"join", 3, 3, false},
+        {"resign", 3, 3, true},   {"join", 3, 3, false},    {"record", 2, 2, false},
     };
     size_t k = 0;
     while (k < sizeof commands / sizeof *commands && strcmp(w[0], commands[k].name) != 0)
@@ -291,7 +298,9 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
     else if (strcmp(cmd, "show") == 0)
         cmd_show(sv, c, m);
     else if (strcmp(cmd, "history") == 0)
-        cmd_history(c, m);
+        cmd_history(sv, c, m);
+    else if (strcmp(cmd, "record") == 0)
+        cmd_record(sv, c, m);
     else if (strcmp(cmd, "watch") == 0)
         cmd_watch(sv, c, m, n == 3 ? w[2] : NULL);
     else if (strcmp(cmd, "join") == 0)

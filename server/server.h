@@ -54,6 +54,8 @@ struct options {
     const char *web_port_file;
     const char *origins[ORIGINS_MAX]; /* --origin: pages allowed to open a WebSocket */
     size_t origin_count;
+    const char *trusted[ORIGINS_MAX]; /* --trusted-proxy: whose X-Forwarded-For counts */
+    size_t trusted_count;
     size_t max_clients;
     uint64_t max_matches;
     size_t max_loaded;
@@ -157,7 +159,7 @@ struct client {
     struct address *address;
 };
 
-enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT };
+enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD };
 
 struct job {
     struct pool_job base; /* first: the pool hands back this pointer */
@@ -178,6 +180,15 @@ struct job {
     double finished; /* JOB_BOT: when its search ended, the move's own time */
     unsigned long max_bot_ms;
     size_t kept_used; /* bytes of kept the move used */
+    /* JOB_UNDO, JOB_RECORD (replay.c): the notation to replay and the rule set, held */
+    char *names;
+    size_t names_len;
+    struct rules_entry *rules;
+    size_t keep;      /* JOB_UNDO: the plies kept */
+    char *kept_after; /* JOB_UNDO: the match's kept throws after it, or NULL if unchanged */
+    char tags[256];   /* JOB_RECORD: the tag pairs the server adds */
+    char *text;       /* JOB_RECORD: the record */
+    size_t text_len;
 };
 
 enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG, CH_ABORT, CH_JOIN };
@@ -361,6 +372,16 @@ bool parse_u64(const char *text, uint64_t *out);
 void reply_error(struct client *c, const char *word, const char *fmt, ...) TG_PRINTF(3, 4);
 void reply_set_aside(struct client *c, uint64_t id, const char *reason);
 void reply_status(struct client *c, tg_status st);
+
+/* replay.c */
+/* A copy of the position (and ply) without the history: what a worker gets for a move. */
+tg_status state_copy_short(const tg_state *s, tg_state **out);
+/* Replays the match's first `keep` plies on a worker, then stages the undo; takes kept_after
+ * (the kept throws after it, NULL: unchanged). False: the client has its error. */
+bool submit_undo(struct server *sv, struct client *c, struct match *m, size_t keep,
+                 char *kept_after);
+void cmd_record(struct server *sv, struct client *c, struct match *m);
+void replay_done(struct server *sv, struct job *j);
 
 /* round.c */
 void change_discard(struct server *sv, struct change *ch);

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "store.h"
+#include "common.h"
 #include "store-private.h"
 
 #include <errno.h>
@@ -50,6 +51,21 @@ static bool copy_matches(sqlite3 *copy, sqlite3_stmt *live)
     return same;
 }
 
+/* Every row `from` gives, put with `ins` (five columns) into its database db. */
+static int copy_rows(sqlite3 *db, sqlite3_stmt *from, const char *insert_sql)
+{
+    sqlite3_stmt *ins = NULL;
+    int rc = sqlite3_prepare_v2(db, insert_sql, -1, &ins, NULL);
+    while (rc == SQLITE_OK && sqlite3_step(from) == SQLITE_ROW) {
+        for (int c = 0; c < 5; c++)
+            sqlite3_bind_value(ins, c + 1, sqlite3_column_value(from, c));
+        rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+        sqlite3_reset(ins);
+    }
+    sqlite3_finalize(ins);
+    return rc;
+}
+
 bool store_save_schema(struct store *st, const char *db_path, char *err, size_t err_cap)
 {
     char path[4096], tmp[4200];
@@ -73,17 +89,8 @@ bool store_save_schema(struct store *st, const char *db_path, char *err, size_t 
                               "tbl_name TEXT, rootpage INTEGER, sql TEXT);"
                               "CREATE TABLE page (size INTEGER NOT NULL);",
                               NULL, NULL, NULL);
-        sqlite3_stmt *ins = NULL;
         if (rc == SQLITE_OK)
-            rc = sqlite3_prepare_v2(copy, "INSERT INTO schema_copy VALUES (?1, ?2, ?3, ?4, ?5)", -1,
-                                    &ins, NULL);
-        while (rc == SQLITE_OK && sqlite3_step(live) == SQLITE_ROW) {
-            for (int c = 0; c < 5; c++)
-                sqlite3_bind_value(ins, c + 1, sqlite3_column_value(live, c));
-            rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(copy);
-            sqlite3_reset(ins);
-        }
-        sqlite3_finalize(ins);
+            rc = copy_rows(copy, live, "INSERT INTO schema_copy VALUES (?1, ?2, ?3, ?4, ?5)");
         if (rc == SQLITE_OK) {
             sqlite3_stmt *ps = NULL;
             char sql[80];
@@ -126,22 +133,6 @@ static int schema_error(const char *db_path)
     sqlite3_finalize(s);
     sqlite3_close(db);
     return rc;
-}
-
-static bool copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wbx") : NULL;
-    char chunk[65536];
-    size_t n;
-    bool ok = in && out;
-    while (ok && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
-        ok = fwrite(chunk, 1, n, out) == n;
-    ok = ok && !ferror(in);
-    if (in)
-        fclose(in);
-    if (out && fclose(out) != 0)
-        ok = false;
-    return ok;
 }
 
 static void put32(unsigned char *p, uint32_t v)
@@ -206,7 +197,7 @@ enum schema_repair store_repair_schema(const char *db_path, char *report, size_t
     char path[4096], kept[4200];
     copy_name(path, sizeof path, db_path);
     sqlite3 *copy = NULL, *db = NULL;
-    sqlite3_stmt *rows = NULL, *size = NULL, *ins = NULL;
+    sqlite3_stmt *rows = NULL, *size = NULL;
     unsigned page_size = 0;
     rc = sqlite3_open_v2(path, &copy, SQLITE_OPEN_READONLY, NULL);
     if (rc == SQLITE_OK)
@@ -233,15 +224,7 @@ enum schema_repair store_repair_schema(const char *db_path, char *report, size_t
         if (rc == SQLITE_OK)
             rc = sqlite3_exec(db, "PRAGMA writable_schema=ON; BEGIN", NULL, NULL, NULL);
         if (rc == SQLITE_OK)
-            rc = sqlite3_prepare_v2(db, "INSERT INTO sqlite_schema VALUES (?1, ?2, ?3, ?4, ?5)", -1,
-                                    &ins, NULL);
-        while (rc == SQLITE_OK && sqlite3_step(rows) == SQLITE_ROW) {
-            for (int c = 0; c < 5; c++)
-                sqlite3_bind_value(ins, c + 1, sqlite3_column_value(rows, c));
-            rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-            sqlite3_reset(ins);
-        }
-        sqlite3_finalize(ins);
+            rc = copy_rows(db, rows, "INSERT INTO sqlite_schema VALUES (?1, ?2, ?3, ?4, ?5)");
         if (rc == SQLITE_OK)
             rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
         if (rc != SQLITE_OK)

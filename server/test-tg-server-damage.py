@@ -116,13 +116,20 @@ class DamagedMatchesPageTest(DamageCase):
         self.assertEqual(len(err_lines), 1, err)
         self.assertIn("ids %d to %d" % (min(unreadable), max(unreadable)), err_lines[0])
         # --check runs through the same file: SQLite's check names the damage, every readable
-        # match is replayed, and the server then serves.
+        # match is replayed (a damaged row of the last match, past the damaged page, is
+        # found), and the server then serves.
+        last = max(made)
+        db = sqlite3.connect(self.db)
+        db.execute("DELETE FROM seats WHERE match_id = ? AND seat = 1", (last,))
+        db.commit()
+        db.close()
         self.start("--check")
-        self.assertIn("set aside", self.server.banner)
-        self.served_as_made(made, skip=unreadable)
+        self.assertIn("%d set aside" % (len(unreadable) + 1), self.server.banner)
+        self.served_as_made({k: v for k, v in made.items() if k != last}, skip=unreadable)
         err = self.server.stop()
         self.assertIn("integrity_check:", err)
         self.assertNotIn("integrity_check: ok", err)
+        self.assertIn("match %d set aside: seats rows" % last, err)
 
 
 class DamagedSchemaPageTest(DamageCase):

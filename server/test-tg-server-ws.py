@@ -58,12 +58,12 @@ class WebServer(base.Server):
 class WS:
     """A WebSocket client over a plain socket."""
 
-    def __init__(self, port, timeout=20):
+    def __init__(self, port, timeout=20, headers=""):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall(("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-                           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                           "Sec-WebSocket-Version: 13\r\n\r\n" % (port, key)).encode())
+                           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n%s"
+                           "Sec-WebSocket-Version: 13\r\n\r\n" % (port, key, headers)).encode())
         data = b""
         while b"\r\n\r\n" not in data:
             chunk = self.sock.recv(4096)
@@ -105,22 +105,30 @@ class WS:
         out, self.pending = self.pending[:n], self.pending[n:]
         return out
 
-    def recv_frame(self):
+    def recv_frame(self, with_fin=False):
         b0, b1 = self._read(2)
         n = b1 & 0x7F
         if n == 126:
             n = struct.unpack(">H", self._read(2))[0]
         elif n == 127:
             n = struct.unpack(">Q", self._read(8))[0]
+        if with_fin:
+            return b0 & 0x0F, bool(b0 & 0x80), self._read(n)
         return b0 & 0x0F, self._read(n)
 
     def recv(self):
-        """The next text message; a close frame raises EOFError with its status."""
-        opcode, data = self.recv_frame()
-        if opcode == 8:
-            raise EOFError(struct.unpack(">H", data[:2])[0] if len(data) >= 2 else None)
-        assert opcode == 1, (opcode, data)
-        return data.decode()
+        """The next text message, its fragments joined; a close frame raises EOFError with its
+        status."""
+        parts = []
+        while True:
+            opcode, fin, data = self.recv_frame(with_fin=True)
+            if opcode == 8:
+                raise EOFError(struct.unpack(">H", data[:2])[0] if len(data) >= 2 else None)
+            assert opcode == (0 if parts else 1), (opcode, data[:80])
+            parts.append(data)
+            self.fragments = len(parts)
+            if fin:
+                return b"".join(parts).decode()
 
     def ask(self, line):
         self.send(line)

@@ -892,7 +892,9 @@ def load_websocket_tests():
     for file, prefix in (("test-tg-server-ws.py", "WebSocket_"),
                          ("test-tg-server-limits.py", "Limits_"),
                          ("test-tg-server-damage.py", "Damage_"),
-                         ("test-tg-server-bots.py", "Bots_")):
+                         ("test-tg-server-bots.py", "Bots_"),
+                         ("test-tg-server-long.py", "Long_"),
+                         ("test-tg-server-proxy.py", "Proxy_")):
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
         spec = importlib.util.spec_from_file_location("tg_server_" + prefix.lower(), path)
         module = importlib.util.module_from_spec(spec)

@@ -6,6 +6,7 @@
  * loop never learns which of its clients are browsers, so nothing about the protocol, its
  * limits or its storage differs between the two. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* strncasecmp */
 
 #include "web.h"
 
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #define MESSAGE_MAX 1024           /* a command line, as the line protocol allows */
 #define BACKLOG_HIGH (64u * 1024u) /* stop reading one side while this much waits for the other */
 #define EXTRA_CONNECTIONS 16       /* beyond max_clients: enough to tell them the server is full */
+#define FRAGMENT_MAX (16u * 1024u) /* the most of a message sent at once */
 
 struct bytes {
     unsigned char *data;
@@ -69,6 +72,11 @@ struct session {
     bool refused;            /* a message was refused: close once its error is sent */
     enum lws_close_status close_status;
     bool browser_paused, server_paused;
+    bool in_message; /* a message's first fragments are sent, not yet its last */
+    /* GET /matches/ID.tgr: the reply of `record ID` from the line server, then sent as the
+     * response's body from body_at on. */
+    bool http_record, headers_sent;
+    size_t body_at, body_end;
 };
 
 struct web {
@@ -77,8 +85,10 @@ struct web {
     char relay_secret[64];
     const char *const *origins;
     size_t origin_count;
+    const char *const *trusted;
+    size_t trusted_count;
     struct lws_protocol_vhost_options headers[4];
-    struct lws_http_mount metrics_mount;
+    struct lws_http_mount metrics_mount, records_mount;
     pthread_mutex_t metrics_lock;
     struct bytes metrics;                /* the loop's latest text for GET /metrics */
     size_t max_connections, connections; /* browser-side sockets, counted on its thread */
@@ -118,6 +128,8 @@ static void refuse(struct session *s, const char *line, enum lws_close_status st
     s->refused = true;
     s->close_status = status;
     s->to_browser.len = 0;
+    if (s->in_message) /* the message being sent ends here, and the error is one of its own */
+        bytes_append(&s->to_browser, "\n", 1);
     bytes_append(&s->to_browser, line, strlen(line));
     if (s->line) {
         lws_set_opaque_user_data(s->line, NULL);
@@ -164,28 +176,42 @@ static void receive(struct session *s, const void *in, size_t len)
         lws_callback_on_writable(s->line);
 }
 
-/* Sends the first whole line waiting for the browser as one text message. */
+/* Sends what waits for the browser: each line is one text message, sent in fragments of at
+ * most FRAGMENT_MAX bytes, one a writable callback, as the bytes come; so a reply of any
+ * length goes out while the server is still sending it, and neither side's buffer grows past
+ * its high-water mark waiting for a line's end. */
 static int send_to_browser(struct session *s)
 {
-    unsigned char *nl =
-        s->to_browser.len ? memchr(s->to_browser.data, '\n', s->to_browser.len) : NULL;
-    if (nl) {
-        size_t len = (size_t)(nl - s->to_browser.data);
+    if (s->to_browser.len) {
+        unsigned char *nl = memchr(s->to_browser.data, '\n', s->to_browser.len);
+        size_t len = nl ? (size_t)(nl - s->to_browser.data) : s->to_browser.len;
+        bool last = nl && len <= FRAGMENT_MAX;
+        if (len > FRAGMENT_MAX)
+            len = FRAGMENT_MAX;
         unsigned char *frame = malloc(LWS_PRE + len + 1);
         if (!frame)
             return -1;
         memcpy(frame + LWS_PRE, s->to_browser.data, len);
-        int written = lws_write(s->ws, frame + LWS_PRE, len, LWS_WRITE_TEXT);
+        int flags = lws_write_ws_flags(LWS_WRITE_TEXT, !s->in_message, last);
+        int written = lws_write(s->ws, frame + LWS_PRE, len, (enum lws_write_protocol)flags);
         free(frame);
         if (written < (int)len)
             return -1;
-        bytes_consume(&s->to_browser, len + 1);
+        s->in_message = !last;
+        bytes_consume(&s->to_browser, len + (last ? 1 : 0));
         if (s->server_paused && s->to_browser.len < BACKLOG_HIGH / 2 && s->line) {
             s->server_paused = false;
             lws_rx_flow_control(s->line, 1);
         }
     }
-    if (s->to_browser.len && memchr(s->to_browser.data, '\n', s->to_browser.len)) {
+    if (s->to_browser.len) {
+        lws_callback_on_writable(s->ws);
+        return 0;
+    }
+    if (s->in_message && (s->refused || s->line_gone)) {
+        /* The server went in the middle of a line: the message ends with what came. */
+        if (!bytes_append(&s->to_browser, "\n", 1))
+            return -1;
         lws_callback_on_writable(s->ws);
         return 0;
     }
@@ -266,6 +292,209 @@ void web_set_metrics(struct web *w, const char *text, size_t len)
     pthread_mutex_unlock(&w->metrics_lock);
 }
 
+/* The last element of a comma-separated header (what the proxy nearest to us appended),
+ * spaces trimmed, into out. */
+static void last_element(const char *value, char *out, size_t cap)
+{
+    const char *at = strrchr(value, ',');
+    at = at ? at + 1 : value;
+    while (*at == ' ' || *at == '\t')
+        at++;
+    size_t n = strcspn(at, " \t");
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), at);
+}
+
+/* `for=` of Forwarded's last element (RFC 7239): a quoted, bracketed IPv6 address or an IPv4
+ * one, either perhaps with a port, into out ("" if it names none). */
+static void forwarded_for(const char *value, char *out, size_t cap)
+{
+    char last[512], *save = NULL;
+    const char *at = strrchr(value, ',');
+    snprintf(last, sizeof last, "%s", at ? at + 1 : value);
+    out[0] = '\0';
+    for (char *p = strtok_r(last, ";", &save); p; p = strtok_r(NULL, ";", &save)) {
+        while (*p == ' ')
+            p++;
+        if (strncasecmp(p, "for=", 4) != 0)
+            continue;
+        p += 4;
+        if (*p == '"')
+            p++;
+        if (*p == '[') { /* [v6]:port */
+            char *end = strchr(++p, ']');
+            if (end)
+                *end = '\0';
+        } else {
+            p[strcspn(p, ":\"")] = '\0'; /* v4[:port] */
+        }
+        snprintf(out, cap, "%s", p);
+        return;
+    }
+}
+
+static bool is_address(const char *text)
+{
+    unsigned char bin[16];
+    return inet_pton(AF_INET, text, bin) == 1 || inet_pton(AF_INET6, text, bin) == 1;
+}
+
+/* The client's address: the peer's, unless the peer is a trusted proxy that names the client
+ * in X-Forwarded-For (or Forwarded) with a well-formed address. */
+static void client_address(const struct web *w, struct lws *wsi, char *out, size_t cap)
+{
+    char peer[64] = "", value[512], named[256] = "";
+    lws_get_peer_simple(wsi, peer, sizeof peer);
+    snprintf(out, cap, "%s", peer[0] ? peer : "?");
+    bool trusted = false;
+    for (size_t i = 0; i < w->trusted_count && !trusted; i++)
+        trusted = strcmp(peer, w->trusted[i]) == 0;
+    if (!trusted)
+        return;
+    if (lws_hdr_copy(wsi, value, sizeof value, WSI_TOKEN_X_FORWARDED_FOR) > 0)
+        last_element(value, named, sizeof named);
+    else if (lws_hdr_custom_copy(wsi, value, sizeof value, "forwarded:", 10) > 0)
+        forwarded_for(value, named, sizeof named);
+    if (is_address(named))
+        snprintf(out, cap, "%s", named);
+}
+
+/* Opens the session's connection to the line server, its first line saying who the client
+ * is (docs/server.md, "Behind a TLS proxy"), then `first` (may be ""). */
+static bool open_line(struct web *w, struct session *s, struct lws *wsi, const char *first)
+{
+    int fd = connect_line_server(w->line_port);
+    lws_sock_file_fd_type desc;
+    desc.sockfd = fd;
+    s->line = fd < 0 ? NULL
+                     : lws_adopt_descriptor_vhost(lws_get_vhost(wsi), LWS_ADOPT_SOCKET, desc,
+                                                  "tg-line", wsi);
+    if (!s->line) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    lws_set_opaque_user_data(s->line, s);
+    char peer[64], greeting[160];
+    client_address(w, wsi, peer, sizeof peer);
+    snprintf(greeting, sizeof greeting, "via %s %s\n", w->relay_secret, peer);
+    bytes_append(&s->to_server, greeting, strlen(greeting));
+    bytes_append(&s->to_server, first, strlen(first));
+    lws_callback_on_writable(s->line);
+    return true;
+}
+
+static void close_line(struct session *s)
+{
+    if (s->line) {
+        lws_set_opaque_user_data(s->line, NULL);
+        lws_set_timeout(s->line, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
+        s->line = NULL;
+    }
+}
+
+/* The end of one HTTP transaction's use of the session: another may follow on the connection. */
+static int http_done(struct session *s, struct lws *wsi)
+{
+    close_line(s);
+    free(s->to_browser.data);
+    free(s->to_server.data);
+    memset(s, 0, sizeof *s);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* GET /matches/ID.tgr: `record ID` asked of the line server like any client's command (its
+ * budgets and limits apply), the reply turned into the response. */
+static int ask_record(struct web *w, struct session *s, struct lws *wsi)
+{
+    char uri[64], line[96];
+    int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+    const char *id = uri + 9, *dot = n > 9 ? strchr(id, '.') : NULL;
+    size_t digits = dot ? (size_t)(dot - id) : 0;
+    bool plain = digits > 0 && digits <= 19 && id[0] != '0' && strcmp(dot, ".tgr") == 0 &&
+                 strspn(id, "0123456789") == digits;
+    free(s->to_browser.data);
+    free(s->to_server.data);
+    memset(s, 0, sizeof *s);
+    if (!plain) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    s->ws = wsi;
+    s->http_record = true;
+    snprintf(line, sizeof line, "record %.*s\nquit\n", (int)digits, id);
+    if (!open_line(w, s, wsi, line)) {
+        lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL);
+        return http_done(s, wsi);
+    }
+    return 0;
+}
+
+/* Once the whole reply is in: the status and headers, then the body a fragment at a time. */
+static int send_record(struct session *s, struct lws *wsi)
+{
+    unsigned char *data = s->to_browser.data;
+    size_t have = s->to_browser.len;
+    if (!s->headers_sent) {
+        unsigned char *nl = have ? memchr(data, '\n', have) : NULL;
+        if (!nl && !s->line_gone)
+            return 0; /* more to come */
+        unsigned status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        if (nl && strncmp((char *)data, "ok ", 3) == 0) {
+            size_t lines = strtoul((char *)data + 3, NULL, 10), at = (size_t)(nl - data) + 1;
+            s->body_at = at;
+            while (lines && at < have) {
+                unsigned char *end = memchr(data + at, '\n', have - at);
+                if (!end)
+                    break;
+                at = (size_t)(end - data) + 1;
+                lines--;
+            }
+            if (lines && !s->line_gone)
+                return 0;
+            status = lines ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK;
+            s->body_end = at;
+        } else if (nl && (strncmp((char *)data, "err no-such-match", 17) == 0 ||
+                          strncmp((char *)data, "err set-aside", 13) == 0)) {
+            status = HTTP_STATUS_NOT_FOUND;
+        } else if (nl && strncmp((char *)data, "err rate-limited", 16) == 0) {
+            status = 429;
+        }
+        close_line(s);
+        if (status != HTTP_STATUS_OK) {
+            lws_return_http_status(wsi, status, NULL);
+            return http_done(s, wsi);
+        }
+        unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                           *end = head + sizeof head - 1;
+        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; charset=utf-8",
+                                        s->body_end - s->body_at, &p, end) ||
+            lws_finalize_write_http_header(wsi, start, &p, end))
+            return -1;
+        s->headers_sent = true;
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    size_t len = s->body_end - s->body_at;
+    bool last = len <= FRAGMENT_MAX;
+    if (!last)
+        len = FRAGMENT_MAX;
+    unsigned char *frame = malloc(LWS_PRE + len + 1);
+    if (!frame)
+        return -1;
+    memcpy(frame + LWS_PRE, data + s->body_at, len);
+    int written =
+        lws_write(wsi, frame + LWS_PRE, len, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+    free(frame);
+    if (written < (int)len)
+        return -1;
+    s->body_at += len;
+    if (!last) {
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    return http_done(s, wsi);
+}
+
 static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                       size_t len)
 {
@@ -275,31 +504,21 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
     case LWS_CALLBACK_ESTABLISHED: {
         memset(s, 0, sizeof *s);
         s->ws = wsi;
-        int fd = connect_line_server(w->line_port);
-        lws_sock_file_fd_type desc;
-        desc.sockfd = fd;
-        s->line = fd < 0 ? NULL
-                         : lws_adopt_descriptor_vhost(lws_get_vhost(wsi), LWS_ADOPT_SOCKET, desc,
-                                                      "tg-line", wsi);
-        if (!s->line) {
-            if (fd >= 0)
-                close(fd);
+        if (!open_line(w, s, wsi, ""))
             refuse(s, "err io the server cannot take this connection now\n",
                    LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
-            return 0;
-        }
-        lws_set_opaque_user_data(s->line, s);
-        /* The relay's first line tells the loop who this browser is (docs/server.md). */
-        char peer[64] = "?", greeting[160];
-        lws_get_peer_simple(wsi, peer, sizeof peer);
-        snprintf(greeting, sizeof greeting, "via %s %s\n", w->relay_secret, peer[0] ? peer : "?");
-        bytes_append(&s->to_server, greeting, strlen(greeting));
-        lws_callback_on_writable(s->line);
         return 0;
     }
-    case LWS_CALLBACK_HTTP:
+    case LWS_CALLBACK_HTTP: {
+        char uri[16];
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 9 &&
+            strncmp(uri, "/matches/", 9) == 0)
+            return ask_record(w, s, wsi);
         return serve_metrics(w, s, wsi);
+    }
     case LWS_CALLBACK_HTTP_WRITEABLE: {
+        if (s->http_record)
+            return send_record(s, wsi);
         unsigned char *frame = malloc(LWS_PRE + s->to_browser.len + 1);
         int written = frame ? 0 : -1;
         if (frame) {
@@ -312,6 +531,8 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
     }
     case LWS_CALLBACK_CLOSED_HTTP:
+        close_line(s);
+        free(s->to_server.data);
         free(s->to_browser.data);
         memset(&s->to_browser, 0, sizeof s->to_browser);
         return 0;
@@ -336,11 +557,7 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return send_to_browser(s);
     case LWS_CALLBACK_CLOSED:
-        if (s->line) {
-            lws_set_opaque_user_data(s->line, NULL);
-            lws_set_timeout(s->line, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
-            s->line = NULL;
-        }
+        close_line(s);
         free(s->to_browser.data);
         free(s->to_server.data);
         free(s->message.data);
@@ -362,7 +579,8 @@ static int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user
             return 0;
         if (!bytes_append(&s->to_browser, in, len))
             return -1;
-        if (s->to_browser.len > BACKLOG_HIGH && !s->server_paused) {
+        /* A record for HTTP is sent once whole (its length first): it is never paused. */
+        if (s->to_browser.len > BACKLOG_HIGH && !s->server_paused && !s->http_record) {
             s->server_paused = true;
             lws_rx_flow_control(wsi, 0);
         }
@@ -451,6 +669,8 @@ struct web *web_start(unsigned port, const struct web_options *o, unsigned line_
     w->max_connections = o->max_clients + EXTRA_CONNECTIONS;
     w->origins = o->origins;
     w->origin_count = o->origin_count;
+    w->trusted = o->trusted;
+    w->trusted_count = o->trusted_count;
     atomic_init(&w->stop, false);
     lws_set_log_level(LLL_ERR, log_at_most_once_a_second);
 
@@ -496,9 +716,17 @@ struct web *web_start(unsigned port, const struct web_options *o, unsigned line_
             .mountpoint_len = 1,
         };
     }
-    /* /metrics is answered by the callback, before (more specific than) the files at /. */
-    w->metrics_mount = (struct lws_http_mount){
+    /* /metrics and /matches/ID.tgr are answered by the callback, before (more specific than)
+     * the files at /. */
+    w->records_mount = (struct lws_http_mount){
         .mount_next = dir ? &w->mount : NULL,
+        .mountpoint = "/matches",
+        .origin = "tg-lines",
+        .origin_protocol = LWSMPRO_CALLBACK,
+        .mountpoint_len = 8,
+    };
+    w->metrics_mount = (struct lws_http_mount){
+        .mount_next = &w->records_mount,
         .mountpoint = "/metrics",
         .origin = "tg-lines",
         .origin_protocol = LWSMPRO_CALLBACK,

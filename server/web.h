@@ -11,11 +11,15 @@
 struct web;
 
 struct web_options {
-    const char *dir;          /* served over HTTP at / if not NULL; nothing outside it */
-    const char *relay_secret; /* each relayed connection opens with `via SECRET ADDRESS` */
-    size_t max_clients;       /* browser connections open at once (a few more are told) */
+    const char *dir;            /* served over HTTP at / if not NULL; nothing outside it */
+    const char *relay_secret;   /* each relayed connection opens with `via SECRET ADDRESS` */
+    size_t max_clients;         /* browser connections open at once (a few more are told) */
     const char *const *origins; /* the pages allowed to open a WebSocket; none: same origin */
     size_t origin_count;
+    /* Proxies (their addresses) whose X-Forwarded-For or Forwarded header names the client:
+     * from any other peer those headers are ignored. */
+    const char *const *trusted;
+    size_t trusted_count;
 };
 
 /* Listens on 127.0.0.1:port (0 picks a free one) and starts the WebSocket thread; line_port is
