@@ -529,7 +529,8 @@ int main(int argc, char **argv)
                 store_error(sv.store));
     if (sv.opt.check)
         check_everything(&sv, gaps, gap_count);
-    free(gaps);
+    sv.gaps = gaps;
+    sv.gap_count = gap_count;
     double open_s = monotonic_seconds() - t0;
 
     /* Held to be let go when descriptors run out, so that a client can still be told. */
@@ -615,6 +616,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sv.set_aside_count; i++)
         free(sv.set_aside[i].reason);
     free(sv.set_aside);
+    free(sv.gaps);
     free(sv.clocked);
     addresses_free(&sv);
     if (sv.reserve_fd >= 0)

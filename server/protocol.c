@@ -172,9 +172,34 @@ static void cmd_list(struct server *sv, struct client *c, const char *after_text
         reply_error(c, "usage", "list [AFTER-ID]");
         return;
     }
-    if (!store_list_ids(sv->store, after, ids, LIST_MAX, &n, &more)) {
-        reply_error(c, "io", "the match list could not be read (%s)", store_error(sv->store));
-        return;
+    /* Past a damaged page of matches found at start-up: a seek above the page's last id lands
+     * on the page itself, so the first id past it is looked up on its own. */
+    for (uint64_t from = after;;) {
+        size_t got = 0;
+        bool listed = store_list_ids(sv->store, from, ids + n, LIST_MAX - n, &got, &more);
+        n += got;
+        if (listed)
+            break;
+        uint64_t last = n ? ids[n - 1] : from;
+        const struct id_gap *gap = NULL;
+        for (size_t i = 0; i < sv->gap_count && !gap; i++)
+            if (sv->gaps[i].from <= last + 1 && last < sv->gaps[i].to)
+                gap = &sv->gaps[i];
+        if (!gap && n == 0) {
+            reply_error(c, "io", "the match list could not be read (%s)", store_error(sv->store));
+            return;
+        }
+        more = false;
+        if (!gap || gap->to == UINT64_MAX)
+            break;
+        from = gap->to + 1;
+        bool exists = false;
+        if (store_match_exists(sv->store, from, &exists) && exists)
+            ids[n++] = from;
+        if (n == LIST_MAX) {
+            more = true;
+            break;
+        }
     }
     buf_append(&c->out, "ok", 2);
     for (size_t i = 0; i < n; i++)

@@ -254,6 +254,8 @@ struct server {
     /* A commit failed and the refused round could not yet be kept out of the database for
      * certain (store_settle): no change is taken until it can. */
     bool halted;
+    struct id_gap *gaps; /* stretches of ids on a damaged page of matches, found at start-up */
+    size_t gap_count;
 };
 
 enum run_result { RUN_DONE, RUN_WAIT };

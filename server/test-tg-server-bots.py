@@ -5,6 +5,8 @@
   (`search:nodes=1000000000` is minutes of work; `mcts:time=600000` ten minutes);
 - a bot on a seat whose clock runs gets a share of that seat's time: twelve `search:time=600000`
   moves on a 3-second clock all answered, the flag never falling, each seat's time left;
+- a bot move whose search ends after its seat's flag (it waited in the queue behind another
+  search longer than the seat's time) does not count: the flag falls, on the move's own time;
 - the five level names of docs/bots.md, `search` specs, and bad specs (an unknown option, a
   zero time, a level with options, a table over the server's limit) refused in words.
 """
@@ -64,6 +66,25 @@ class BotTest(BotCase):
         left = [int(x) for x in info["clock"].split(",")]
         self.assertTrue(all(x > 0 for x in left), info)
         c.close()
+
+    def test_a_bot_move_after_its_flag_does_not_count(self):
+        self.server.stop()
+        self.server = base.Server(self.db, "--bot-threads", "1", "--max-bot-ms", "3000").start()
+        c, other = Conn(self.server.port), Conn(self.server.port)
+        m = Match(c, "halusa clock=0.01+0")  # 600 ms each
+        m.play(c, "c1")  # the first decision: seat 1's clock runs from here
+        busy = Match(other, "hawalis")
+        other.send("bot %d 0 mcts:time=600000 %s" % (busy.id, busy.tokens[0]))  # 3 s, the cap
+        time.sleep(0.2)  # that search holds the only bot worker
+        t0 = time.monotonic()
+        reply = self.bot(c, m, "search:time=100")
+        self.assertGreater(time.monotonic() - t0, 0.6)
+        self.assertTrue(reply.startswith("err game-over "), reply)
+        info = show(c, m.id)
+        self.assertEqual((info["result"], info["by"], info["ply"]), ("0", "time", "1"), info)
+        self.assertTrue(other.read().startswith("ok "))
+        c.close()
+        other.close()
 
     def test_levels_search_specs_and_bad_specs(self):
         c = Conn(self.server.port)

@@ -111,6 +111,20 @@ class DamagedMatchesPageTest(DamageCase):
         self.assertIn("%d set aside" % len(unreadable), self.server.banner)
         self.assertIn("%d matches in" % len(readable), self.server.banner)
         self.served_as_made(made, skip=unreadable)
+        # `list` pages through every readable match, past the damaged page.
+        c = Conn(self.server.port)
+        listed, after = [], 0
+        while True:
+            words = c.ok("list %d" % after).split()
+            more = words[-1:] == ["more"]
+            listed += [int(w) for w in words if w != "more"]
+            if not more:
+                break
+            after = listed[-1]
+        inside = c.ok("list %d" % (min(unreadable) + 5)).split()  # from inside the page
+        self.assertEqual(int(inside[0]), max(unreadable) + 1)
+        c.close()
+        self.assertEqual(listed, sorted(readable) + [max(made) + 1])  # and the Hus match made
         err = self.server.stop()
         err_lines = [line for line in err.splitlines() if "damaged page" in line]
         self.assertEqual(len(err_lines), 1, err)
