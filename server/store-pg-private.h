@@ -73,6 +73,14 @@ struct pg_store {
 /* Runs a prepared statement with text parameters (NULL for SQL NULL). Returns its result, or
  * NULL with the failure noted (the connection's or the statement's error). */
 PGresult *pg_run(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values);
+#define NUM_TEXT 24 /* room for any 64-bit number in decimal, with its sign and NUL */
+const char *pg_u64_text(char out[NUM_TEXT], uint64_t v);
+const char *pg_i64_text(char out[NUM_TEXT], int64_t v);
+/* A prepared statement run for its effect only; a plain SQL text (no parameters). */
+bool pg_run_done(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values);
+bool pg_run_sql(struct pg_store *pg, const char *sql);
+/* Notes libpq's error: the statement's (with its SQLSTATE) or the connection's. */
+void pg_note_error(struct pg_store *pg, const PGresult *r);
 /* Notes a failure of our own (no SQLSTATE) and returns false. */
 bool pg_fail(struct pg_store *pg, const char *fmt, ...)
 #if defined(__GNUC__)

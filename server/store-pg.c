@@ -1,6 +1,6 @@
 /* The match server's PostgreSQL storage (store-pg.h): the connection, its schema and its
- * migrations, the round's transaction, the writes, and the leases and notifications that let
- * several servers share the database (docs/server.md, "PostgreSQL"). */
+ * migrations, the round's transaction and the writes (the leases and notifications of several
+ * servers are in store-pg-leases.c; docs/server.md, "PostgreSQL"). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "store-pg-private.h"
@@ -163,10 +163,12 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_RELEASE_ALL] = "DELETE FROM leases WHERE owner = $1",
     /* The leases that ran out on live matches, to take over; those of ended matches (their
      * server died before it unloaded them) are deleted on the way, so they do not pile up. */
-    [P_EXPIRED] = "WITH ended AS (DELETE FROM leases l WHERE l.expires_at <= clock_timestamp() "
-                  "AND NOT (" LIVE_MATCH("l.match_id") ")) "
-                  "SELECT l.match_id FROM leases l WHERE l.expires_at <= clock_timestamp() "
-                  "AND " LIVE_MATCH("l.match_id") " ORDER BY l.expires_at LIMIT $1",
+    [P_EXPIRED] =
+        "WITH ended AS (DELETE FROM leases l WHERE l.expires_at <= clock_timestamp() "
+        "AND NOT (" LIVE_MATCH(
+            "l.match_id") ")) "
+                          "SELECT l.match_id FROM leases l WHERE l.expires_at <= clock_timestamp() "
+                          "AND " LIVE_MATCH("l.match_id") " ORDER BY l.expires_at LIMIT $1",
     [P_VERSIONS] = "SELECT id, version FROM matches WHERE id = ANY ($1::bigint[])",
     [P_WANT] = "SELECT pg_notify('tg_want', $1)",
     [P_RELEASE_ONE] = "DELETE FROM leases WHERE owner = $1 AND match_id = $2",
@@ -199,7 +201,7 @@ bool pg_fail(struct pg_store *pg, const char *fmt, ...)
 }
 
 /* Notes libpq's error: the statement's (with its SQLSTATE) or the connection's. */
-static void note_error(struct pg_store *pg, const PGresult *r)
+void pg_note_error(struct pg_store *pg, const PGresult *r)
 {
     const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
     const char *msg = r ? PQresultErrorMessage(r) : NULL;
@@ -233,26 +235,26 @@ PGresult *pg_run(struct pg_store *pg, enum pg_stmt id, int n, const char *const 
     ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK)
         return r;
-    note_error(pg, r);
+    pg_note_error(pg, r);
     PQclear(r);
     return NULL;
 }
 
 /* A statement run for its effect only. */
-static bool run_done(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values)
+bool pg_run_done(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values)
 {
     PGresult *r = pg_run(pg, id, n, values);
     PQclear(r);
     return r != NULL;
 }
 
-static bool run_sql(struct pg_store *pg, const char *sql)
+bool pg_run_sql(struct pg_store *pg, const char *sql)
 {
     PGresult *r = PQexec(pg->conn, sql);
     ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     bool ok = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
     if (!ok)
-        note_error(pg, r);
+        pg_note_error(pg, r);
     PQclear(r);
     return ok;
 }
@@ -260,34 +262,34 @@ static bool run_sql(struct pg_store *pg, const char *sql)
 /* Brings the schema to SCHEMA_VERSION. A database from a newer server is refused, not read. */
 static bool migrate(struct pg_store *pg)
 {
-    if (!run_sql(pg, "BEGIN") || !run_sql(pg, "SELECT pg_advisory_xact_lock(7878029)") ||
-        !run_sql(pg, "CREATE TABLE IF NOT EXISTS tg_schema (version integer NOT NULL)"))
+    if (!pg_run_sql(pg, "BEGIN") || !pg_run_sql(pg, "SELECT pg_advisory_xact_lock(7878029)") ||
+        !pg_run_sql(pg, "CREATE TABLE IF NOT EXISTS tg_schema (version integer NOT NULL)"))
         goto fail;
     PGresult *r = PQexec(pg->conn, "SELECT max(version) FROM tg_schema");
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        note_error(pg, r);
+        pg_note_error(pg, r);
         PQclear(r);
         goto fail;
     }
     int have = PQgetisnull(r, 0, 0) ? 0 : atoi(PQgetvalue(r, 0, 0));
     PQclear(r);
     if (have > SCHEMA_VERSION) {
-        run_sql(pg, "ROLLBACK");
+        pg_run_sql(pg, "ROLLBACK");
         return pg_fail(pg, "the database's schema is version %d, newer than this server's (%d)",
                        have, SCHEMA_VERSION);
     }
     for (int v = have; v < SCHEMA_VERSION; v++) {
         char record[96];
         snprintf(record, sizeof record, "INSERT INTO tg_schema (version) VALUES (%d)", v + 1);
-        if (!run_sql(pg, migrations[v]) || !run_sql(pg, record))
+        if (!pg_run_sql(pg, migrations[v]) || !pg_run_sql(pg, record))
             goto fail;
     }
-    if (run_sql(pg, "COMMIT"))
+    if (pg_run_sql(pg, "COMMIT"))
         return true;
 fail:;
     char why[sizeof pg->last_error];
     memcpy(why, pg->last_error, sizeof why);
-    run_sql(pg, "ROLLBACK");
+    pg_run_sql(pg, "ROLLBACK");
     memcpy(pg->last_error, why, sizeof why);
     return false;
 }
@@ -305,8 +307,8 @@ static bool set_up_connection(struct pg_store *pg)
     PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
     /* A commit is acknowledged once durable (synchronous_commit as the server has it, `on` by
      * default); a lock held by a stuck server must not hold up this one without end. */
-    if (!run_sql(pg, "SET lock_timeout = '5s'") || !run_sql(pg, "LISTEN tg_match") ||
-        !run_sql(pg, "LISTEN tg_want"))
+    if (!pg_run_sql(pg, "SET lock_timeout = '5s'") || !pg_run_sql(pg, "LISTEN tg_match") ||
+        !pg_run_sql(pg, "LISTEN tg_want"))
         return false;
     for (int i = 0; i < P_COUNT_STATEMENTS; i++) {
         char name[16];
@@ -314,7 +316,7 @@ static bool set_up_connection(struct pg_store *pg)
         PGresult *r = PQprepare(pg->conn, name, stmt_sql[i], 0, NULL);
         bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
         if (!ok)
-            note_error(pg, r);
+            pg_note_error(pg, r);
         PQclear(r);
         if (!ok)
             return false;
@@ -343,7 +345,7 @@ bool pg_connected(struct pg_store *pg)
     pg->prepared = false;
     PQreset(pg->conn);
     if (PQstatus(pg->conn) != CONNECTION_OK) {
-        note_error(pg, NULL);
+        pg_note_error(pg, NULL);
         snprintf(pg->last_cause, sizeof pg->last_cause, "%s", pg->last_error);
         return false;
     }
@@ -367,7 +369,7 @@ struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap)
     pg->conn = PQconnectdbParams(keys, values, 1);
     bool ok = pg->conn && PQstatus(pg->conn) == CONNECTION_OK;
     if (!ok)
-        note_error(pg, NULL);
+        pg_note_error(pg, NULL);
     if (ok)
         PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
     ok = ok && migrate(pg) && set_up_connection(pg);
@@ -388,7 +390,7 @@ void pg_close(struct pg_store *pg)
     if (pg->conn && PQstatus(pg->conn) == CONNECTION_OK && pg->prepared && !pg->in_round &&
         PQtransactionStatus(pg->conn) == PQTRANS_IDLE) {
         const char *v[] = {pg->owner};
-        run_done(pg, P_RELEASE_ALL, 1, v);
+        pg_run_done(pg, P_RELEASE_ALL, 1, v);
     }
     PQfinish(pg->conn);
     free(pg->releases);
@@ -417,7 +419,7 @@ bool pg_in_transaction(const struct pg_store *pg)
 
 bool pg_begin_round(struct pg_store *pg)
 {
-    if (!pg_connected(pg) || !run_sql(pg, "BEGIN"))
+    if (!pg_connected(pg) || !pg_run_sql(pg, "BEGIN"))
         return false;
     pg->in_round = true;
     return true;
@@ -427,7 +429,7 @@ bool pg_change_begin(struct pg_store *pg)
 {
     if (!pg->in_round && !pg_begin_round(pg))
         return false;
-    return run_sql(pg, "SAVEPOINT change");
+    return pg_run_sql(pg, "SAVEPOINT change");
 }
 
 /* Whether the round's transaction is still there to be committed. */
@@ -441,12 +443,12 @@ enum change_outcome pg_change_end(struct pg_store *pg, bool ok)
 {
     if (!pg->in_round || PQstatus(pg->conn) != CONNECTION_OK)
         return CHANGE_ROUND_LOST;
-    if (ok && run_sql(pg, "RELEASE change"))
+    if (ok && pg_run_sql(pg, "RELEASE change"))
         return CHANGE_KEPT;
     char why[sizeof pg->last_error], state[sizeof pg->sqlstate];
     memcpy(why, pg->last_error, sizeof why);
     memcpy(state, pg->sqlstate, sizeof state);
-    bool kept = run_sql(pg, "ROLLBACK TO change") && run_sql(pg, "RELEASE change");
+    bool kept = pg_run_sql(pg, "ROLLBACK TO change") && pg_run_sql(pg, "RELEASE change");
     memcpy(pg->last_error, why, sizeof why); /* the caller wants the change's own error */
     memcpy(pg->sqlstate, state, sizeof state);
     return kept && round_alive(pg) ? CHANGE_DROPPED : CHANGE_ROUND_LOST;
@@ -467,11 +469,11 @@ bool pg_commit_round(struct pg_store *pg)
     PGresult *r = PQexec(pg->conn, "COMMIT");
     bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), "COMMIT") == 0;
     if (!ok)
-        note_error(pg, r);
+        pg_note_error(pg, r);
     PQclear(r);
     pg->in_round = false;
     if (!ok && PQstatus(pg->conn) == CONNECTION_OK && PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
-        run_sql(pg, "ROLLBACK");
+        pg_run_sql(pg, "ROLLBACK");
     return ok;
 }
 
@@ -480,7 +482,7 @@ void pg_rollback_round(struct pg_store *pg)
     if (pg->in_round && PQstatus(pg->conn) == CONNECTION_OK) {
         char why[sizeof pg->last_error];
         memcpy(why, pg->last_error, sizeof why);
-        run_sql(pg, "ROLLBACK");
+        pg_run_sql(pg, "ROLLBACK");
         memcpy(pg->last_error, why, sizeof why);
     }
     pg->in_round = false;
@@ -488,15 +490,13 @@ void pg_rollback_round(struct pg_store *pg)
 
 /* ---- writes ----------------------------------------------------------------------------- */
 
-#define NUM_TEXT 24 /* room for any 64-bit number in decimal, with its sign and NUL */
-
-static const char *u64_text(char out[NUM_TEXT], uint64_t v)
+const char *pg_u64_text(char out[NUM_TEXT], uint64_t v)
 {
     snprintf(out, NUM_TEXT, "%" PRIu64, v);
     return out;
 }
 
-static const char *i64_text(char out[NUM_TEXT], int64_t v)
+const char *pg_i64_text(char out[NUM_TEXT], int64_t v)
 {
     snprintf(out, NUM_TEXT, "%" PRId64, v);
     return out;
@@ -518,7 +518,7 @@ bool pg_insert_match(struct pg_store *pg, uint64_t wanted_id, const char *spec,
                      const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id)
 {
     char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT];
-    const char *v[] = {spec, u64_text(a, wanted_id)};
+    const char *v[] = {spec, pg_u64_text(a, wanted_id)};
     PGresult *r = pg_run(pg, wanted_id ? P_INSERT_MATCH_ID : P_INSERT_MATCH, wanted_id ? 2 : 1, v);
     if (!r)
         return false;
@@ -526,17 +526,17 @@ bool pg_insert_match(struct pg_store *pg, uint64_t wanted_id, const char *spec,
     PQclear(r);
     if (!*id)
         return pg_fail(pg, "the new match got no id");
-    if (wanted_id && !run_done(pg, P_FIX_SEQUENCE, 0, NULL))
+    if (wanted_id && !pg_run_done(pg, P_FIX_SEQUENCE, 0, NULL))
         return false;
     for (int seat = 0; seat < 2; seat++) {
-        const char *s[] = {u64_text(a, *id), seat ? "1" : "0", tokens[seat]};
-        if (!run_done(pg, P_INSERT_SEAT, 3, s))
+        const char *s[] = {pg_u64_text(a, *id), seat ? "1" : "0", tokens[seat]};
+        if (!pg_run_done(pg, P_INSERT_SEAT, 3, s))
             return false;
     }
     /* The server that makes a match plays it. */
-    const char *l[] = {u64_text(a, *id), pg->owner, u64_text(c, pg->lease_ms)};
+    const char *l[] = {pg_u64_text(a, *id), pg->owner, pg_u64_text(c, pg->lease_ms)};
     (void)b;
-    return run_done(pg, P_INSERT_LEASE, 3, l);
+    return pg_run_done(pg, P_INSERT_LEASE, 3, l);
 }
 
 bool pg_insert_move(struct pg_store *pg, uint64_t id, uint64_t ply, const struct stored_move *m)
@@ -544,46 +544,46 @@ bool pg_insert_move(struct pg_store *pg, uint64_t id, uint64_t ply, const struct
     char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT], d[NUM_TEXT];
     int64_t hash;
     memcpy(&hash, &m->hash_after, sizeof hash); /* all 64 bits, in a signed column */
-    const char *v[] = {u64_text(a, id),      u64_text(b, ply),
-                       u64_text(c, m->move), m->notation,
-                       i64_text(d, hash),    m->seat < 0 ? NULL : m->seat ? "1" : "0"};
-    return run_done(pg, P_INSERT_MOVE, 6, v);
+    const char *v[] = {pg_u64_text(a, id),      pg_u64_text(b, ply),
+                       pg_u64_text(c, m->move), m->notation,
+                       pg_i64_text(d, hash),    m->seat < 0 ? NULL : m->seat ? "1" : "0"};
+    return pg_run_done(pg, P_INSERT_MOVE, 6, v);
 }
 
 bool pg_set_plies(struct pg_store *pg, uint64_t id, uint64_t plies)
 {
     char a[NUM_TEXT], b[NUM_TEXT];
-    const char *v[] = {u64_text(a, id), u64_text(b, plies)};
+    const char *v[] = {pg_u64_text(a, id), pg_u64_text(b, plies)};
     return run_one_row(pg, P_SET_PLIES, 2, v, "the matches row is missing");
 }
 
 bool pg_delete_moves_from(struct pg_store *pg, uint64_t id, uint64_t ply)
 {
     char a[NUM_TEXT], b[NUM_TEXT];
-    const char *v[] = {u64_text(a, id), u64_text(b, ply)};
-    return run_done(pg, P_DELETE_MOVES, 2, v);
+    const char *v[] = {pg_u64_text(a, id), pg_u64_text(b, ply)};
+    return pg_run_done(pg, P_DELETE_MOVES, 2, v);
 }
 
 bool pg_set_result(struct pg_store *pg, uint64_t id, int winner, bool by_resignation, uint64_t ply,
                    int score0, int score1)
 {
     char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT], d[NUM_TEXT];
-    const char *v[] = {u64_text(a, id),
+    const char *v[] = {pg_u64_text(a, id),
                        winner < 0 ? NULL
                        : winner   ? "1"
                                   : "0",
                        by_resignation ? "resignation" : "rules",
-                       u64_text(b, ply),
-                       i64_text(c, score0),
-                       i64_text(d, score1)};
-    return run_done(pg, P_INSERT_RESULT, 6, v);
+                       pg_u64_text(b, ply),
+                       pg_i64_text(c, score0),
+                       pg_i64_text(d, score1)};
+    return pg_run_done(pg, P_INSERT_RESULT, 6, v);
 }
 
 static bool by_id(struct pg_store *pg, enum pg_stmt stmt, uint64_t id)
 {
     char a[NUM_TEXT];
-    const char *v[] = {u64_text(a, id)};
-    return run_done(pg, stmt, 1, v);
+    const char *v[] = {pg_u64_text(a, id)};
+    return pg_run_done(pg, stmt, 1, v);
 }
 
 bool pg_clear_result(struct pg_store *pg, uint64_t id)
@@ -594,15 +594,15 @@ bool pg_clear_result(struct pg_store *pg, uint64_t id)
 bool pg_put_kept_throws(struct pg_store *pg, uint64_t id, const char *notations)
 {
     char a[NUM_TEXT];
-    const char *v[] = {u64_text(a, id), notations};
-    return run_done(pg, notations ? P_PUT_KEPT : P_DELETE_KEPT, notations ? 2 : 1, v);
+    const char *v[] = {pg_u64_text(a, id), notations};
+    return pg_run_done(pg, notations ? P_PUT_KEPT : P_DELETE_KEPT, notations ? 2 : 1, v);
 }
 
 bool pg_put_invite(struct pg_store *pg, uint64_t id, int seat, const char *invite)
 {
     char a[NUM_TEXT];
-    const char *v[] = {u64_text(a, id), seat ? "1" : "0", invite};
-    return run_done(pg, P_INSERT_INVITE, 3, v);
+    const char *v[] = {pg_u64_text(a, id), seat ? "1" : "0", invite};
+    return pg_run_done(pg, P_INSERT_INVITE, 3, v);
 }
 
 bool pg_delete_invite(struct pg_store *pg, uint64_t id)
@@ -618,16 +618,16 @@ bool pg_set_aborted(struct pg_store *pg, uint64_t id)
 bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c)
 {
     char a[NUM_TEXT], b[NUM_TEXT], d[NUM_TEXT], e[NUM_TEXT], f[NUM_TEXT];
-    const char *v[] = {u64_text(a, id),
-                       i64_text(b, c->base_ms),
-                       i64_text(d, c->increment_ms),
-                       i64_text(e, c->left_ms[0]),
-                       i64_text(f, c->left_ms[1]),
+    const char *v[] = {pg_u64_text(a, id),
+                       pg_i64_text(b, c->base_ms),
+                       pg_i64_text(d, c->increment_ms),
+                       pg_i64_text(e, c->left_ms[0]),
+                       pg_i64_text(f, c->left_ms[1]),
                        c->started ? "true" : "false",
                        c->flagged < 0 ? NULL
                        : c->flagged   ? "1"
                                       : "0"};
-    return run_done(pg, P_PUT_CLOCK, 7, v);
+    return pg_run_done(pg, P_PUT_CLOCK, 7, v);
 }
 
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason)
@@ -635,183 +635,6 @@ bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason)
     if (pg_in_transaction(pg) || !pg_connected(pg))
         return false; /* only between rounds, like SQLite's */
     char a[NUM_TEXT];
-    const char *v[] = {u64_text(a, id), reason};
-    return run_done(pg, P_SET_ASIDE, 2, v);
-}
-
-/* ---- several servers: leases and notifications ------------------------------------------ */
-
-enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, bool bump)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT];
-    const char *l[] = {u64_text(a, id), pg->owner, u64_text(b, pg->lease_ms), u64_text(c, version)};
-    PGresult *r = pg_run(pg, bump ? P_CLAIM_BUMP : P_CLAIM, bump ? 4 : 3, l);
-    if (!r)
-        return CLAIM_FAILED;
-    bool leased = bump ? strcmp(PQgetvalue(r, 0, 0), "0") == 0 : PQntuples(r) == 0;
-    bool current = bump && strcmp(PQgetvalue(r, 0, 1), "1") == 0;
-    PQclear(r);
-    if (leased)
-        return CLAIM_LEASED;
-    for (size_t i = 0; i < pg->release_count; i++) /* played again: its release is off */
-        if (pg->releases[i] == id)
-            pg->releases[i--] = pg->releases[--pg->release_count];
-    if (!bump) {
-        const char *v[] = {u64_text(a, id)};
-        if (!(r = pg_run(pg, P_VERSION_LOCK, 1, v)))
-            return CLAIM_FAILED;
-        current = PQntuples(r) == 1 && strtoull(PQgetvalue(r, 0, 0), NULL, 10) == version;
-        PQclear(r);
-    }
-    return current ? CLAIM_OK : CLAIM_STALE;
-}
-
-void pg_release(struct pg_store *pg, uint64_t id)
-{
-    uint64_t *grown =
-        array_reserve(pg->releases, &pg->release_cap, pg->release_count + 1, sizeof *grown, 64);
-    if (!grown)
-        return; /* the lease runs out by itself */
-    pg->releases = grown;
-    pg->releases[pg->release_count++] = id;
-}
-
-/* A PostgreSQL array literal of ids: {1,2,3}. */
-static char *id_array(const uint64_t *ids, size_t n)
-{
-    struct buf b = {0};
-    bool ok = buf_append(&b, "{", 1);
-    for (size_t i = 0; ok && i < n; i++)
-        ok = buf_printf(&b, "%s%" PRIu64, i ? "," : "", ids[i]);
-    ok = ok && buf_append(&b, "}", 1);
-    if (!ok) {
-        free(b.data);
-        return NULL;
-    }
-    return b.data;
-}
-
-bool pg_leases_tick(struct pg_store *pg)
-{
-    if (pg_in_transaction(pg) || !pg_connected(pg))
-        return false;
-    char a[NUM_TEXT];
-    const char *v[] = {pg->owner, u64_text(a, pg->lease_ms)};
-    if (!run_done(pg, P_RENEW, 2, v))
-        return false;
-    if (!pg->release_count)
-        return true;
-    char *list = id_array(pg->releases, pg->release_count);
-    const char *r[] = {pg->owner, list};
-    bool ok = list && run_done(pg, P_RELEASE, 2, r);
-    free(list);
-    if (ok)
-        pg->release_count = 0;
-    return ok;
-}
-
-bool pg_expired_leases(struct pg_store *pg, uint64_t *ids, size_t max, size_t *count)
-{
-    *count = 0;
-    if (pg_in_transaction(pg) || !pg_connected(pg))
-        return false;
-    char a[NUM_TEXT];
-    const char *v[] = {u64_text(a, max)};
-    PGresult *r = pg_run(pg, P_EXPIRED, 1, v);
-    if (!r)
-        return false;
-    for (int i = 0; i < PQntuples(r) && *count < max; i++)
-        ids[(*count)++] = strtoull(PQgetvalue(r, i, 0), NULL, 10);
-    PQclear(r);
-    return true;
-}
-
-int pg_notify_fd(const struct pg_store *pg)
-{
-    return PQstatus(pg->conn) == CONNECTION_OK ? PQsocket(pg->conn) : -1;
-}
-
-void pg_want(struct pg_store *pg, uint64_t id)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {u64_text(a, id)};
-    run_done(pg, P_WANT, 1, v);
-}
-
-/* Gives the lease up now (another server's client wants the match), if it is ours. */
-static void release_now(struct pg_store *pg, uint64_t id)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg->owner, u64_text(a, id)};
-    run_done(pg, P_RELEASE_ONE, 2, v);
-}
-
-bool pg_take_notifications(struct pg_store *pg, void (*each)(uint64_t, uint64_t, void *),
-                           bool (*wanted)(uint64_t, void *), void *ctx, bool *missed)
-{
-    bool ok = true;
-    if (!pg_in_transaction(pg)) {
-        ok = pg_connected(pg);
-        if (ok && !PQconsumeInput(pg->conn)) {
-            note_error(pg, NULL);
-            ok = false;
-        }
-    }
-    for (PGnotify *n; (n = PQnotifies(pg->conn)) != NULL; PQfreemem(n)) {
-        uint64_t id, version;
-        if (strcmp(n->relname, "tg_want") == 0) {
-            if (n->extra && sscanf(n->extra, "%" SCNu64, &id) == 1 && !pg_in_transaction(pg)) {
-                bool mine = wanted(id, ctx);
-                for (size_t i = 0; !mine && i < pg->release_count; i++)
-                    mine = pg->releases[i] == id;
-                if (mine)
-                    release_now(pg, id);
-            }
-        } else if (n->extra && sscanf(n->extra, "%" SCNu64 " %" SCNu64, &id, &version) == 2) {
-            each(id, version, ctx);
-        }
-    }
-    *missed = pg->missed;
-    pg->missed = false;
-    return ok;
-}
-
-bool pg_versions(struct pg_store *pg, const uint64_t *ids, size_t n, uint64_t *versions)
-{
-    for (size_t i = 0; i < n; i++)
-        versions[i] = UINT64_MAX;
-    if (!n)
-        return true;
-    /* Inside the round's transaction a failed read must not sink the round: a savepoint. */
-    bool inside = pg_in_transaction(pg);
-    if (inside ? PQstatus(pg->conn) != CONNECTION_OK : !pg_connected(pg))
-        return false;
-    if (inside && !run_sql(pg, "SAVEPOINT versions"))
-        return false;
-    char *list = id_array(ids, n);
-    const char *v[] = {list};
-    PGresult *r = list ? pg_run(pg, P_VERSIONS, 1, v) : NULL;
-    free(list);
-    if (inside)
-        run_sql(pg, r ? "RELEASE versions" : "ROLLBACK TO versions");
-    if (!r)
-        return false;
-    for (int row = 0; row < PQntuples(r); row++) {
-        uint64_t id = strtoull(PQgetvalue(r, row, 0), NULL, 10);
-        for (size_t i = 0; i < n; i++)
-            if (ids[i] == id)
-                versions[i] = strtoull(PQgetvalue(r, row, 1), NULL, 10);
-    }
-    PQclear(r);
-    return true;
-}
-
-void pg_set_lease(struct pg_store *pg, unsigned lease_ms)
-{
-    pg->lease_ms = lease_ms;
-}
-
-const char *pg_owner(const struct pg_store *pg)
-{
-    return pg->owner;
+    const char *v[] = {pg_u64_text(a, id), reason};
+    return pg_run_done(pg, P_SET_ASIDE, 2, v);
 }
