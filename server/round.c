@@ -255,7 +255,7 @@ void finish_round(struct server *sv)
         follow_claimed(sv, m);
         if (!match_over(m))
             sv->live_count++;
-        if (live_before)
+        if (live_before && sv->live_count) /* a shared database: copies end here too */
             sv->live_count--;
         match_touch(sv, m);
         if (ch->kind == CH_NEW) {

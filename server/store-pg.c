@@ -161,14 +161,17 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                 "WHERE owner = $1",
     [P_RELEASE] = "DELETE FROM leases WHERE owner = $1 AND match_id = ANY ($2::bigint[])",
     [P_RELEASE_ALL] = "DELETE FROM leases WHERE owner = $1",
-    /* The leases that ran out on live matches, to take over; those of ended matches (their
-     * server died before it unloaded them) are deleted on the way, so they do not pile up. */
-    [P_EXPIRED] =
-        "WITH ended AS (DELETE FROM leases l WHERE l.expires_at <= clock_timestamp() "
-        "AND NOT (" LIVE_MATCH(
-            "l.match_id") ")) "
-                          "SELECT l.match_id FROM leases l WHERE l.expires_at <= clock_timestamp() "
-                          "AND " LIVE_MATCH("l.match_id") " ORDER BY l.expires_at LIMIT $1",
+    /* The leases that ran out on live clocked matches, to take over (a match without a clock
+     * waits for its players, whose first change claims it wherever they come back); those of
+     * ended matches (their server died before it unloaded them) are deleted on the way, so
+     * they do not pile up. */
+    /* clang-format off */
+    [P_EXPIRED] = "WITH ended AS (DELETE FROM leases l WHERE l.expires_at <= clock_timestamp() "
+                  "AND NOT (" LIVE_MATCH("l.match_id") ")) SELECT l.match_id FROM leases l "
+                  "JOIN clocks k ON k.match_id = l.match_id WHERE l.expires_at <= "
+                  "clock_timestamp() AND " LIVE_MATCH("l.match_id") " ORDER BY l.expires_at "
+                  "LIMIT $1",
+    /* clang-format on */
     [P_VERSIONS] = "SELECT id, version FROM matches WHERE id = ANY ($1::bigint[])",
     [P_WANT] = "SELECT pg_notify('tg_want', $1)",
     [P_RELEASE_ONE] = "DELETE FROM leases WHERE owner = $1 AND match_id = $2",

@@ -530,7 +530,9 @@ class SeveralServersTest(PgTestCase):
 
     def test_leases_hand_over_and_watchers_see_other_servers_moves(self) -> None:
         web_port_file = os.path.join(self.tmp.name, "b.web-port")
-        a, b = self.server(), self.server("--web-port", "0", "--web-port-file", web_port_file)
+        # Leases of 5 s here: A's must not run out on a busy machine while B is refused.
+        a = self.server("--lease", "5")
+        b = self.server("--lease", "5", "--web-port", "0", "--web-port-file", web_port_file)
         ca, cb = Conn(a.port), Conn(b.port)
         mid, tokens = new_match(ca, "halusa")
         cb.send("watch %d" % mid)
@@ -621,7 +623,7 @@ class SeveralServersTest(PgTestCase):
             victim.start()
             # Its clocked matches are leased by a live server once their lease ran out.
             mids = [int(m) for m in clocked.split()]
-            takeovers.append(self.wait_taken_over(mids, dead, 6.0) + 0.3)
+            takeovers.append(self.wait_taken_over(mids, dead, 10.0) + 0.3)
             taken += len(mids)
         for p in players:
             p.join(timeout=150)
