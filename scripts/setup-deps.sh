@@ -11,6 +11,8 @@ set -euo pipefail
 # abigail-tools: abidw/abidiff for the ABI gate (scripts/abi-check.sh).
 # libsqlite3-dev: the match server's storage (server/).
 # libwebsockets-dev: the match server's WebSocket and HTTP port (server/web.c).
+# libpq-dev: the match server's PostgreSQL storage (server/store-pg.c); postgresql: the
+# throw-away cluster its tests start (server/pgcluster.py).
 # python3-mesonpy, python3-build, python3-venv, patchelf: the Python wheel built offline
 # (pyproject.toml; meson-python 0.12 needs patchelf for the library it bundles) and the fresh
 # venv it is tested in.  python3-mypy: the package's type hints, checked --strict.
@@ -31,7 +33,7 @@ packages=(
   python3-numpy python3-torch
   valgrind
   abigail-tools
-  libsqlite3-dev libwebsockets-dev
+  libsqlite3-dev libwebsockets-dev libpq-dev postgresql
   lld wasi-libc libclang-rt-14-dev-wasm32 llvm-14
   chromium
 )

@@ -140,6 +140,8 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
         return RUN_DONE;
     }
     struct match *m = loaded_match(sv, id);
+    if (m && !m->loading)
+        m = follow_fresh(sv, m); /* a shared database: another server may have changed it */
     if (m) {
         if (m->loading)
             return RUN_WAIT;
@@ -171,6 +173,8 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
         job_free(j);
         if (found == LOAD_NOT_FOUND)
             reply_error(c, "no-such-match", "no match has that id");
+        else if (found == LOAD_UNAVAILABLE)
+            reply_error(c, "io", "the match could not be read (%s); try again", why);
         else {
             remember_set_aside(sv, id, why, found == LOAD_SET_ASIDE);
             reply_set_aside(c, id, why);
@@ -244,27 +248,35 @@ bool result_consistent(const struct job *j, char *why, size_t why_cap)
     return ok;
 }
 
-static void load_done(struct server *sv, struct job *j)
+/* Whether a replayed load (work_load) is the match its rows say: its result, its seats, its
+ * abort and its flag fall agree with the game. */
+bool load_consistent(const struct job *j, char *why, size_t why_cap)
 {
-    struct match *m = j->match;
-    char why[256];
-    snprintf(why, sizeof why, "%s", j->why);
-    bool ok = j->status == TG_OK && result_consistent(j, why, sizeof why);
+    snprintf(why, why_cap, "%s", j->why);
+    bool ok = j->status == TG_OK && result_consistent(j, why, why_cap);
     if (ok && j->stored.invite_seat >= 0 && j->stored.move_count) {
-        snprintf(why, sizeof why, "moves are recorded before its second seat joined");
+        snprintf(why, why_cap, "moves are recorded before its second seat joined");
         ok = false;
     }
     if (ok && j->stored.aborted &&
         (!j->stored.clock.on || j->stored.clock.started || j->stored.clock.flagged >= 0 ||
          j->stored.has_result || tg_state_is_terminal(j->state))) {
-        snprintf(why, sizeof why, "an abort is recorded for a match that had begun or ended");
+        snprintf(why, why_cap, "an abort is recorded for a match that had begun or ended");
         ok = false;
     }
     if (ok && j->stored.clock.flagged >= 0 &&
         (j->stored.has_result || tg_state_is_terminal(j->state))) {
-        snprintf(why, sizeof why, "a flag fall is recorded for a match that ended otherwise");
+        snprintf(why, why_cap, "a flag fall is recorded for a match that ended otherwise");
         ok = false;
     }
+    return ok;
+}
+
+static void load_done(struct server *sv, struct job *j)
+{
+    struct match *m = j->match;
+    char why[256];
+    bool ok = load_consistent(j, why, sizeof why);
     if (ok && note_plies(m, j->stored.moves, j->stored.move_count)) {
         m->state = j->state;
         j->state = NULL;
@@ -277,7 +289,10 @@ static void load_done(struct server *sv, struct job *j)
         j->stored.kept_throws = NULL;
         memcpy(m->invite, j->stored.invite, sizeof m->invite);
         m->clock.kept = j->stored.clock;
-        m->clock.turn_began = sv->now;
+        /* The turn's time so far, as stored (PostgreSQL): a restart or another server does
+         * not give it back. */
+        m->clock.turn_began = sv->now - (double)j->stored.clock.used_ms / 1000.0;
+        m->version = j->stored.version;
         match_touch(sv, m);
         if (track_clock(sv, m))
             return;

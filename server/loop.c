@@ -252,7 +252,7 @@ void serve(struct server *sv, int listen_fd)
     bool pending = false;
     double next_housekeeping = 0, accept_paused_until = 0, next_flag_check = 0;
     while (!stop_requested) {
-        struct pollfd *grown = realloc(pfd, (sv->client_count + 2) * sizeof *pfd);
+        struct pollfd *grown = realloc(pfd, (sv->client_count + 3) * sizeof *pfd);
         if (!grown)
             fatal("out of memory");
         pfd = grown;
@@ -267,8 +267,10 @@ void serve(struct server *sv, int listen_fd)
                 ev |= POLLOUT;
             pfd[i + 2] = (struct pollfd){c->fd, ev, 0};
         }
+        /* Last: other servers' changes (a shared database), -1 (ignored by poll) if none. */
+        pfd[sv->client_count + 2] = (struct pollfd){follow_fd(sv), POLLIN, 0};
         int wait_ms = pending ? 0 : sv->clocked_count ? (int)(FLAG_CHECK_SECONDS * 1000) : TICK_MS;
-        if (poll(pfd, sv->client_count + 2, wait_ms) < 0 && errno != EINTR)
+        if (poll(pfd, sv->client_count + 3, wait_ms) < 0 && errno != EINTR)
             fatal("poll: %s", strerror(errno));
         sv->now = monotonic_seconds();
         size_t polled = sv->client_count;
@@ -296,6 +298,7 @@ void serve(struct server *sv, int listen_fd)
             if (sv->clients[i]->out.len && !sv->clients[i]->dead)
                 client_write(sv, sv->clients[i]);
         finish_round(sv);
+        follow_round(sv);
         for (size_t i = 0; i < sv->client_count;) {
             struct client *c = sv->clients[i];
             if (!c->dead)

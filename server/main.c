@@ -69,6 +69,7 @@ static const char usage_text[] =
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
+    "                 [--lease S]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -78,7 +79,9 @@ static void usage(FILE *f)
     fputs("\n"
           "  --port N                 TCP port on 127.0.0.1 (default 7878; 0 picks a free one)\n"
           "  --db PATH                the SQLite database (default tg-server.db); created if\n"
-          "                           missing\n"
+          "                           missing. A postgresql:// URL or a libpq conninfo\n"
+          "                           (host=... dbname=...) uses PostgreSQL, which several\n"
+          "                           servers may share (docs/server.md)\n"
           "  --port-file PATH         write the port there once the server accepts clients\n"
           "  --max-clients N          concurrent connections (default 1000); more are told\n"
           "                           err too-many-clients\n"
@@ -120,6 +123,9 @@ static void usage(FILE *f)
           "  --trusted-proxy ADDR     a proxy in front of the web port whose X-Forwarded-For\n"
           "                           (or Forwarded) names the client, for the address\n"
           "                           budgets (repeatable); from other peers it is ignored\n"
+          "  --lease S                a PostgreSQL database shared by several servers: a\n"
+          "                           match is played by one of them at a time, for S seconds\n"
+          "                           unless renewed (default 5; from 0.1)\n"
           "  --backup FILE            copy the database to FILE with SQLite's online backup\n"
           "                           (while a server runs on it) and exit\n"
           "  --migrate-logs DIR       import the match logs (match-ID.log) of the file-log\n"
@@ -171,6 +177,7 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .rate = 20,
                           .address_rate = 100,
                           .max_buffered = 32u * 1024u * 1024u,
+                          .lease_ms = 5000,
                           .web_port = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -286,6 +293,12 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 16u * 1024u * 1024u, &n) || n < 64)
                 return bad_args("--max-buffered needs kilobytes, from 64 to 16777216", v);
             o->max_buffered = (size_t)n * 1024u;
+        } else if (strcmp(a, "--lease") == 0) {
+            char *end;
+            double seconds = v ? strtod(v, &end) : 0;
+            if (!v || !isdigit((unsigned char)v[0]) || *end || !(seconds >= 0.1) || seconds > 3600)
+                return bad_args("--lease needs seconds, from 0.1 to 3600", v);
+            o->lease_ms = (unsigned)(seconds * 1000.0 + 0.5);
         } else if (strcmp(a, "--max-bot-ms") == 0) {
             if (!parse_number(v, 600000, &n) || n == 0)
                 return bad_args("--max-bot-ms needs milliseconds, from 1 to 600000", v);
@@ -386,6 +399,8 @@ static void check_one(struct server *sv, uint64_t id)
     if (!m)
         fatal("out of memory");
     enum load_result r = store_load_match(sv->store, id, &j->stored, why, sizeof why);
+    if (r == LOAD_UNAVAILABLE)
+        fatal("cannot read the database: %s", why);
     if (r == LOAD_FOUND && !(m->rules = rules_acquire(sv, j->stored.spec, &st)))
         snprintf(why, sizeof why, "its rule spec is not valid: %s", tg_status_string(st));
     if (r == LOAD_FOUND && m->rules) {
@@ -477,9 +492,11 @@ int main(int argc, char **argv)
         return 0;
     }
     char wal_warning[8192] = "";
-    check_wal(sv.opt.db_path, wal_warning, sizeof wal_warning);
+    bool postgres = store_names_postgres(sv.opt.db_path); /* no file, no log, no schema page */
+    if (!postgres)
+        check_wal(sv.opt.db_path, wal_warning, sizeof wal_warning);
     sv.store = store_open(sv.opt.db_path, err, sizeof err);
-    if (!sv.store) {
+    if (!sv.store && !postgres) {
         char report[1024];
         enum schema_repair r = store_repair_schema(sv.opt.db_path, report, sizeof report);
         if (r == SCHEMA_REPAIRED) {
@@ -491,7 +508,9 @@ int main(int argc, char **argv)
     }
     if (!sv.store)
         fatal("cannot open the database %s", err);
-    if (!sv.opt.migrate_dir && !store_save_schema(sv.store, sv.opt.db_path, err, sizeof err))
+    store_set_lease(sv.store, sv.opt.lease_ms);
+    if (!sv.opt.migrate_dir && !postgres &&
+        !store_save_schema(sv.store, sv.opt.db_path, err, sizeof err))
         fprintf(stderr, "tg-server: cannot keep a copy of the schema: %s\n", err);
     if (sv.opt.migrate_dir) {
         int status = migrate_logs(sv.store, sv.opt.migrate_dir, stdout);
@@ -536,8 +555,12 @@ int main(int argc, char **argv)
            sv.match_count, sv.opt.db_path, sv.set_aside_count);
     for (size_t i = 0; i < sv.set_aside_count && i < STATUS_IDS_MAX; i++)
         printf("%s%" PRIu64, i ? "," : " (", sv.set_aside[i].id);
-    printf("%s; opened in %.1f ms%s%s\n", sv.set_aside_count ? ")" : "", open_s * 1000.0,
+    printf("%s; opened in %.1f ms%s%s", sv.set_aside_count ? ")" : "", open_s * 1000.0,
            wal_warning[0] ? "; WARNING: " : "", wal_warning);
+    if (store_is_shared(sv.store)) /* its name in the leases table, for the operator */
+        printf("; shared, as server %s, leases of %.1f s", store_owner(sv.store),
+               sv.opt.lease_ms / 1000.0);
+    printf("\n");
     fflush(stdout);
     struct web *web = NULL;
     if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
@@ -573,6 +596,7 @@ int main(int argc, char **argv)
     bool moves_stopped = pool_stop(sv.move_pool, STOP_WAIT_SECONDS, &left_moves);
     bool bots_stopped = pool_stop(sv.bot_pool, STOP_WAIT_SECONDS, &left_bots);
     store_close(sv.store);
+    sv.store = NULL; /* the matches freed below have no database to tell */
     if (!moves_stopped || !bots_stopped) {
         printf("tg-server: stopped (a worker was still inside a move or search; abandoned)\n");
         fflush(stdout);

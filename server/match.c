@@ -184,6 +184,8 @@ void match_free(struct server *sv, struct match *m)
 {
     if (!m)
         return;
+    if (m->id)
+        store_release(sv->store, m->id); /* another server may play it now */
     for (size_t i = 0; i < sv->clocked_count; i++)
         if (sv->clocked[i] == m) {
             sv->clocked[i] = sv->clocked[--sv->clocked_count];

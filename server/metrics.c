@@ -74,6 +74,17 @@ void metrics_publish(struct server *sv, struct web *web)
           (double)sv->refused_full);
     gauge(&b, "refusals_total", NULL, "counter", "{reason=\"watcher-dropped\"}",
           (double)sv->dropped_watchers);
+    if (store_is_shared(sv->store)) { /* several servers on one PostgreSQL database */
+        gauge(&b, "refusals_total", NULL, "counter", "{reason=\"leased-or-stale\"}",
+              (double)sv->refused_leased);
+        gauge(&b, "refreshed_total", "Copies of matches read again after another server's change.",
+              "counter", "", (double)sv->refreshed);
+        gauge(&b, "taken_over_total", "Matches taken over after their server's lease ran out.",
+              "counter", "", (double)sv->taken_over);
+        gauge(&b, "lease_renewal_age_seconds",
+              "Since this server last renewed its leases (trouble if it nears --lease).", "gauge",
+              "", sv->leases_renewed_at > 0 ? sv->now - sv->leases_renewed_at : -1);
+    }
     if (b.data)
         web_set_metrics(web, b.data, b.len);
     free(b.data);

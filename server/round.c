@@ -72,6 +72,13 @@ void stage(struct server *sv, struct change *ch)
         return;
     }
     bool ok = store_change_begin(sv->store);
+    /* A shared database: only the server holding the match's lease changes it, and only if
+     * nobody else did since this server read it. */
+    enum claim_result claim = CLAIM_OK;
+    if (ok && ch->kind != CH_NEW) {
+        claim = store_claim(sv->store, m->id, m->version, true);
+        ok = claim == CLAIM_OK;
+    }
     switch (ch->kind) {
     case CH_NEW:
         ok = ok &&
@@ -133,6 +140,27 @@ void stage(struct server *sv, struct change *ch)
     struct client *c = client_by_serial(sv, ch->client_serial);
     if (c)
         c->awaiting = false;
+    if (claim == CLAIM_LEASED || claim == CLAIM_STALE) {
+        uint64_t id = m->id;
+        m->claimed = false;
+        change_discard(sv, ch);
+        sv->refused_leased++;
+        if (claim == CLAIM_LEASED && c)
+            store_want(sv->store, id); /* a client waits: its server is asked to let go */
+        if (claim == CLAIM_LEASED)
+            reply_error(c, "leased",
+                        "match %" PRIu64 " is being played through another server; try again "
+                        "in a moment",
+                        id);
+        else if (follow_refresh(sv, m))
+            reply_error(c, "stale",
+                        "match %" PRIu64 " was changed through another server; it has been "
+                        "read again, try again",
+                        id);
+        else
+            reply_error(c, "stale", "match %" PRIu64 " was changed through another server", id);
+        return;
+    }
     if (damage && ch->kind != CH_NEW) {
         /* The rows of this match sit on a damaged page: set it aside, keep serving others. */
         remember_set_aside(sv, m->id, why, false);
@@ -223,9 +251,12 @@ void finish_round(struct server *sv)
         }
         m->busy = false;
         m->undo_requested_by = -1;
+        if (ch->kind != CH_NEW)
+            m->version++; /* as store_claim made it */
+        follow_claimed(sv, m);
         if (!match_over(m))
             sv->live_count++;
-        if (live_before)
+        if (live_before && sv->live_count) /* a shared database: copies end here too */
             sv->live_count--;
         match_touch(sv, m);
         if (ch->kind == CH_NEW) {

@@ -70,6 +70,7 @@ struct options {
     double rate, address_rate; /* costly commands per second, per connection and per address */
     size_t max_buffered;       /* bytes of output waiting for all clients together */
     bool no_bots_on_clock;     /* `bot` refused on a match with a clock */
+    unsigned lease_ms;         /* a shared database: how long a match's lease lasts */
     bool check;
 };
 
@@ -121,6 +122,9 @@ struct match {
     struct match *lru_prev, *lru_next;
     bool pinned;
     uint64_t rematch; /* the match its `rematch` created (in memory only), or 0 */
+    uint64_t version; /* its changes as stored (a shared database): who else changed it */
+    bool claimed;     /* this server holds its lease (as of claim_epoch: follow.c) */
+    uint64_t claim_epoch;
 };
 
 /* A token bucket: `tokens` commands may be made now; it refills at the budget's rate. */
@@ -245,6 +249,10 @@ struct server {
     struct web *web; /* the web port, if open: it serves /metrics */
     double round_max, commit_max, commit_total;
     uint64_t commits;
+    double next_lease_tick, next_version_poll; /* follow.c's timers */
+    double leases_renewed_at; /* the last renewal of this server's leases that went through */
+    uint64_t lease_epoch;     /* counts the times the leases may have run out between renewals */
+    uint64_t refreshed, taken_over, refused_leased; /* follow.c's counts, for the metrics */
     /* A commit failed and the refused round could not yet be kept out of the database for
      * certain (store_settle): no change is taken until it can. */
     bool halted;
@@ -311,7 +319,15 @@ void push_event(struct server *sv, const struct match *m, const char *fmt, ...) 
 const char *result_word(const struct match *m);
 bool watches(const struct client *c, uint64_t id);
 
+/* follow.c */
+int follow_fd(const struct server *sv);
+void follow_round(struct server *sv);
+bool follow_refresh(struct server *sv, struct match *m);
+struct match *follow_fresh(struct server *sv, struct match *m);
+void follow_claimed(struct server *sv, struct match *m);
+
 /* jobs.c */
+bool load_consistent(const struct job *j, char *why, size_t why_cap);
 enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
                            struct match **out);
 void job_free(struct job *j);

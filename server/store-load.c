@@ -5,6 +5,7 @@
 #include "store.h"
 #include "common.h"
 #include "store-private.h"
+#include "store-pg.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -49,6 +50,8 @@ static enum load_result damaged(struct store *st, sqlite3_stmt *s, struct stored
 enum load_result store_load_match(struct store *st, uint64_t id, struct stored_match *out,
                                   char *why, size_t why_cap)
 {
+    if (st->pg)
+        return pg_load_match(st->pg, id, out, why, why_cap);
     memset(out, 0, sizeof *out);
     out->id = id;
     out->winner = -1;

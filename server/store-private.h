@@ -48,6 +48,7 @@ enum stmt_id {
 };
 
 struct store {
+    struct pg_store *pg; /* PostgreSQL instead (store-pg.c): every function hands over to it */
     sqlite3 *db;
     sqlite3_stmt *stmt[S_COUNT_STATEMENTS];
     int last_code;

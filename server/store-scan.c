@@ -92,6 +92,8 @@ bool store_count_past_damage(struct store *st, uint64_t *count, uint64_t *live, 
     *live_known = false;
     *gaps = NULL;
     *gap_count = 0;
+    if (st->pg)
+        return false; /* PostgreSQL's pages are not read past here */
     sqlite3_stmt *walk = NULL, *probe = NULL;
     int rc = sqlite3_prepare_v2(st->db, "SELECT id FROM matches WHERE id >= ?1 ORDER BY id", -1,
                                 &walk, NULL);

@@ -4,6 +4,7 @@
 #include "store.h"
 #include "common.h"
 #include "store-private.h"
+#include "store-pg.h"
 #include "wal.h"
 
 #include <sqlite3.h>
@@ -140,11 +141,15 @@ bool store_failed(struct store *st, int code)
 
 const char *store_error(const struct store *st)
 {
+    if (st->pg)
+        return pg_error(st->pg);
     return st->last_error;
 }
 
 bool store_last_was_damage(const struct store *st)
 {
+    if (st->pg)
+        return pg_last_was_damage(st->pg);
     int primary = st->last_code & 0xff;
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
@@ -216,6 +221,13 @@ struct store *store_open(const char *path, char *err, size_t err_cap)
         snprintf(err, err_cap, "out of memory");
         return NULL;
     }
+    if (pg_is_conninfo(path)) {
+        if (!(st->pg = pg_open(path, err, err_cap))) {
+            free(st);
+            return NULL;
+        }
+        return st;
+    }
     int rc = sqlite3_open_v2(
         path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     char *msg = NULL;
@@ -272,6 +284,7 @@ void store_close(struct store *st)
 {
     if (!st)
         return;
+    pg_close(st->pg);
     for (int i = 0; i < S_COUNT_STATEMENTS; i++)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db);
@@ -281,6 +294,8 @@ void store_close(struct store *st)
 
 bool store_settle(struct store *st, char *err, size_t err_cap)
 {
+    if (st->pg)
+        return true; /* PostgreSQL rolls a failed commit back itself */
     static const uint32_t none[2] = {0, 0};
     return wal_refuse_after(st->wal_path, st->have_salt ? st->acked_salt : none,
                             st->have_salt ? st->acked_frames : 0, err, err_cap);
@@ -288,16 +303,22 @@ bool store_settle(struct store *st, char *err, size_t err_cap)
 
 bool store_begin_round(struct store *st)
 {
+    if (st->pg)
+        return pg_begin_round(st->pg);
     return run_plain(st, S_BEGIN);
 }
 
 bool store_in_transaction(const struct store *st)
 {
+    if (st->pg)
+        return pg_in_transaction(st->pg);
     return !sqlite3_get_autocommit(st->db);
 }
 
 bool store_change_begin(struct store *st)
 {
+    if (st->pg)
+        return pg_change_begin(st->pg);
     if (!store_in_transaction(st) && !store_begin_round(st))
         return false;
     return run_plain(st, S_SAVEPOINT);
@@ -305,6 +326,8 @@ bool store_change_begin(struct store *st)
 
 enum change_outcome store_change_end(struct store *st, bool ok)
 {
+    if (st->pg)
+        return pg_change_end(st->pg, ok);
     if (!store_in_transaction(st))
         return CHANGE_ROUND_LOST; /* SQLite rolled it all back (an I/O error, a full disk) */
     if (ok && run_plain(st, S_RELEASE))
@@ -320,6 +343,8 @@ enum change_outcome store_change_end(struct store *st, bool ok)
 
 bool store_commit_round(struct store *st)
 {
+    if (st->pg)
+        return pg_commit_round(st->pg);
     if (!store_in_transaction(st))
         return true;
     if (run_plain(st, S_COMMIT))
@@ -330,6 +355,10 @@ bool store_commit_round(struct store *st)
 
 void store_rollback_round(struct store *st)
 {
+    if (st->pg) {
+        pg_rollback_round(st->pg);
+        return;
+    }
     if (store_in_transaction(st)) {
         int code = st->last_code;
         run_plain(st, S_ROLLBACK);
@@ -340,6 +369,8 @@ void store_rollback_round(struct store *st)
 bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
                         const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id)
 {
+    if (st->pg)
+        return pg_insert_match(st->pg, wanted_id, spec, tokens, id);
     sqlite3_stmt *s = store_prepared(st, wanted_id ? S_INSERT_MATCH_ID : S_INSERT_MATCH);
     if (!s)
         return false;
@@ -365,6 +396,8 @@ bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
 
 bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct stored_move *m)
 {
+    if (st->pg)
+        return pg_insert_move(st->pg, id, ply, m);
     sqlite3_stmt *s = store_prepared(st, S_INSERT_MOVE);
     if (!s)
         return false;
@@ -381,6 +414,8 @@ bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct
 
 bool store_set_plies(struct store *st, uint64_t id, uint64_t plies)
 {
+    if (st->pg)
+        return pg_set_plies(st->pg, id, plies);
     sqlite3_stmt *s = store_prepared(st, S_SET_PLIES);
     if (!s)
         return false;
@@ -398,6 +433,8 @@ bool store_set_plies(struct store *st, uint64_t id, uint64_t plies)
 
 bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
 {
+    if (st->pg)
+        return pg_delete_moves_from(st->pg, id, ply);
     sqlite3_stmt *s = store_prepared(st, S_DELETE_MOVES);
     if (!s)
         return false;
@@ -408,6 +445,8 @@ bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
 
 bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c)
 {
+    if (st->pg)
+        return pg_put_clock(st->pg, id, c);
     sqlite3_stmt *s = store_prepared(st, S_PUT_CLOCK);
     if (!s)
         return false;
@@ -424,6 +463,8 @@ bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c
 
 bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations)
 {
+    if (st->pg)
+        return pg_put_kept_throws(st->pg, id, notations);
     sqlite3_stmt *s = store_prepared(st, notations ? S_PUT_KEPT : S_DELETE_KEPT);
     if (!s)
         return false;
@@ -435,6 +476,8 @@ bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations)
 
 bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invite)
 {
+    if (st->pg)
+        return pg_put_invite(st->pg, id, seat, invite);
     sqlite3_stmt *s = store_prepared(st, S_INSERT_INVITE);
     if (!s)
         return false;
@@ -446,6 +489,8 @@ bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invit
 
 bool store_delete_invite(struct store *st, uint64_t id)
 {
+    if (st->pg)
+        return pg_delete_invite(st->pg, id);
     sqlite3_stmt *s = store_prepared(st, S_DELETE_INVITE);
     if (!s)
         return false;
@@ -455,6 +500,8 @@ bool store_delete_invite(struct store *st, uint64_t id)
 
 bool store_set_aborted(struct store *st, uint64_t id)
 {
+    if (st->pg)
+        return pg_set_aborted(st->pg, id);
     sqlite3_stmt *s = store_prepared(st, S_INSERT_ABORTED);
     if (!s)
         return false;
@@ -466,6 +513,8 @@ bool store_set_aborted(struct store *st, uint64_t id)
 bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation, uint64_t ply,
                       int score0, int score1)
 {
+    if (st->pg)
+        return pg_set_result(st->pg, id, winner, by_resignation, ply, score0, score1);
     sqlite3_stmt *s = store_prepared(st, S_INSERT_RESULT);
     if (!s)
         return false;
@@ -482,6 +531,8 @@ bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resigna
 
 bool store_clear_result(struct store *st, uint64_t id)
 {
+    if (st->pg)
+        return pg_clear_result(st->pg, id);
     sqlite3_stmt *s = store_prepared(st, S_DELETE_RESULT);
     if (!s)
         return false;
@@ -491,6 +542,8 @@ bool store_clear_result(struct store *st, uint64_t id)
 
 bool store_set_aside(struct store *st, uint64_t id, const char *reason)
 {
+    if (st->pg)
+        return pg_set_aside(st->pg, id, reason);
     if (store_in_transaction(st))
         return false; /* only between rounds: a damaged page must not sink a round */
     sqlite3_stmt *s = store_prepared(st, S_SET_ASIDE);
@@ -519,6 +572,8 @@ static bool single_integer(struct store *st, sqlite3_stmt *s, sqlite3_int64 *out
 
 bool store_count_matches(struct store *st, uint64_t *count)
 {
+    if (st->pg)
+        return pg_count_matches(st->pg, count);
     sqlite3_stmt *s = store_prepared(st, S_COUNT);
     sqlite3_int64 n = 0;
     bool found;
@@ -530,6 +585,8 @@ bool store_count_matches(struct store *st, uint64_t *count)
 
 bool store_count_live_matches(struct store *st, uint64_t *count)
 {
+    if (st->pg)
+        return pg_count_live_matches(st->pg, count);
     sqlite3_stmt *s = store_prepared(st, S_COUNT_LIVE);
     sqlite3_int64 n = 0;
     bool found;
@@ -541,6 +598,8 @@ bool store_count_live_matches(struct store *st, uint64_t *count)
 
 bool store_match_exists(struct store *st, uint64_t id, bool *exists)
 {
+    if (st->pg)
+        return pg_match_exists(st->pg, id, exists);
     sqlite3_stmt *s = store_prepared(st, S_EXISTS);
     sqlite3_int64 one;
     if (!s)
@@ -551,6 +610,8 @@ bool store_match_exists(struct store *st, uint64_t id, bool *exists)
 
 bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *, void *), void *ctx)
 {
+    if (st->pg)
+        return pg_each_set_aside(st->pg, each, ctx);
     sqlite3_stmt *s = store_prepared(st, S_EACH_SET_ASIDE);
     if (!s)
         return false;
@@ -566,6 +627,8 @@ bool store_each_set_aside(struct store *st, void (*each)(uint64_t, const char *,
 bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max, size_t *count,
                     bool *more)
 {
+    if (st->pg)
+        return pg_list_ids(st->pg, after, ids, max, count, more);
     sqlite3_stmt *s = store_prepared(st, S_LIST);
     if (!s)
         return false;
@@ -587,6 +650,8 @@ bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max,
 
 bool store_check(struct store *st, bool full, char *out, size_t out_cap)
 {
+    if (st->pg)
+        return pg_check(st->pg, full, out, out_cap);
     sqlite3_stmt *s = NULL;
     const char *sql = full ? "PRAGMA integrity_check(1)" : "PRAGMA quick_check(1)";
     int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
@@ -603,6 +668,12 @@ bool store_check(struct store *st, bool full, char *out, size_t out_cap)
  * are held up for a moment at most, never for the whole copy. */
 bool store_backup(const char *db_path, const char *to_path, char *err, size_t err_cap)
 {
+    if (pg_is_conninfo(db_path)) {
+        snprintf(err, err_cap,
+                 "a PostgreSQL database is backed up with pg_dump or "
+                 "pg_basebackup (docs/server.md, \"Backups\")");
+        return false;
+    }
     sqlite3 *from = NULL, *to = NULL;
     int rc = sqlite3_open_v2(db_path, &from, SQLITE_OPEN_READONLY, NULL);
     if (rc == SQLITE_OK)

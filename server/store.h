@@ -1,6 +1,8 @@
-/* The match server's storage: one SQLite database (WAL mode) holding matches, seats, moves and
- * results as rows. Only the server's loop thread touches it. The schema is in store.c and
- * described in docs/server.md. */
+/* The match server's storage: matches, seats, moves and results as rows, in one SQLite database
+ * (WAL mode; store.c, store-load.c) or in PostgreSQL (store-pg.c, store-pg-load.c), which
+ * several servers may share. Only the server's loop thread touches it. One interface for both:
+ * the files above only store and load rows, the match logic is the server's own. The schemas
+ * are described in docs/server.md. */
 #ifndef TG_SERVER_STORE_H
 #define TG_SERVER_STORE_H
 
@@ -28,6 +30,8 @@ struct stored_clock {
     int64_t left_ms[2]; /* each seat's time at the start of its turn */
     bool started;       /* clocks run from the first decision on */
     int flagged;        /* -1, or the seat whose time ran out (the match is over) */
+    int64_t used_ms;    /* as loaded: how long the current turn has run (PostgreSQL stores when
+                           each turn began; SQLite does not, and a restart gives it back) */
 };
 
 /* One match as the database holds it; made by store_load_match, freed by stored_match_free. */
@@ -46,12 +50,16 @@ struct stored_match {
     char invite[TOKEN_HEX_LEN + 1];
     struct stored_move *moves;
     size_t move_count;
+    uint64_t version; /* counts the match's changes (PostgreSQL; 0 on SQLite) */
 };
 
-enum load_result { LOAD_FOUND, LOAD_NOT_FOUND, LOAD_SET_ASIDE, LOAD_DAMAGED };
+/* LOAD_UNAVAILABLE: the database could not be read (PostgreSQL gone away): not the match's
+ * fault, so it is not set aside. */
+enum load_result { LOAD_FOUND, LOAD_NOT_FOUND, LOAD_SET_ASIDE, LOAD_DAMAGED, LOAD_UNAVAILABLE };
 
-/* Opens (creating if missing) the database at path, in WAL mode with full syncs. On failure
- * returns NULL and writes why into err. */
+/* Opens (creating if missing) the database at path, in WAL mode with full syncs; a path that
+ * is a postgresql:// URL or a libpq conninfo (key=value ...) opens PostgreSQL instead, its
+ * schema created or migrated. On failure returns NULL and writes why into err. */
 struct store *store_open(const char *path, char *err, size_t err_cap);
 void store_close(struct store *st);
 const char *store_error(const struct store *st);
@@ -138,5 +146,45 @@ enum schema_repair store_repair_schema(const char *db_path, char *report, size_t
 
 /* Runs PRAGMA quick_check (full = integrity_check); writes its first line into out. */
 bool store_check(struct store *st, bool full, char *out, size_t out_cap);
+
+/* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
+
+/* Whether --db names a PostgreSQL database (a postgresql:// URL or a libpq conninfo). */
+bool store_names_postgres(const char *db);
+/* Whether other servers may share the database (PostgreSQL). */
+bool store_is_shared(const struct store *st);
+/* This server's name in the leases table ("" on SQLite). */
+const char *store_owner(const struct store *st);
+/* How long a lease lasts unless renewed, in milliseconds (store_leases_tick renews them). */
+void store_set_lease(struct store *st, unsigned lease_ms);
+
+enum claim_result { CLAIM_OK, CLAIM_LEASED, CLAIM_STALE, CLAIM_FAILED };
+/* Inside a change, before its rows: takes or renews this server's lease on the match and checks
+ * that the match is still at `version`, as this server last read or wrote it. With bump, the
+ * change counts: the match's version becomes version + 1 and, once the round commits, the
+ * other servers are told (NOTIFY). CLAIM_LEASED: another server plays it now; CLAIM_STALE:
+ * another server changed it since; CLAIM_FAILED: the database's error (store_error). */
+enum claim_result store_claim(struct store *st, uint64_t id, uint64_t version, bool bump);
+/* This server no longer plays the match (it was unloaded): its lease goes at the next tick. */
+void store_release(struct store *st, uint64_t id);
+/* Renews this server's leases and makes the releases; reconnects a lost connection. */
+bool store_leases_tick(struct store *st);
+/* Up to max live matches whose lease ran out (their server stopped or died). */
+bool store_expired_leases(struct store *st, uint64_t *ids, size_t max, size_t *count);
+
+/* Asks the server holding the match's lease to give it up (its client wants to play it here),
+ * once the round commits. */
+void store_want(struct store *st, uint64_t id);
+/* The socket to poll for other servers' changes, or -1. */
+int store_notify_fd(const struct store *st);
+/* Calls each(id, version, ctx) for every change another server committed since the last call,
+ * and gives up this server's lease of a match another server wants if wanted(id, ctx) says it
+ * is not in the middle of a change here. *missed: the connection was lost and made again, so
+ * notifications may have been lost too. */
+bool store_take_notifications(struct store *st, void (*each)(uint64_t, uint64_t, void *),
+                              bool (*wanted)(uint64_t, void *), void *ctx, bool *missed);
+/* The versions of n matches (UINT64_MAX for one that is gone): the catch-up that makes a lost
+ * notification harmless. */
+bool store_versions(struct store *st, const uint64_t *ids, size_t n, uint64_t *versions);
 
 #endif

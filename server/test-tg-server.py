@@ -40,8 +40,9 @@ GAMES = ["halusa", "hus", "hawalis", "walak-pussa", "tab"]
 class Server:
     """One tg-server process on a fresh port over a database file."""
 
-    def __init__(self, db, *extra, limit_files=None):
+    def __init__(self, db, *extra, limit_files=None, port_file=None):
         self.db = db
+        self.port_file = port_file or db + ".port"  # a PostgreSQL conninfo names no file
         self.extra = list(extra)
         # The other tests make matches and undo requests as fast as they can from one address:
         # budgets out of their way, unless a test sets its own (test-tg-server-limits.py).
@@ -54,7 +55,7 @@ class Server:
         self.port = None
 
     def start(self):
-        port_file = self.db + ".port"
+        port_file = self.port_file
         if os.path.exists(port_file):
             os.unlink(port_file)
         t0 = time.monotonic()

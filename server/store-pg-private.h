@@ -1,0 +1,93 @@
+/* What store-pg.c and store-pg-load.c share: the prepared statements and the connection's
+ * state. Private to the two files. */
+#ifndef TG_SERVER_STORE_PG_PRIVATE_H
+#define TG_SERVER_STORE_PG_PRIVATE_H
+
+#include "store-pg.h"
+
+#include <libpq-fe.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum pg_stmt {
+    P_INSERT_MATCH,
+    P_INSERT_MATCH_ID,
+    P_FIX_SEQUENCE,
+    P_INSERT_SEAT,
+    P_INSERT_LEASE,
+    P_SET_PLIES,
+    P_INSERT_MOVE,
+    P_DELETE_MOVES,
+    P_INSERT_RESULT,
+    P_DELETE_RESULT,
+    P_SET_ASIDE,
+    P_IS_SET_ASIDE,
+    P_LOAD_MATCH,
+    P_LOAD_SEATS,
+    P_LOAD_RESULT,
+    P_PUT_CLOCK,
+    P_LOAD_CLOCK,
+    P_LOAD_MOVES,
+    P_COUNT,
+    P_COUNT_LIVE,
+    P_PUT_KEPT,
+    P_DELETE_KEPT,
+    P_LOAD_KEPT,
+    P_INSERT_INVITE,
+    P_DELETE_INVITE,
+    P_LOAD_INVITE,
+    P_INSERT_ABORTED,
+    P_LOAD_ABORTED,
+    P_EXISTS,
+    P_EACH_SET_ASIDE,
+    P_LIST,
+    P_CLAIM,
+    P_CLAIM_BUMP,
+    P_VERSION_LOCK,
+    P_RENEW,
+    P_RELEASE,
+    P_RELEASE_ALL,
+    P_EXPIRED,
+    P_VERSIONS,
+    P_WANT,
+    P_RELEASE_ONE,
+    P_COUNT_STATEMENTS
+};
+
+struct pg_store {
+    PGconn *conn;
+    char owner[TOKEN_HEX_LEN + 1]; /* this server's name in the leases table */
+    unsigned lease_ms;
+    bool prepared; /* the statements exist on this connection */
+    bool in_round; /* a round's transaction was begun and not yet ended */
+    bool missed;   /* reconnected: notifications may have been lost */
+    char sqlstate[6];
+    char last_error[256];
+    char last_cause[256]; /* why the last reconnection failed */
+    double last_attempt;  /* when (monotonic seconds) */
+    uint64_t *releases;   /* matches whose lease goes at the next tick */
+    size_t release_count, release_cap;
+};
+
+/* Runs a prepared statement with text parameters (NULL for SQL NULL). Returns its result, or
+ * NULL with the failure noted (the connection's or the statement's error). */
+PGresult *pg_run(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values);
+#define NUM_TEXT 24 /* room for any 64-bit number in decimal, with its sign and NUL */
+const char *pg_u64_text(char out[NUM_TEXT], uint64_t v);
+const char *pg_i64_text(char out[NUM_TEXT], int64_t v);
+/* A prepared statement run for its effect only; a plain SQL text (no parameters). */
+bool pg_run_done(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values);
+bool pg_run_sql(struct pg_store *pg, const char *sql);
+/* Notes libpq's error: the statement's (with its SQLSTATE) or the connection's. */
+void pg_note_error(struct pg_store *pg, const PGresult *r);
+/* Notes a failure of our own (no SQLSTATE) and returns false. */
+bool pg_fail(struct pg_store *pg, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Makes sure the connection is up (reconnecting once if it was lost), outside a transaction. */
+bool pg_connected(struct pg_store *pg);
+
+#endif

@@ -1,0 +1,68 @@
+/* The PostgreSQL store (libpq): the functions store.c hands a PostgreSQL database to, one for
+ * each of store.h's, with the same promises. Private to the store's files. */
+#ifndef TG_SERVER_STORE_PG_H
+#define TG_SERVER_STORE_PG_H
+
+#include "store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pg_store;
+
+/* Whether --db names a PostgreSQL database (a postgresql:// URL or a libpq conninfo with
+ * key=value pairs) rather than a SQLite file. */
+bool pg_is_conninfo(const char *db);
+
+struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap);
+void pg_close(struct pg_store *pg);
+const char *pg_error(const struct pg_store *pg);
+bool pg_last_was_damage(const struct pg_store *pg);
+
+bool pg_begin_round(struct pg_store *pg);
+bool pg_in_transaction(const struct pg_store *pg);
+bool pg_change_begin(struct pg_store *pg);
+enum change_outcome pg_change_end(struct pg_store *pg, bool ok);
+bool pg_commit_round(struct pg_store *pg);
+void pg_rollback_round(struct pg_store *pg);
+
+bool pg_insert_match(struct pg_store *pg, uint64_t wanted_id, const char *spec,
+                     const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id);
+bool pg_insert_move(struct pg_store *pg, uint64_t id, uint64_t ply, const struct stored_move *m);
+bool pg_set_plies(struct pg_store *pg, uint64_t id, uint64_t plies);
+bool pg_delete_moves_from(struct pg_store *pg, uint64_t id, uint64_t ply);
+bool pg_set_result(struct pg_store *pg, uint64_t id, int winner, bool by_resignation, uint64_t ply,
+                   int score0, int score1);
+bool pg_clear_result(struct pg_store *pg, uint64_t id);
+bool pg_put_kept_throws(struct pg_store *pg, uint64_t id, const char *notations);
+bool pg_put_invite(struct pg_store *pg, uint64_t id, int seat, const char *invite);
+bool pg_delete_invite(struct pg_store *pg, uint64_t id);
+bool pg_set_aborted(struct pg_store *pg, uint64_t id);
+bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c);
+bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason);
+
+enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_match *out,
+                               char *why, size_t why_cap);
+bool pg_count_matches(struct pg_store *pg, uint64_t *count);
+bool pg_count_live_matches(struct pg_store *pg, uint64_t *count);
+bool pg_match_exists(struct pg_store *pg, uint64_t id, bool *exists);
+bool pg_each_set_aside(struct pg_store *pg, void (*each)(uint64_t, const char *, void *),
+                       void *ctx);
+bool pg_list_ids(struct pg_store *pg, uint64_t after, uint64_t *ids, size_t max, size_t *count,
+                 bool *more);
+bool pg_check(struct pg_store *pg, bool full, char *out, size_t out_cap);
+
+void pg_set_lease(struct pg_store *pg, unsigned lease_ms);
+const char *pg_owner(const struct pg_store *pg);
+enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, bool bump);
+void pg_release(struct pg_store *pg, uint64_t id);
+bool pg_leases_tick(struct pg_store *pg);
+bool pg_expired_leases(struct pg_store *pg, uint64_t *ids, size_t max, size_t *count);
+int pg_notify_fd(const struct pg_store *pg);
+void pg_want(struct pg_store *pg, uint64_t id);
+bool pg_take_notifications(struct pg_store *pg, void (*each)(uint64_t, uint64_t, void *),
+                           bool (*wanted)(uint64_t, void *), void *ctx, bool *missed);
+bool pg_versions(struct pg_store *pg, const uint64_t *ids, size_t n, uint64_t *versions);
+
+#endif

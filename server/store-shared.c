@@ -1,0 +1,77 @@
+/* The store's part in several servers sharing one database (store.h): PostgreSQL's leases and
+ * notifications; on SQLite, which one server has to itself, each is a no-op. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "store.h"
+#include "store-pg.h"
+#include "store-private.h"
+
+#include <stdint.h>
+
+bool store_names_postgres(const char *db)
+{
+    return pg_is_conninfo(db);
+}
+
+bool store_is_shared(const struct store *st)
+{
+    return st->pg != NULL;
+}
+
+const char *store_owner(const struct store *st)
+{
+    return st->pg ? pg_owner(st->pg) : "";
+}
+
+void store_set_lease(struct store *st, unsigned lease_ms)
+{
+    if (st->pg)
+        pg_set_lease(st->pg, lease_ms);
+}
+
+enum claim_result store_claim(struct store *st, uint64_t id, uint64_t version, bool bump)
+{
+    return st->pg ? pg_claim(st->pg, id, version, bump) : CLAIM_OK;
+}
+
+void store_release(struct store *st, uint64_t id)
+{
+    if (st && st->pg)
+        pg_release(st->pg, id);
+}
+
+bool store_leases_tick(struct store *st)
+{
+    return !st->pg || pg_leases_tick(st->pg);
+}
+
+bool store_expired_leases(struct store *st, uint64_t *ids, size_t max, size_t *count)
+{
+    *count = 0;
+    return !st->pg || pg_expired_leases(st->pg, ids, max, count);
+}
+
+int store_notify_fd(const struct store *st)
+{
+    return st->pg ? pg_notify_fd(st->pg) : -1;
+}
+
+void store_want(struct store *st, uint64_t id)
+{
+    if (st->pg)
+        pg_want(st->pg, id);
+}
+
+bool store_take_notifications(struct store *st, void (*each)(uint64_t, uint64_t, void *),
+                              bool (*wanted)(uint64_t, void *), void *ctx, bool *missed)
+{
+    *missed = false;
+    return !st->pg || pg_take_notifications(st->pg, each, wanted, ctx, missed);
+}
+
+bool store_versions(struct store *st, const uint64_t *ids, size_t n, uint64_t *versions)
+{
+    for (size_t i = 0; i < n; i++)
+        versions[i] = 0;
+    return !st->pg || pg_versions(st->pg, ids, n, versions);
+}

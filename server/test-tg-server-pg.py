@@ -1,0 +1,680 @@
+#!/usr/bin/env python3
+"""Tests of tg-server on PostgreSQL, against the real binary and a real PostgreSQL server.
+
+    test-tg-server-pg.py PATH-TO-TG-SERVER
+
+The test starts a throw-away PostgreSQL cluster (server/pgcluster.py: initdb in a temporary
+directory, a Unix socket there, an unprivileged user when run as root) and stops it after.
+Where PostgreSQL is missing or does not start, every test here fails and says why.
+
+- one server: matches of every game with SIGKILL and restarts, every acknowledged move in
+  the database; the clocks charge the time that passed while the server was down;
+- bad input: a bad conninfo, a missing database, a schema from a newer server; the database
+  going away in the middle of a run (its connections cut): `err io`, nothing acknowledged lost;
+- several servers on one database: a match is played by the one holding its lease, another's
+  client is told `err leased` and gets the match once its server lets go; watchers on one
+  server see every move made through another;
+- failover: three servers, 24 players spread over them playing every game, watchers on other
+  servers, rounds of SIGKILL and restart; every acknowledged move is in the database and in
+  what every watcher saw, and a killed server's clocked matches are taken over once their
+  lease runs out.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.request
+from typing import Any, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import pgcluster  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("tg_server_test",
+                                               os.path.join(HERE, "test-tg-server.py"))
+assert _spec and _spec.loader
+base: Any = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(base)
+Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
+
+CLUSTER: Optional[pgcluster.Cluster] = None
+CLUSTER_ERROR: Optional[str] = None
+LEASE = "1"  # seconds: short, so that take-overs happen within the test's time
+
+
+def setUpModule() -> None:
+    global CLUSTER, CLUSTER_ERROR
+    try:
+        CLUSTER = pgcluster.Cluster()
+    except pgcluster.ClusterError as e:
+        CLUSTER_ERROR = str(e)
+
+
+def tearDownModule() -> None:
+    if CLUSTER is not None:
+        CLUSTER.stop()
+
+
+class PgServer(base.Server):
+    """A tg-server on a PostgreSQL database."""
+
+    def __init__(self, conninfo: str, tmp: str, name: str, *extra: str) -> None:
+        super().__init__(conninfo, "--lease", LEASE, *extra,
+                         port_file=os.path.join(tmp, name + ".port"))
+
+
+class PgTestCase(unittest.TestCase):
+    databases = 0
+
+    def setUp(self) -> None:
+        if CLUSTER is None:
+            self.fail("PostgreSQL could not be started for the tests: %s" % CLUSTER_ERROR)
+        self.pg = CLUSTER
+        PgTestCase.databases += 1
+        self.dbname = "t%d" % PgTestCase.databases
+        self.pg.psql("CREATE DATABASE %s" % self.dbname)
+        self.conninfo = self.pg.conninfo(self.dbname)
+        self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-pg-")
+        self.servers: list[base.Server] = []
+
+    def tearDown(self) -> None:
+        for s in self.servers:
+            if s.proc and s.proc.poll() is None:
+                s.stop()
+        self.tmp.cleanup()
+
+    def server(self, *extra: str, name: Optional[str] = None) -> base.Server:
+        s = PgServer(self.conninfo, self.tmp.name, name or "s%d" % len(self.servers), *extra)
+        self.servers.append(s)
+        return s.start()
+
+    def sql(self, query: str) -> str:
+        return self.pg.psql(query, self.dbname)
+
+    def stored_history(self, mid: int) -> list[str]:
+        out = self.sql("SELECT notation FROM moves WHERE match_id = %d ORDER BY ply" % mid)
+        return out.split("\n") if out else []
+
+
+def play_one(conn: Any, mid: int, tokens: list[str], rng: random.Random) -> Optional[list[str]]:
+    """One decision for the seat to move: the plies acknowledged, or None if the match is over.
+    `err leased` is retried: after a SIGKILL the dead server's lease holds until it runs out."""
+    deadline = time.monotonic() + 15
+    while True:
+        info = show(conn, mid)
+        if info["result"] != "running":
+            return None
+        moves = conn.ok("moves %d" % mid).split()
+        reply = conn.ask("play %d %s %s %s" % (mid, info["ply"], rng.choice(moves),
+                                                tokens[int(info["turn"])]))
+        if reply.startswith("ok"):
+            return reply[3:].split()
+        if not reply.startswith("err leased ") or time.monotonic() > deadline:
+            raise AssertionError(reply)
+        time.sleep(0.05)
+
+
+class OneServerTest(PgTestCase):
+    def test_matches_of_every_game_survive_sigkill(self) -> None:
+        s = self.server()
+        rng = random.Random(29)
+        conn = Conn(s.port)
+        matches: list[tuple[int, list[str]]] = [new_match(conn, g) for g in GAMES
+                                                 for _ in range(2)]
+        acked = {mid: conn.ok("history %d" % mid).split() for mid, _ in matches}
+        for _ in range(3):
+            for mid, tokens in matches:
+                for _ in range(8):
+                    plies = play_one(conn, mid, tokens, rng)
+                    if plies is None:
+                        break
+                    acked[mid] += plies
+            conn.close()
+            s.kill()
+            s.start()
+            conn = Conn(s.port)
+            for mid, plies in acked.items():
+                self.assertEqual(conn.ok("history %d" % mid).split(), plies)
+                self.assertEqual(self.stored_history(mid), plies)
+        self.assertIn("set-aside=0", conn.ok("status"))
+        conn.close()
+
+    def test_a_clock_is_charged_for_the_time_the_server_was_down(self) -> None:
+        s = self.server()
+        conn = Conn(s.port)
+        (mid, tokens) = new_match(conn, "hus clock=1+0")
+        rng = random.Random(3)
+        play_one(conn, mid, tokens, rng)  # the first decision starts the clocks
+        play_one(conn, mid, tokens, rng)
+        conn.close()
+        s.kill()
+        time.sleep(1.5)
+        s.start()
+        conn = Conn(s.port)
+        conn.send("watch %d" % mid)
+        left = None
+        while left is None:
+            line = conn.read()
+            words = line.split()
+            if words[:3] == ["event", str(mid), "clock"]:
+                running = int(words[5])
+                left = int(words[3 + running])
+        # The seat to move had at most 60 s when its turn began, 1.5 s before the restart
+        # ended: no refund of the time the server was down.
+        self.assertLessEqual(left, 60000 - 1500)
+        self.assertGreater(left, 30000)
+        conn.close()
+
+
+    def test_old_logs_migrate_into_postgresql(self) -> None:
+        logs = os.path.join(self.tmp.name, "logs")
+        os.mkdir(logs)
+        with open(os.path.join(logs, "match-7.log"), "w") as f:
+            f.write("tg-match 1 halusa\n")
+        with open(os.path.join(logs, "match-9.log"), "w") as f:
+            f.write("not a log\n")
+        run = subprocess.run([base.SERVER, "--db", self.conninfo, "--migrate-logs", logs],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 1, run.stderr)  # match-9.log is skipped
+        self.assertIn("migrated match-7.log as match 7", run.stdout)
+        self.assertIn("match-9.log", run.stdout + run.stderr)
+        s = self.server()
+        conn = Conn(s.port)
+        self.assertEqual(show(conn, 7)["ply"], "0")
+        mid, _ = new_match(conn, "hus")
+        self.assertEqual(mid, 8)  # new ids start above the imported ones
+        conn.close()
+
+
+class BadInputTest(PgTestCase):
+    def start_fails(self, db: str) -> str:
+        run = subprocess.run([base.SERVER, "--port", "0", "--db", db], capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(run.returncode, 1, run.stderr)
+        return run.stderr
+
+    def test_bad_conninfo_and_missing_database(self) -> None:
+        err = self.start_fails("host=%s dbname=no_such_db user=tg" % self.pg.tmp)
+        self.assertIn('database "no_such_db" does not exist', err)
+        self.assertEqual(err.count("\n"), 1, err)  # one line
+        err = self.start_fails("host=/no/such/dir dbname=tg")
+        self.assertIn("cannot open the database PostgreSQL", err)
+        err = self.start_fails("postgresql://tg@%2Fno%2Fsuch/tg?connect_timeout=nonsense")
+        self.assertIn("PostgreSQL", err)
+        err = self.start_fails("host=%s dbname=tg frobnicate=1" % self.pg.tmp)
+        self.assertIn("frobnicate", err)
+
+    def test_a_newer_schema_is_refused(self) -> None:
+        s = self.server()
+        s.stop()
+        self.sql("INSERT INTO tg_schema (version) VALUES (99)")
+        err = self.start_fails(self.conninfo)
+        self.assertIn("schema is version 99, newer than this server's", err)
+
+    def test_the_database_going_away_loses_nothing_acknowledged(self) -> None:
+        s = self.server()
+        conn = Conn(s.port)
+        rng = random.Random(7)
+        matches = [new_match(conn, g) for g in GAMES]
+        acked = {mid: conn.ok("history %d" % mid).split() for mid, _ in matches}
+        errors = 0
+        stop = threading.Event()
+
+        def cut() -> None:  # the server's connections cut, again and again
+            while not stop.is_set():
+                self.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                         "datname = '%s' AND pid <> pg_backend_pid()" % self.dbname)
+                time.sleep(0.15)
+
+        cutter = threading.Thread(target=cut)
+        cutter.start()
+        try:
+            for _ in range(12):
+                for mid, tokens in matches:
+                    info = show(conn, mid)
+                    if info["result"] != "running":
+                        continue
+                    moves = conn.ok("moves %d" % mid).split()
+                    reply = conn.ask("play %d %s %s %s" % (mid, info["ply"], rng.choice(moves),
+                                                            tokens[int(info["turn"])]))
+                    if reply.startswith("ok"):
+                        acked[mid] += reply[3:].split()
+                    else:
+                        self.assertRegex(reply, r"^err (io|internal) ", reply)
+                        errors += 1
+                        # Not acknowledged: stored or not, the history says which.
+                        history = conn.ok("history %d" % mid).split()
+                        self.assertEqual(history[:len(acked[mid])], acked[mid])
+                        acked[mid] = history
+        finally:
+            stop.set()
+            cutter.join()
+        # Then PostgreSQL itself stops for a while: every change is refused in words, none
+        # is acknowledged, and once it is back the server carries on.
+        self.pg.down()
+        try:
+            for mid, tokens in matches:
+                info = show(conn, mid)  # served from memory
+                if info["result"] != "running":
+                    continue
+                moves = conn.ok("moves %d" % mid).split()
+                reply = conn.ask("play %d %s %s %s" % (mid, info["ply"], moves[0],
+                                                        tokens[int(info["turn"])]))
+                self.assertRegex(reply, r"^err io the change could not be stored", reply)
+                errors += 1
+                self.assertRegex(conn.ask("history 999999"), r"^err ")
+        finally:
+            self.pg.up()
+        self.assertGreater(errors, 0, "no change met a lost connection")
+        for mid, tokens in matches:
+            info = show(conn, mid)
+            if info["result"] == "running":
+                deadline = time.monotonic() + 20
+                while True:  # the first change after it came back may still meet the old link
+                    moves = conn.ok("moves %d" % mid).split()
+                    reply = conn.ask("play %d %s %s %s" % (mid, info["ply"], moves[0],
+                                                            tokens[int(info["turn"])]))
+                    if reply.startswith("ok") or time.monotonic() > deadline:
+                        break
+                    self.assertRegex(reply, r"^err io ")
+                    time.sleep(0.1)
+                self.assertTrue(reply.startswith("ok"), reply)
+                acked[mid] += reply[3:].split()
+        for mid, plies in acked.items():
+            self.assertEqual(conn.ok("history %d" % mid).split(), plies)
+            self.assertEqual(self.stored_history(mid), plies)
+        conn.close()
+        s.kill()
+        s.start()
+        conn = Conn(s.port)
+        for mid, plies in acked.items():
+            self.assertEqual(conn.ok("history %d" % mid).split(), plies)
+        conn.close()
+
+
+class Watcher(threading.Thread):
+    """Watches matches through one server and keeps the plies its events say; after a lost
+    connection it catches up through another server with `watch ID PLY`."""
+
+    def __init__(self, servers: list[base.Server], first: int) -> None:
+        super().__init__(daemon=True)
+        self.servers, self.at, self.first = servers, first, first
+        self.count = 0
+        self.seen: dict[int, list[str]] = {}
+        self.wanted: list[int] = []
+        self.assigned: list[int] = []
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.error: Optional[str] = None
+        self.reconnects = 0
+
+    def add(self, mid: int) -> None:
+        with self.lock:
+            self.wanted.append(mid)
+            self.assigned.append(mid)
+
+    def connect(self) -> Any:
+        while not self.stop.is_set():
+            try:
+                s = self.servers[self.at]
+                if s.proc.poll() is None:
+                    conn = Conn(s.port, timeout=0.2)
+                    for mid, plies in self.seen.items():
+                        conn.send("watch %d %d" % (mid, len(plies)))
+                    return conn
+            except OSError:
+                pass
+            self.at = (self.at + 1) % len(self.servers)
+            time.sleep(0.05)
+        return None
+
+    def event(self, words: list[str]) -> None:
+        mid = int(words[1])
+        plies = self.seen.setdefault(mid, [])
+        if words[2] == "moves":
+            frm = int(words[3])
+            if frm > len(plies):
+                raise AssertionError("match %d: moves from %d, seen %d" % (mid, frm, len(plies)))
+            del plies[frm:]
+            plies.extend(words[4:])
+        elif words[2] == "undone":
+            del plies[int(words[3]):]
+
+    def run(self) -> None:
+        try:
+            conn = self.connect()
+            buf = b""
+            while conn is not None and not self.stop.is_set():
+                with self.lock:
+                    new, self.wanted = self.wanted, []
+                for mid in new:
+                    self.seen.setdefault(mid, [])
+                    conn.send("watch %d 0" % mid)
+                try:
+                    chunk = conn.sock.recv(65536)
+                    if not chunk:
+                        raise ConnectionError
+                    buf += chunk
+                except socket.timeout:
+                    continue
+                except OSError:
+                    conn.close()
+                    self.reconnects += 1
+                    buf = b""
+                    conn = self.connect()
+                    continue
+                *lines, buf = buf.split(b"\n")
+                for line in lines:
+                    words = line.decode().split()
+                    if words and words[0] == "event":
+                        self.event(words)
+            if conn is not None:
+                conn.close()
+        except BaseException as e:
+            self.error = "watcher: %r" % e
+
+
+class FailoverPlayer(threading.Thread):
+    """Plays its matches to the end through one server, moving to another one when its server
+    is killed; keeps every acknowledged ply."""
+
+    def __init__(self, t: "SeveralServersTest", index: int, games: list[str]) -> None:
+        super().__init__(daemon=True)
+        self.t, self.index, self.todo = t, index, list(games)
+        self.at = index % len(t.servers)
+        self.rng = random.Random(2900 + index)
+        self.acked: dict[int, list[str]] = {}
+        self.error: Optional[str] = None
+        self.acks = self.refusals = self.moves_to_other_server = 0
+
+    def connect(self) -> Any:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            s = self.t.servers[self.at]
+            try:
+                if s.proc.poll() is None:
+                    return Conn(s.port, timeout=30)
+            except OSError:
+                pass
+            self.at = (self.at + 1) % len(self.t.servers)
+            self.moves_to_other_server += 1
+            time.sleep(0.02)
+        raise AssertionError("no server to connect to")
+
+    def reconcile(self, conn: Any, mid: int, in_flight: bool) -> None:
+        history = conn.ok("history %d" % mid).split()
+        acked = self.acked[mid]
+        if history != acked and not (in_flight and history[:len(acked)] == acked):
+            raise AssertionError("match %d: history %r, acknowledged %r" % (mid, history, acked))
+        self.acked[mid] = history
+
+    def reconnect(self, conn: Any, mid: Optional[int], in_flight: bool) -> Any:
+        """A new connection (through another server if this one is down), the match checked
+        against what was acknowledged."""
+        while True:
+            conn.close()
+            conn = self.connect()
+            try:
+                if mid is not None:
+                    self.reconcile(conn, mid, in_flight)
+                return conn
+            except (ConnectionError, OSError):
+                continue
+
+    def run(self) -> None:
+        try:
+            conn = self.connect()
+            while self.todo:
+                spec = self.todo.pop(0)
+                while True:
+                    try:  # a match made but not acknowledged is left behind: no ply of it counts
+                        mid, tokens = new_match(conn, spec)
+                        self.acked[mid] = conn.ok("history %d" % mid).split()
+                        break
+                    except (ConnectionError, OSError):
+                        conn = self.reconnect(conn, None, False)
+                self.t.watch(mid, self.at)
+                in_flight = False
+                while True:
+                    try:
+                        info = show(conn, mid)
+                        if info["result"] != "running":
+                            break
+                        moves = conn.ok("moves %d" % mid).split()
+                        in_flight = True
+                        reply = conn.ask("play %d %s %s %s" % (
+                            mid, info["ply"], self.rng.choice(moves), tokens[int(info["turn"])]))
+                        if reply.startswith("ok"):
+                            self.acked[mid] += reply[3:].split()
+                            self.acks += 1
+                        elif reply.split()[:2] in (["err", "leased"], ["err", "stale"],
+                                                   ["err", "io"]):
+                            self.refusals += 1
+                            self.reconcile(conn, mid, True)
+                            time.sleep(0.02)
+                        else:
+                            raise AssertionError("match %d: %s" % (mid, reply))
+                        in_flight = False
+                    except (ConnectionError, OSError):
+                        conn = self.reconnect(conn, mid, in_flight)
+                        in_flight = False
+            conn.close()
+        except BaseException as e:
+            self.error = "player %d: %r" % (self.index, e)
+
+
+def owner_of(server: base.Server) -> str:
+    """The server's name in the leases table, from its banner."""
+    return server.banner.split("shared, as server ")[1].split(",")[0]
+
+
+class SeveralServersTest(PgTestCase):
+    def wait_taken_over(self, mids: list[int], dead_owner: str, limit: float) -> float:
+        """Seconds until every live match of mids is leased by a server other than dead_owner
+        (at most limit)."""
+        t0 = time.monotonic()
+        ids = ",".join(str(m) for m in mids) or "0"
+        while True:
+            left = self.sql(
+                "SELECT count(*) FROM leases l JOIN clocks c USING (match_id) WHERE "
+                "l.match_id IN (%s) AND c.flagged IS NULL AND NOT EXISTS (SELECT 1 FROM "
+                "results r WHERE r.match_id = l.match_id) AND NOT EXISTS (SELECT 1 FROM "
+                "aborted a WHERE a.match_id = l.match_id) AND (l.owner = '%s' OR "
+                "l.expires_at <= clock_timestamp())" % (ids, dead_owner))
+            if left == "0":
+                return time.monotonic() - t0
+            if time.monotonic() - t0 > limit:
+                self.fail("%s of matches %s not taken over after %.1f s" % (left, ids, limit))
+            time.sleep(0.02)
+
+    def test_a_killed_servers_clocked_match_is_taken_over_and_its_flag_falls(self) -> None:
+        a, b = self.server(), self.server()
+        conn = Conn(a.port)
+        mid, tokens = new_match(conn, "hus clock=0.1+0")  # 6 s a seat
+        rng = random.Random(5)
+        play_one(conn, mid, tokens, rng)
+        play_one(conn, mid, tokens, rng)
+        conn.close()
+        self.assertEqual(self.sql("SELECT owner FROM leases WHERE match_id = %d" % mid),
+                         owner_of(a))
+        a.kill()
+        killed = time.monotonic()
+        took = self.wait_taken_over([mid], owner_of(a), 5.0)
+        self.assertEqual(self.sql("SELECT owner FROM leases WHERE match_id = %d" % mid),
+                         owner_of(b))
+        # Nobody plays it: its flag falls on B when the seat's 6 s are out.
+        while self.sql("SELECT flagged IS NOT NULL FROM clocks WHERE match_id = %d" % mid) != "t":
+            self.assertLess(time.monotonic() - killed, 15, "no flag fall")
+            time.sleep(0.05)
+        fell = time.monotonic() - killed
+        # On time: when the seat's 6 s ran out, or at once if that was before the take-over.
+        self.assertLess(fell, max(6.0, took) + 2.0)
+        conn = Conn(b.port)
+        self.assertIn(show(conn, mid)["result"], ("0", "1"))
+        conn.close()
+        print("# take-over of a killed server's match: %.2f s after the SIGKILL (lease 1 s); "
+              "its flag fell %.2f s after" % (took, fell))
+
+    def watch(self, mid: int, played_at: int) -> None:
+        """Every match is watched through the two servers it is not played through (as they
+        were when it began), by a watcher with room for it (16 matches a connection)."""
+        with self.watch_lock:
+            for server in range(3):
+                if server == played_at:
+                    continue
+                w = next(w for w in self.watchers if w.first == server and w.count < 16)
+                w.count += 1
+                w.add(mid)
+
+    def test_leases_hand_over_and_watchers_see_other_servers_moves(self) -> None:
+        web_port_file = os.path.join(self.tmp.name, "b.web-port")
+        # Leases of 5 s here: A's must not run out on a busy machine while B is refused.
+        a = self.server("--lease", "5")
+        b = self.server("--lease", "5", "--web-port", "0", "--web-port-file", web_port_file)
+        ca, cb = Conn(a.port), Conn(b.port)
+        mid, tokens = new_match(ca, "halusa")
+        cb.send("watch %d" % mid)
+        self.assertTrue(cb.read().startswith("ok watching"))
+        rng = random.Random(1)
+        plies = ca.ok("history %d" % mid).split()
+        for _ in range(4):
+            got = play_one(ca, mid, tokens, rng)
+            assert got is not None
+            plies += got
+        seen: list[str] = []
+        while len(seen) < len(plies):
+            words = cb.read().split()
+            if words[2] == "moves":
+                del seen[int(words[3]):]
+                seen += words[4:]
+        self.assertEqual(seen, plies)
+        # B's client plays the match A plays: refused in words, then A lets go and it is B's.
+        cb.send("unwatch %d" % mid)
+        self.assertEqual(cb.read(), "ok")
+        info = show(cb, mid)
+        self.assertEqual(int(info["ply"]), len(plies))
+        moves = cb.ok("moves %d" % mid).split()
+        line = "play %d %s %s %s" % (mid, info["ply"], moves[0], tokens[int(info["turn"])])
+        first = cb.ask(line)
+        self.assertRegex(first, r"^err leased match %d is being played through another server"
+                         % mid)
+        deadline = time.monotonic() + 10
+        reply = first
+        while not reply.startswith("ok") and time.monotonic() < deadline:
+            time.sleep(0.05)
+            reply = cb.ask(line)
+        self.assertTrue(reply.startswith("ok"), reply)
+        plies += reply[3:].split()
+        owner = self.sql("SELECT count(DISTINCT owner) FROM leases WHERE match_id = %d" % mid)
+        self.assertEqual(owner, "1")
+        self.assertEqual(self.stored_history(mid), plies)
+        # A's copy followed: it shows B's move.
+        deadline = time.monotonic() + 5
+        while ca.ok("history %d" % mid).split() != plies and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(ca.ok("history %d" % mid).split(), plies)
+        ca.close()
+        cb.close()
+        # B's metrics count the refusal (published once a second).
+        with open(web_port_file) as f:
+            web_port = int(f.read())
+        deadline = time.monotonic() + 10
+        while True:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % web_port) as r:
+                text = r.read().decode()
+            refused = [line for line in text.splitlines()
+                       if line.startswith('tg_server_refusals_total{reason="leased-or-stale"}')]
+            if (refused and float(refused[0].split()[1]) >= 1) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertTrue(refused and float(refused[0].split()[1]) >= 1, text)
+        self.assertIn("tg_server_lease_renewal_age_seconds", text)
+        self.assertIn("tg_server_taken_over_total", text)
+
+    def test_three_servers_sigkill_rounds_nothing_acknowledged_lost(self) -> None:
+        self.servers_started = [self.server("--unload-after", "2") for _ in range(3)]
+        self.servers = self.servers_started
+        self.watchers = [Watcher(self.servers, i % 3) for i in range(15)]
+        self.watch_lock = threading.Lock()
+        for w in self.watchers:
+            w.start()
+        # A few clocked matches too: one whose server is killed is taken over by another.
+        plan = [GAMES[i % len(GAMES)] for i in range(72)]
+        plan[0:6] = ["halusa clock=30+0", "hus clock=30+0", "tab clock=30+0",
+                     "hawalis clock=30+0", "walak-pussa clock=30+0", "halusa clock=30+0"]
+        players = [FailoverPlayer(self, i, plan[i::24]) for i in range(24)]
+        t0 = time.monotonic()
+        for p in players:
+            p.start()
+        rng = random.Random(29)
+        kills = taken = 0
+        takeovers: list[float] = []
+        while any(p.is_alive() for p in players) and kills < 4:
+            time.sleep(0.5 + 0.5 * rng.random())
+            victim = self.servers[kills % 3]
+            dead = owner_of(victim)
+            clocked = self.sql("SELECT match_id FROM leases JOIN clocks USING (match_id) WHERE "
+                               "owner = '%s' AND flagged IS NULL" % dead)
+            victim.kill()
+            kills += 1
+            time.sleep(0.3)
+            victim.start()
+            # Its clocked matches are leased by a live server once their lease ran out.
+            mids = [int(m) for m in clocked.split()]
+            takeovers.append(self.wait_taken_over(mids, dead, 10.0) + 0.3)
+            taken += len(mids)
+        for p in players:
+            p.join(timeout=150)
+        elapsed = time.monotonic() - t0
+        acked_of = {mid: plies for p in players for mid, plies in p.acked.items()}
+
+        def caught_up() -> bool:
+            return all(w.seen.get(mid) == acked_of.get(mid)
+                       for w in self.watchers for mid in list(w.assigned))
+
+        deadline = time.monotonic() + 20
+        while not caught_up() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for w in self.watchers:
+            w.stop.set()
+        for w in self.watchers:
+            w.join(timeout=10)
+        errors = [p.error for p in players if p.error] + \
+                 ["player %d still running" % p.index for p in players if p.is_alive()] + \
+                 [w.error for w in self.watchers if w.error]
+        self.assertEqual(errors, [])
+        self.assertEqual(kills, 4)
+        self.assertGreater(sum(p.moves_to_other_server for p in players), 0)
+        # Every acknowledged ply is in the database and was seen by every watcher of it.
+        conn = Conn(self.servers[0].port)
+        for p in players:
+            for mid, plies in p.acked.items():
+                self.assertEqual(self.stored_history(mid), plies, "match %d" % mid)
+                self.assertNotEqual(show(conn, mid)["result"], "running")
+        conn.close()
+        watched = 0
+        for w in self.watchers:
+            for mid in w.assigned:
+                self.assertEqual(w.seen.get(mid), acked_of[mid], "match %d as watched" % mid)
+                watched += 1
+        self.assertEqual(watched, 2 * 72)  # each match through both other servers
+        print("# failover: 3 servers, 24 players, 72 matches, 4 SIGKILLs in %.1f s; %d "
+              "acknowledged moves, %d refused (leased/stale/io) and retried, %d watched copies "
+              "identical; %d clocked matches of killed servers taken over, the slowest "
+              "%.2f s after its SIGKILL" % (elapsed, sum(p.acks for p in players),
+                                            sum(p.refusals for p in players), watched, taken,
+                                            max(takeovers)))
+
+
+if __name__ == "__main__":
+    base.SERVER = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
