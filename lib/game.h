@@ -243,7 +243,8 @@ static inline unsigned tg__lowest_bit(uint64_t x)
 
 static inline unsigned tg__bit_count(uint64_t x)
 {
-#if defined(__GNUC__) && defined(__POPCNT__)
+#if defined(__GNUC__) && (defined(__POPCNT__) || defined(__wasm__))
+    /* WebAssembly has the instruction (i64.popcnt) in its base set. */
     return (unsigned)__builtin_popcountll(x);
 #else
     /* Without the instruction, the builtin is a library call: sums of bits in ever wider
