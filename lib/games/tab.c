@@ -193,12 +193,18 @@ static inline uint32_t stored_kinds(const struct tg_pos *pos)
 #endif
 }
 
-/* player_can_decide() and player_decisions() are written for either player and called with a
- * constant `me` (by can_decide() and tab_moves()), so that the compiler can give each player a
- * copy with its directions fixed. */
+/* player_can_decide() and player_decisions() are written for either player and inlined into a
+ * copy for each (can_decide_0() ... below), so that each has its directions fixed. Left to
+ * itself, clang merged the two calls with a constant `me` into one with a variable `me` (gcc
+ * made the copies, clang and the WebAssembly build did not). */
+#if defined(__GNUC__)
+#define TAB_NOINLINE __attribute__((noinline))
+#else
+#define TAB_NOINLINE
+#endif
 
-static inline bool player_can_decide(const struct tg_config *cfg, const struct tg_pos *pos, int me,
-                                     uint32_t kinds)
+static TG__ALWAYS_INLINE bool player_can_decide(const struct tg_config *cfg,
+                                                const struct tg_pos *pos, int me, uint32_t kinds)
 {
     unsigned n = (unsigned)width_of(cfg);
     /* Most often a unit is in the first central row, from where any value will do. */
@@ -229,8 +235,8 @@ struct listing {
 
 /* Adds the decisions with value v of the units marked in `movable`, a mask of the columns of
  * the board row starting at `first_cell`. */
-static inline void add_decisions(struct listing *list, const struct tg_pos *pos,
-                                 unsigned first_cell, unsigned v, uint32_t movable)
+static TG__ALWAYS_INLINE void add_decisions(struct listing *list, const struct tg_pos *pos,
+                                            unsigned first_cell, unsigned v, uint32_t movable)
 {
     for (; movable; movable &= movable - 1) {
         int cell = (int)(first_cell + tg__lowest_bit(movable));
@@ -248,8 +254,8 @@ static inline void add_decisions(struct listing *list, const struct tg_pos *pos,
 
 /* Units in the opponent's row (the last n track positions) may move only when no other unit
  * can. */
-static inline size_t player_decisions(const struct tg_config *cfg, const struct tg_pos *pos, int me,
-                                      tg_move *out)
+static TG__ALWAYS_INLINE size_t player_decisions(const struct tg_config *cfg,
+                                                 const struct tg_pos *pos, int me, tg_move *out)
 {
     unsigned n = (unsigned)width_of(cfg);
     uint32_t kinds = stored_kinds(pos);
@@ -291,6 +297,18 @@ static inline size_t player_decisions(const struct tg_config *cfg, const struct 
     return list.count;
 }
 
+static TAB_NOINLINE size_t decisions_0(const struct tg_config *cfg, const struct tg_pos *pos,
+                                       tg_move *out)
+{
+    return player_decisions(cfg, pos, 0, out);
+}
+
+static TAB_NOINLINE size_t decisions_1(const struct tg_config *cfg, const struct tg_pos *pos,
+                                       tg_move *out)
+{
+    return player_decisions(cfg, pos, 1, out);
+}
+
 /* Whether the player to move has a decision. */
 static inline bool can_decide(const struct tg_config *cfg, const struct tg_pos *pos)
 {
@@ -306,7 +324,7 @@ static size_t tab_moves(const struct tg_config *cfg, const struct tg_pos *pos, t
 {
     if (!out) /* only whether there is any */
         return can_decide(cfg, pos);
-    return pos->side ? player_decisions(cfg, pos, 1, out) : player_decisions(cfg, pos, 0, out);
+    return pos->side ? decisions_1(cfg, pos, out) : decisions_0(cfg, pos, out);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
