@@ -101,7 +101,11 @@ void tg__observe(const struct tg_config *cfg, const struct tg__layout *l, const 
     size_t cells = (size_t)cfg->cells;
     const struct tg_learning *g = learning_of(cfg);
     float *p = out;
-    if (g->planes) {
+    if (g == &mancala_default) {
+        /* The mancala default: one plane of counts, nothing else (a batch's every step). */
+        observe_holes(cfg, pos, player, p);
+        p += cells;
+    } else if (g->planes) {
         g->planes(cfg, pos, player, p);
         p += l->planes * cells;
     } else if (l->scheme == TG__ACTIONS_UNIT_STEPS) {
@@ -111,7 +115,8 @@ void tg__observe(const struct tg_config *cfg, const struct tg__layout *l, const 
         observe_holes(cfg, pos, player, p);
         p += cells;
     }
-    for (unsigned flags = g->planes ? 0u : l->flags; flags; flags &= flags - 1) {
+    for (unsigned flags = g->planes || g == &mancala_default ? 0u : l->flags; flags;
+         flags &= flags - 1) {
         observe_flag(cfg, l, pos, player, flags & (0u - flags), p);
         p += l->scheme == TG__ACTIONS_UNIT_STEPS ? 2 * cells : cells;
     }
@@ -176,9 +181,25 @@ bool tg__action_move(const struct tg_config *cfg, const struct tg__layout *l,
 size_t tg__action_mask(const struct tg_config *cfg, const struct tg__layout *l,
                        const struct tg_pos *pos, uint8_t *mask)
 {
-    memset(mask, 0, l->actions);
-    if (pos->phase != TG__DECIDE)
+    if (pos->phase != TG__DECIDE) {
+        memset(mask, 0, l->actions);
         return 0;
+    }
+    if (l->scheme == TG__ACTIONS_OWN_HOLES && cfg->game->move_set) {
+        /* The move set itself, a byte per action (a batch's every step): move first + i is
+         * action first + i for player 0, cells - 1 - first - i for player 1 (frame_cell()). */
+        unsigned first;
+        uint64_t set = cfg->game->move_set(cfg, pos, &first), acts = 0;
+        size_t n = 0;
+        for (; set; set &= set - 1, n++) {
+            unsigned m = first + tg__lowest_bit(set);
+            acts |= UINT64_C(1) << (pos->side ? (unsigned)cfg->cells - 1 - m : m);
+        }
+        for (unsigned a = 0; a < l->actions; a++)
+            mask[a] = (uint8_t)(acts >> a & 1u);
+        return n;
+    }
+    memset(mask, 0, l->actions);
     tg_move moves[TG__MAX_MOVES];
     size_t n = cfg->game->moves(cfg, pos, moves);
     if (l->scheme == TG__ACTIONS_OWN_HOLES) {

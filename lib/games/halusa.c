@@ -162,6 +162,7 @@ const struct tg_game tg__halusa = {
     .setup = halusa_setup,
     .init = halusa_init,
     .moves = halusa_moves,
+    .move_set = halusa_move_set,
     .chance = NULL,
     .apply = halusa_apply,
     .apply_story = halusa_apply_story,

@@ -199,6 +199,7 @@ const struct tg_game tg__hawalis = {
     .setup = hawalis_setup,
     .init = hawalis_init,
     .moves = hawalis_moves,
+    .move_set = hawalis_move_set,
     .chance = NULL,
     .apply = hawalis_apply,
     .apply_story = hawalis_apply_story,

@@ -189,6 +189,7 @@ const struct tg_game tg__hus = {
     .setup = hus_setup,
     .init = hus_init,
     .moves = hus_moves,
+    .move_set = hus_move_set,
     .chance = NULL,
     .apply = hus_apply,
     .apply_story = hus_apply_story,

@@ -454,6 +454,7 @@ const struct tg_game tg__walak_pussa = {
     .setup = wp_setup,
     .init = wp_init,
     .moves = wp_moves,
+    .move_set = wp_move_set,
     .chance = NULL,
     .apply = wp_apply,
     .apply_story = wp_apply_story,
