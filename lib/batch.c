@@ -161,14 +161,20 @@ static tg_status step_one(tg_batch *b, size_t i, uint32_t action, bool autoreset
         st = TG_ERR_INVALID_ARGUMENT;
     else if (pos->phase == TG__OVER)
         st = TG_ERR_GAME_OVER;
-    else if (!b->mask[i * l->actions + action] || !tg__action_move(cfg, l, pos, action, &m))
+    else if (!b->mask[i * l->actions + action])
+        st = TG_ERR_ILLEGAL_MOVE;
+    else if (l->scheme == TG__ACTIONS_OWN_HOLES)
+        /* The mask said legal, so the action is a hole of the mover (tg__action_move()). */
+        m = (tg_move)(pos->side ? cfg->cells - 1 - (int)action : (int)action);
+    else if (!tg__action_move(cfg, l, pos, action, &m))
         st = TG_ERR_ILLEGAL_MOVE;
     float r[2] = {0.0f, 0.0f};
     int mover = pos->side;
     if (st == TG_OK) {
         tg__play(cfg, pos, m);
         b->ply[i]++;
-        throw_chance(cfg, pos, &b->rng[i], &b->ply[i]);
+        if (pos->phase == TG__CHANCE)
+            throw_chance(cfg, pos, &b->rng[i], &b->ply[i]);
     }
     bool over = pos->phase == TG__OVER;
     if (st == TG_OK && over) {

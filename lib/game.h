@@ -97,6 +97,9 @@ struct tg_game {
     void (*init)(const struct tg_config *cfg, struct tg_pos *pos);
     /* Legal decisions, ascending, at a TG__DECIDE position; returns the count. */
     size_t (*moves)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out);
+    /* The decisions of moves() as a move set (bit i for the move first + i, see "Move sets"
+     * below), or NULL: the learning interface's action mask reads it without a listing. */
+    uint64_t (*move_set)(const struct tg_config *cfg, const struct tg_pos *pos, unsigned *first);
     /* Chance outcomes ascending and their probabilities at a TG__CHANCE position; NULL for
      * games without chance. */
     size_t (*chance)(const struct tg_config *cfg, const struct tg_pos *pos, tg_move *out,
@@ -243,7 +246,8 @@ static inline unsigned tg__lowest_bit(uint64_t x)
 
 static inline unsigned tg__bit_count(uint64_t x)
 {
-#if defined(__GNUC__) && defined(__POPCNT__)
+#if defined(__GNUC__) && (defined(__POPCNT__) || defined(__wasm__))
+    /* WebAssembly has the instruction (i64.popcnt) in its base set. */
     return (unsigned)__builtin_popcountll(x);
 #else
     /* Without the instruction, the builtin is a library call: sums of bits in ever wider

@@ -8,6 +8,9 @@
 #include "mancala/board.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Tab's throw values (rules/tab.md) in the order of their action index. */
 enum { THROW_KINDS = 5, UNIT_ACTIONS_PER_CELL = 2 * THROW_KINDS };
@@ -53,6 +56,24 @@ static void observe_holes(const struct tg_config *cfg, const struct tg_pos *pos,
     int cells = cfg->cells;
     if (cfg->game->count == tg__mancala_count) {
         /* The counts are the cells themselves: read them straight, the batch's hot loop. */
+#if defined(__SSE2__)
+        if (cells % 4 == 0) {
+            /* Four counts widened to floats at once (turned round for player 1), written in
+             * place: no branch per cell. */
+            const __m128i zero = _mm_setzero_si128();
+            for (int o = 0; o < cells; o += 4) {
+                uint32_t four;
+                memcpy(&four, pos->cell + (player ? cells - 4 - o : o), sizeof four);
+                __m128i x =
+                    _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)four), zero), zero);
+                __m128 f = _mm_cvtepi32_ps(x);
+                if (player)
+                    f = _mm_shuffle_ps(f, f, _MM_SHUFFLE(0, 1, 2, 3));
+                _mm_storeu_ps(out + o, f);
+            }
+            return;
+        }
+#endif
         if (player == 0) {
             for (int o = 0; o < cells; o++)
                 out[o] = (float)pos->cell[o];
@@ -101,7 +122,11 @@ void tg__observe(const struct tg_config *cfg, const struct tg__layout *l, const 
     size_t cells = (size_t)cfg->cells;
     const struct tg_learning *g = learning_of(cfg);
     float *p = out;
-    if (g->planes) {
+    if (g == &mancala_default) {
+        /* The mancala default: one plane of counts, nothing else (a batch's every step). */
+        observe_holes(cfg, pos, player, p);
+        p += cells;
+    } else if (g->planes) {
         g->planes(cfg, pos, player, p);
         p += l->planes * cells;
     } else if (l->scheme == TG__ACTIONS_UNIT_STEPS) {
@@ -111,7 +136,8 @@ void tg__observe(const struct tg_config *cfg, const struct tg__layout *l, const 
         observe_holes(cfg, pos, player, p);
         p += cells;
     }
-    for (unsigned flags = g->planes ? 0u : l->flags; flags; flags &= flags - 1) {
+    for (unsigned flags = g->planes || g == &mancala_default ? 0u : l->flags; flags;
+         flags &= flags - 1) {
         observe_flag(cfg, l, pos, player, flags & (0u - flags), p);
         p += l->scheme == TG__ACTIONS_UNIT_STEPS ? 2 * cells : cells;
     }
@@ -176,9 +202,25 @@ bool tg__action_move(const struct tg_config *cfg, const struct tg__layout *l,
 size_t tg__action_mask(const struct tg_config *cfg, const struct tg__layout *l,
                        const struct tg_pos *pos, uint8_t *mask)
 {
-    memset(mask, 0, l->actions);
-    if (pos->phase != TG__DECIDE)
+    if (pos->phase != TG__DECIDE) {
+        memset(mask, 0, l->actions);
         return 0;
+    }
+    if (l->scheme == TG__ACTIONS_OWN_HOLES && cfg->game->move_set) {
+        /* The move set itself, a byte per action (a batch's every step): move first + i is
+         * action first + i for player 0, cells - 1 - first - i for player 1 (frame_cell()). */
+        unsigned first;
+        uint64_t set = cfg->game->move_set(cfg, pos, &first), acts = 0;
+        size_t n = 0;
+        for (; set; set &= set - 1, n++) {
+            unsigned m = first + tg__lowest_bit(set);
+            acts |= UINT64_C(1) << (pos->side ? (unsigned)cfg->cells - 1 - m : m);
+        }
+        for (unsigned a = 0; a < l->actions; a++)
+            mask[a] = (uint8_t)(acts >> a & 1u);
+        return n;
+    }
+    memset(mask, 0, l->actions);
     tg_move moves[TG__MAX_MOVES];
     size_t n = cfg->game->moves(cfg, pos, moves);
     if (l->scheme == TG__ACTIONS_OWN_HOLES) {

@@ -82,9 +82,12 @@ static inline void tg__end_endless(struct tg__story *story, struct tg_pos *pos, 
 }
 
 /* A game's tg_game.apply and tg_game.apply_story: its one apply body `play` (TG__ALWAYS_INLINE,
- * with a story parameter) inlined into each, with a constant NULL into the first. */
+ * with a story parameter) inlined into each, with a constant NULL into the first. The first is
+ * always inlined too, into the game's playout loop (playout.h): clang's flatten does not reach
+ * a call made through a function parameter, so it left a call a ply there. */
 #define TG__APPLY_FUNCTIONS(apply, apply_story, play)                                              \
-    static uint64_t apply(const struct tg_config *cfg, struct tg_pos *pos, tg_move m)              \
+    static TG__ALWAYS_INLINE uint64_t apply(const struct tg_config *cfg, struct tg_pos *pos,       \
+                                            tg_move m)                                             \
     {                                                                                              \
         return play(cfg, pos, m, NULL);                                                            \
     }                                                                                              \

@@ -43,8 +43,8 @@ static bool feeds_opponent(const struct tg_config *cfg, int player, int cell, un
     return n >= HALUSA_COLS - rel;
 }
 
-static uint64_t halusa_move_set(const struct tg_config *cfg, const struct tg_pos *pos,
-                                unsigned *first)
+static TG__ALWAYS_INLINE uint64_t halusa_move_set(const struct tg_config *cfg,
+                                                  const struct tg_pos *pos, unsigned *first)
 {
     int me = pos->side;
     *first = (unsigned)(me * HALUSA_COLS);
@@ -162,6 +162,7 @@ const struct tg_game tg__halusa = {
     .setup = halusa_setup,
     .init = halusa_init,
     .moves = halusa_moves,
+    .move_set = halusa_move_set,
     .chance = NULL,
     .apply = halusa_apply,
     .apply_story = halusa_apply_story,

@@ -49,8 +49,8 @@ static inline bool singleton_playable(const struct tg_ring *ring, const struct t
     return pos->cell[cell] == 1 && !pos->cell[ring->hole[tg__ring_next(ring, ring->at[cell])]];
 }
 
-static uint64_t hawalis_move_set(const struct tg_config *cfg, const struct tg_pos *pos,
-                                 unsigned *first)
+static TG__ALWAYS_INLINE uint64_t hawalis_move_set(const struct tg_config *cfg,
+                                                   const struct tg_pos *pos, unsigned *first)
 {
     int me = pos->side, half = cfg->cells / 2;
     const struct tg_ring *ring = &cfg->ring[me];
@@ -109,11 +109,12 @@ static TG__ALWAYS_INLINE bool hawalis_next_lap(void *ctx, const struct tg_ring *
 static TG__ALWAYS_INLINE unsigned capture(const struct tg_config *cfg, uint8_t *cell, int me,
                                           int hole, struct tg__story *story)
 {
-    int w = cfg->cols, row = hole / w, col = hole % w;
-    if (row != (me == 0 ? 1 : 2))
+    /* The inner row is row 1 (south) or 2 (north), the facing hole one row over and the one
+     * behind it two: offsets, not a division for the row and column. */
+    int w = cfg->cols, inner = me == 0 ? w : 2 * w, step = me == 0 ? w : -w;
+    if ((unsigned)(hole - inner) >= (unsigned)w)
         return 0;
-    int facing = (me == 0 ? 2 : 1) * w + col;
-    int behind = (me == 0 ? 3 : 0) * w + col;
+    int facing = hole + step, behind = hole + 2 * step;
     if (cfg->opt[OPT_VARIANT] == VARIANT_OMAN && cell[facing] == 0)
         return 0;
     if (story) {
@@ -198,6 +199,7 @@ const struct tg_game tg__hawalis = {
     .setup = hawalis_setup,
     .init = hawalis_init,
     .moves = hawalis_moves,
+    .move_set = hawalis_move_set,
     .chance = NULL,
     .apply = hawalis_apply,
     .apply_story = hawalis_apply_story,

@@ -45,7 +45,8 @@ static void hus_init(const struct tg_config *cfg, struct tg_pos *pos)
 }
 
 /* A move starts from any of one's own holes with two or more counters. */
-static uint64_t hus_move_set(const struct tg_config *cfg, const struct tg_pos *pos, unsigned *first)
+static TG__ALWAYS_INLINE uint64_t hus_move_set(const struct tg_config *cfg,
+                                               const struct tg_pos *pos, unsigned *first)
 {
     unsigned half = (unsigned)cfg->cells / 2;
     *first = pos->side * half;
@@ -58,8 +59,11 @@ static size_t hus_moves(const struct tg_config *cfg, const struct tg_pos *pos, t
 }
 
 struct hus_turn {
-    const struct tg_config *cfg;
     int me;
+    /* The mover's inner row starts at cell `inner`; the facing enemy hole is `step` cells from
+     * a hole of it, the one behind that 2 * step: offsets, where row and column were a division
+     * a lap. */
+    int inner, width, step;
     bool captured;
 };
 
@@ -71,15 +75,11 @@ static TG__ALWAYS_INLINE bool hus_next_lap(void *ctx, const struct tg_ring *ring
                                            struct tg__story *story)
 {
     struct hus_turn *turn = ctx;
-    int w = turn->cfg->cols;
     int hole = ring->hole[last];
     if (cell[hole] == 1)
         return false;
-    int row = hole / w, col = hole % w;
-    int my_inner = turn->me == 0 ? 1 : 2;
-    if (row == my_inner) {
-        int facing = (turn->me == 0 ? 2 : 1) * w + col;
-        int behind = (turn->me == 0 ? 3 : 0) * w + col;
+    if ((unsigned)(hole - turn->inner) < (unsigned)turn->width) {
+        int facing = hole + turn->step, behind = hole + 2 * turn->step;
         if (cell[facing]) {
             if (story) {
                 tg__story_event(story, TG_EVENT_RESOW, (uint32_t)facing, cell[facing],
@@ -112,7 +112,8 @@ static TG__ALWAYS_INLINE uint64_t hus_play(const struct tg_config *cfg, struct t
     memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
-    struct hus_turn turn = {cfg, me, false};
+    int w = cfg->cols;
+    struct hus_turn turn = {me, me == 0 ? w : 2 * w, w, me == 0 ? w : -w, false};
     struct tg_lap lap = {ring->at[m], pos->cell[m]};
     if (story)
         tg__story_lift(story, m, pos->cell[m]);
@@ -188,6 +189,7 @@ const struct tg_game tg__hus = {
     .setup = hus_setup,
     .init = hus_init,
     .moves = hus_moves,
+    .move_set = hus_move_set,
     .chance = NULL,
     .apply = hus_apply,
     .apply_story = hus_apply_story,

@@ -7,6 +7,8 @@
 #include "../playout.h"
 #include "../story.h"
 #include "tab_cells.h"
+#include "tab_notation.h"
+#include "tab_throws.h"
 
 #include <string.h>
 
@@ -21,46 +23,7 @@ static const struct tg_option_def tab_options[] = {
 
 static const char *const tab_fields[] = {"throws"};
 
-/* ---- throws: four sticks, white on one side --------------------------------------------- */
-
-enum { THROW_KINDS = 5, STORE_MAX = 255, THROW_OUTCOME = 0x01000000 };
-
-/* A throw is the number of white sides up, or 6 when none is: 1 in 16 ways, 4, 6, 4, 1. */
-static const unsigned throw_value[THROW_KINDS] = {1, 2, 3, 4, 6};
-static const double throw_prob[THROW_KINDS] = {4 / 16.0, 6 / 16.0, 4 / 16.0, 1 / 16.0, 1 / 16.0};
-
-/* The stored throws are counts per kind in the position's field bytes. */
-#define STORED(pos, kind) ((pos)->field[kind])
-
-/* The store index of each throw value (values that no throw gives map to NOT_A_THROW). */
-enum { NOT_A_THROW = 0xFF };
-static const uint8_t kind_of_value[7] = {NOT_A_THROW, 0, 1, 2, 3, NOT_A_THROW, 4};
-
-static int throw_kind(unsigned long v)
-{
-    return v < 7 && kind_of_value[v] != NOT_A_THROW ? kind_of_value[v] : -1;
-}
-
-static unsigned stored_total(const struct tg_pos *pos)
-{
-    unsigned n = 0;
-    for (int k = 0; k < THROW_KINDS; k++)
-        n += STORED(pos, k);
-    return n;
-}
-
-static void clear_throws(struct tg_pos *pos)
-{
-    for (int k = 0; k < THROW_KINDS; k++)
-        STORED(pos, k) = 0;
-}
-
 /* ---- rules of a single step ------------------------------------------------------------- */
-
-static inline int width_of(const struct tg_config *cfg)
-{
-    return cfg->cols;
-}
 
 /* Whether the unit of player `me` at track position `p` could move `v` positions, judged by
  * the unlocking, home-row, end-of-track and own-piece rules (not the opponent's-row order). */
@@ -87,11 +50,6 @@ static bool can_step(const struct tg_config *cfg, const struct tg_pos *pos, int 
 }
 
 /* ---- decisions -------------------------------------------------------------------------- */
-
-static inline tg_move decision(int cell, unsigned v, unsigned count)
-{
-    return (tg_move)((unsigned)cell | v << 8 | count << 16);
-}
 
 /* The rows of player `me`'s track in walking order (tab_setup): r = 0 is the home row, 1 and 2
  * the central rows, 3 the opponent's row. Player 0 walks the home and second central rows
@@ -193,12 +151,18 @@ static inline uint32_t stored_kinds(const struct tg_pos *pos)
 #endif
 }
 
-/* player_can_decide() and player_decisions() are written for either player and called with a
- * constant `me` (by can_decide() and tab_moves()), so that the compiler can give each player a
- * copy with its directions fixed. */
+/* player_can_decide() and player_decisions() are written for either player and inlined into a
+ * copy for each (can_decide_0() ... below), so that each has its directions fixed. Left to
+ * itself, clang merged the two calls with a constant `me` into one with a variable `me` (gcc
+ * made the copies, clang and the WebAssembly build did not). */
+#if defined(__GNUC__)
+#define TAB_NOINLINE __attribute__((noinline))
+#else
+#define TAB_NOINLINE
+#endif
 
-static inline bool player_can_decide(const struct tg_config *cfg, const struct tg_pos *pos, int me,
-                                     uint32_t kinds)
+static TG__ALWAYS_INLINE bool player_can_decide(const struct tg_config *cfg,
+                                                const struct tg_pos *pos, int me, uint32_t kinds)
 {
     unsigned n = (unsigned)width_of(cfg);
     /* Most often a unit is in the first central row, from where any value will do. */
@@ -229,8 +193,8 @@ struct listing {
 
 /* Adds the decisions with value v of the units marked in `movable`, a mask of the columns of
  * the board row starting at `first_cell`. */
-static inline void add_decisions(struct listing *list, const struct tg_pos *pos,
-                                 unsigned first_cell, unsigned v, uint32_t movable)
+static TG__ALWAYS_INLINE void add_decisions(struct listing *list, const struct tg_pos *pos,
+                                            unsigned first_cell, unsigned v, uint32_t movable)
 {
     for (; movable; movable &= movable - 1) {
         int cell = (int)(first_cell + tg__lowest_bit(movable));
@@ -248,8 +212,8 @@ static inline void add_decisions(struct listing *list, const struct tg_pos *pos,
 
 /* Units in the opponent's row (the last n track positions) may move only when no other unit
  * can. */
-static inline size_t player_decisions(const struct tg_config *cfg, const struct tg_pos *pos, int me,
-                                      tg_move *out)
+static TG__ALWAYS_INLINE size_t player_decisions(const struct tg_config *cfg,
+                                                 const struct tg_pos *pos, int me, tg_move *out)
 {
     unsigned n = (unsigned)width_of(cfg);
     uint32_t kinds = stored_kinds(pos);
@@ -291,6 +255,18 @@ static inline size_t player_decisions(const struct tg_config *cfg, const struct 
     return list.count;
 }
 
+static TAB_NOINLINE size_t decisions_0(const struct tg_config *cfg, const struct tg_pos *pos,
+                                       tg_move *out)
+{
+    return player_decisions(cfg, pos, 0, out);
+}
+
+static TAB_NOINLINE size_t decisions_1(const struct tg_config *cfg, const struct tg_pos *pos,
+                                       tg_move *out)
+{
+    return player_decisions(cfg, pos, 1, out);
+}
+
 /* Whether the player to move has a decision. */
 static inline bool can_decide(const struct tg_config *cfg, const struct tg_pos *pos)
 {
@@ -306,7 +282,7 @@ static size_t tab_moves(const struct tg_config *cfg, const struct tg_pos *pos, t
 {
     if (!out) /* only whether there is any */
         return can_decide(cfg, pos);
-    return pos->side ? player_decisions(cfg, pos, 1, out) : player_decisions(cfg, pos, 0, out);
+    return pos->side ? decisions_1(cfg, pos, out) : decisions_0(cfg, pos, out);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
@@ -541,121 +517,6 @@ static unsigned tab_flags(const struct tg_config *cfg, const struct tg_pos *pos,
     return pos->cell[cell] & LOCKED_BIT ? TG_CELL_LOCKED : 0u;
 }
 
-/* ---- notation --------------------------------------------------------------------------- */
-
-static void tab_write_cell(const struct tg_config *cfg, const struct tg_pos *pos, int cell,
-                           struct tg_out *o)
-{
-    (void)cfg;
-    uint8_t c = pos->cell[cell];
-    if (!c) {
-        tg__out_str(o, ".");
-        return;
-    }
-    bool locked = c & LOCKED_BIT;
-    tg__out_str(o, unit_owner(c) ? (locked ? "O" : "o") : (locked ? "X" : "x"));
-    if (unit_size(c) > 1)
-        tg__out_uint(o, unit_size(c));
-}
-
-static bool tab_read_cell(const struct tg_config *cfg, const char *s, size_t n, struct tg_pos *pos,
-                          int cell)
-{
-    if (n == 1 && s[0] == '.') {
-        pos->cell[cell] = 0;
-        return true;
-    }
-    if (n == 0)
-        return false;
-    int owner;
-    bool locked;
-    switch (s[0]) {
-    case 'X':
-    case 'x':
-        owner = 0;
-        break;
-    case 'O':
-    case 'o':
-        owner = 1;
-        break;
-    default:
-        return false;
-    }
-    locked = s[0] == 'X' || s[0] == 'O';
-    unsigned long size = 1;
-    if (n > 1) {
-        /* A locked piece is always alone; a unit's size is written only from 2 up. */
-        if (locked || !tg__parse_uint(s + 1, n - 1, (unsigned long)width_of(cfg), &size) ||
-            size < 2)
-            return false;
-    }
-    pos->cell[cell] = make_unit(owner, (unsigned)size, locked);
-    return true;
-}
-
-static void tab_write_field(const struct tg_config *cfg, const struct tg_pos *pos, size_t field,
-                            struct tg_out *o)
-{
-    (void)cfg;
-    (void)field;
-    bool first = true;
-    for (int k = 0; k < THROW_KINDS; k++) {
-        for (unsigned i = 0; i < STORED(pos, k); i++) {
-            if (!first)
-                tg__out_str(o, ",");
-            tg__out_uint(o, throw_value[k]);
-            first = false;
-        }
-    }
-    if (first)
-        tg__out_str(o, "-");
-}
-
-/* The throws stored and not yet spent: while deciding, what the player still has to move
- * with; while throwing, what the throws so far have earned. */
-static void tab_describe(const struct tg_config *cfg, const struct tg_pos *pos, struct tg_out *o)
-{
-    if (pos->phase == TG__OVER)
-        return;
-    tg__out_str(o, "throws to spend: ");
-    if (stored_total(pos) == 0)
-        tg__out_str(o, "none yet");
-    else
-        tab_write_field(cfg, pos, 0, o);
-    if (pos->phase == TG__CHANCE && stored_total(pos))
-        tg__out_str(o, " (and another throw to come)");
-    tg__out_str(o, "\n");
-}
-
-/* `-`, or the stored values in ascending order, comma-separated. */
-static bool tab_read_field(const struct tg_config *cfg, size_t field, const char *s, size_t n,
-                           struct tg_pos *pos)
-{
-    (void)cfg;
-    (void)field;
-    clear_throws(pos);
-    if (n == 1 && s[0] == '-')
-        return true;
-    const char *end = s + n;
-    int previous = 0;
-    for (;;) {
-        const char *stop = s;
-        while (stop < end && *stop != ',')
-            stop++;
-        unsigned long v;
-        if (!tg__parse_uint(s, (size_t)(stop - s), 6, &v))
-            return false;
-        int k = throw_kind(v);
-        if (k < 0 || k < previous || STORED(pos, k) == STORE_MAX)
-            return false;
-        STORED(pos, k)++;
-        previous = k;
-        if (stop == end)
-            return true;
-        s = stop + 1;
-    }
-}
-
 static bool tab_valid(const struct tg_config *cfg, const struct tg_pos *pos)
 {
     unsigned n = (unsigned)width_of(cfg), pieces[2] = {0, 0};
@@ -696,68 +557,6 @@ static unsigned tab_endings(const struct tg_config *cfg, const struct tg_pos *po
     if (captured_or_across(cfg, pos))
         return 1u << end_reason(cfg, pos);
     return anyone_can_step(cfg, pos) ? 0u : 1u << TG_END_BLOCKED;
-}
-
-static bool tab_move_to_string(const struct tg_config *cfg, const struct tg_pos *pos, tg_move m,
-                               struct tg_out *o)
-{
-    unsigned v = (m >> 8) & 0xFF, count = (m >> 16) & 0xFF;
-    if ((m & 0xFF000000u) == THROW_OUTCOME) {
-        if ((m & 0x00FFFF00u) != 0 || throw_kind(m & 0xFF) < 0)
-            return false;
-        tg__out_str(o, "throw:");
-        tg__out_uint(o, m & 0xFF);
-        return true;
-    }
-    int from = (int)(m & 0xFF);
-    if ((m >> 24) != 0 || from >= cfg->cells || throw_kind(v) < 0 || count == 0 ||
-        count > (unsigned)width_of(cfg))
-        return false;
-    tg__out_cell_name(o, cfg, from);
-    tg__out_str(o, "+");
-    tg__out_uint(o, v);
-    if (count != unit_size(pos->cell[from])) {
-        tg__out_str(o, "x");
-        tg__out_uint(o, count);
-    }
-    return true;
-}
-
-/* `throw:V`, `CELL+V` (the whole unit on CELL) or `CELL+VxC` (C of its pieces). */
-static bool tab_move_from_string(const struct tg_config *cfg, const struct tg_pos *pos,
-                                 const char *s, size_t n, tg_move *m)
-{
-    unsigned long v, count;
-    if (n > 6 && memcmp(s, "throw:", 6) == 0) {
-        if (!tg__parse_uint(s + 6, n - 6, 6, &v) || throw_kind(v) < 0)
-            return false;
-        *m = (tg_move)(THROW_OUTCOME | v);
-        return true;
-    }
-    const char *plus = memchr(s, '+', n);
-    if (!plus)
-        return false;
-    int from = tg__parse_cell_name(cfg, s, (size_t)(plus - s));
-    if (from < 0)
-        return false;
-    const char *value = plus + 1, *end = s + n;
-    const char *x = memchr(value, 'x', (size_t)(end - value));
-    const char *value_end = x ? x : end;
-    if (!tg__parse_uint(value, (size_t)(value_end - value), 6, &v) || throw_kind(v) < 0)
-        return false;
-    if (x) {
-        if (!tg__parse_uint(x + 1, (size_t)(end - x - 1), (unsigned long)width_of(cfg), &count) ||
-            count == 0)
-            return false;
-    } else {
-        /* The whole unit: its size on this board (a lone piece where there is none, which is
-         * then simply not a legal move). */
-        count = unit_size(pos->cell[from]);
-        if (count == 0)
-            count = 1;
-    }
-    *m = decision(from, (unsigned)v, (unsigned)count);
-    return true;
 }
 
 /* The shared playout loop with this game's functions inlined into it. */
@@ -823,14 +622,14 @@ const struct tg_game tg__tab = {
     .count = tab_count,
     .owner = tab_owner,
     .flags = tab_flags,
-    .write_cell = tab_write_cell,
-    .read_cell = tab_read_cell,
-    .write_field = tab_write_field,
-    .read_field = tab_read_field,
+    .write_cell = tg__tab_write_cell,
+    .read_cell = tg__tab_read_cell,
+    .write_field = tg__tab_write_field,
+    .read_field = tg__tab_read_field,
     .valid = tab_valid,
     .endings = tab_endings,
-    .describe = tab_describe,
-    .move_to_string = tab_move_to_string,
-    .move_from_string = tab_move_from_string,
+    .describe = tg__tab_describe,
+    .move_to_string = tg__tab_move_to_string,
+    .move_from_string = tg__tab_move_from_string,
     .learning = &tab_learning,
 };

@@ -92,7 +92,8 @@ static void live_ring(const struct tg_config *cfg, const struct tg_pos *pos, str
     tg__ring_init(out, order, n);
 }
 
-static uint64_t wp_move_set(const struct tg_config *cfg, const struct tg_pos *pos, unsigned *first)
+static TG__ALWAYS_INLINE uint64_t wp_move_set(const struct tg_config *cfg, const struct tg_pos *pos,
+                                              unsigned *first)
 {
     (void)cfg;
     *first = pos->side * WP_COLS;
@@ -453,6 +454,7 @@ const struct tg_game tg__walak_pussa = {
     .setup = wp_setup,
     .init = wp_init,
     .moves = wp_moves,
+    .move_set = wp_move_set,
     .chance = NULL,
     .apply = wp_apply,
     .apply_story = wp_apply_story,

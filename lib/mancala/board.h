@@ -5,49 +5,9 @@
 
 #include "../game.h"
 #include "../story.h"
+#include "cells.h"
 
 #include <string.h>
-
-/* Word-at-a-time scans of a run of holes, the hot part of move generation and end checks: a
- * side is at most 32 holes, so these are a few loads and bit operations instead of a loop
- * per hole. `n` holes from cell[first]; the board array is large enough (TG__MAX_CELLS) that
- * reading a whole word past the run's end stays inside it, and the bytes past the end are
- * masked off. */
-static inline uint64_t tg__cells_word(const uint8_t *p, unsigned n)
-{
-    uint64_t x;
-    memcpy(&x, p, sizeof x);
-    if (n >= 8)
-        return x;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return x & ~(~UINT64_C(0) >> (8 * n));
-#else
-    return x & ((UINT64_C(1) << (8 * n)) - 1);
-#endif
-}
-
-/* The sum of n holes (bytes added in 16-bit lanes, so no count limit). */
-static inline unsigned tg__cells_sum(const uint8_t *p, unsigned n)
-{
-    uint64_t lanes = 0;
-    for (unsigned i = 0; i < n; i += 8) {
-        uint64_t x = tg__cells_word(p + i, n - i);
-        lanes += (x & UINT64_C(0x00FF00FF00FF00FF)) + ((x >> 8) & UINT64_C(0x00FF00FF00FF00FF));
-    }
-    /* A board has at most 128 holes: each lane holds at most 32 * 255, all four under 2^16. */
-    return (unsigned)((lanes * UINT64_C(0x0001000100010001)) >> 48);
-}
-
-/* Whether any of n holes has a bit of `mask` set: 0xFF asks for any counter, 0xFE for a hole
- * of two or more. */
-static inline bool tg__cells_any(const uint8_t *p, unsigned n, uint8_t mask)
-{
-    uint64_t m = UINT64_C(0x0101010101010101) * mask;
-    for (unsigned i = 0; i < n; i += 8)
-        if (tg__cells_word(p + i, n - i) & m)
-            return true;
-    return false;
-}
 
 int tg__mancala_count(const struct tg_config *cfg, const struct tg_pos *pos, int cell);
 /* The south half of the rows is player 0's, the north half player 1's. */
@@ -67,30 +27,6 @@ bool tg__mancala_move_from_string(const struct tg_config *cfg, const struct tg_p
  * along row 1, player 1 east to west along row 3 and back along row 2; clockwise reverses
  * both. */
 void tg__mancala_four_row_rings(struct tg_config *cfg, int cols, bool clockwise);
-
-/* The holes among n (at most 64) from cell[first] with a bit of `mask` set (see
- * tg__cells_any), as a move set: bit i stands for the hole first + i. */
-static inline uint64_t tg__cells_set(const uint8_t *cell, unsigned first, unsigned n, uint8_t mask)
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F), high = UINT64_C(0x8080808080808080);
-    uint64_t m = UINT64_C(0x0101010101010101) * mask, set = 0;
-    for (unsigned i = 0; i < n; i += 8) {
-        uint64_t t = tg__cells_word(cell + first + i, n - i) & m;
-        /* The high bit of each byte that is not zero, then those eight bits gathered into the
-         * top byte by one multiplication (no two partial products meet, so nothing carries). */
-        uint64_t hit = (((t & low7) + low7) | t) & high;
-        set |= ((hit >> 7) * UINT64_C(0x0102040810204080)) >> 56 << i;
-    }
-    return set;
-#else
-    uint64_t set = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (cell[first + i] & mask)
-            set |= UINT64_C(1) << i;
-    return set;
-#endif
-}
 
 /* Counters on the board, and on one player's side of it. */
 static inline unsigned tg__mancala_board_total(const struct tg_config *cfg,
