@@ -70,32 +70,56 @@ class Search:
         if threading.current_thread() is not threading.main_thread():
             return call()
         result: List[int] = []
-        abandoned = [False]
+        # The call's end is our own event, never Thread.join() or is_alive(): a
+        # KeyboardInterrupt inside join() can leave the Thread marked stopped while it still
+        # runs (CPython's _wait_for_tstate_lock releases the lock it was waiting for), and
+        # then the handle and the State were freed under a search still reading them.
+        done = threading.Event()
+        gate = threading.Lock()
+        phase = ["new"]  # new -> running, or new -> abandoned (the search never begins)
 
         def work() -> None:
-            # An interrupt may come while start() waits for the thread: then the waiting side
-            # gives up on a thread not yet alive, and the search must not begin at all.
-            if not abandoned[0]:
+            with gate:
+                if phase[0] == "abandoned":
+                    return
+                phase[0] = "running"
+            try:
                 result.append(call())
+            finally:
+                done.set()
 
         worker = threading.Thread(target=work, daemon=True, name="traditional_games search")
         try:
             worker.start()
-            while worker.is_alive():
-                worker.join(WAIT_SLICE)
+            while not done.wait(WAIT_SLICE):
+                pass
         except BaseException:
-            abandoned[0] = True
-            self._stop_and_join(worker)
+            self._stop_and_wait(gate, phase, done)
+            if phase[0] != "abandoned":
+                worker.join()  # the C call has returned: only the thread's last steps are left
             raise
+        worker.join()
         return result[0]
 
-    def _stop_and_join(self, worker: threading.Thread) -> None:
+    def _stop_and_wait(self, gate: threading.Lock, phase: List[str],
+                       done: threading.Event) -> None:
+        """After an interrupt: a search not yet begun never begins; a running one is stopped
+        (repeatedly, until it has returned)."""
         stop = optional("search_stop")
-        while worker.is_alive():
+        while True:
+            try:
+                with gate:
+                    if phase[0] == "new":
+                        phase[0] = "abandoned"
+                        return
+                break
+            except BaseException:  # a second Ctrl-C: the first one is re-raised
+                continue
+        while not done.is_set():
             try:
                 stop(self.ptr)
-                worker.join(STOP_EVERY)
-            except BaseException:  # a second Ctrl-C: the first one is re-raised
+                done.wait(STOP_EVERY)
+            except BaseException:
                 continue
 
     def choose(self, h: c_void_p, rng: c_uint64) -> int:
