@@ -1,6 +1,7 @@
 // Type declarations of traditional-games (libtraditional-games compiled to WebAssembly).
-// The reference for every behaviour is the C header, include/traditional-games.h, and
-// docs/javascript.md; these declarations say what crosses the boundary and as which type.
+// The reference for every behaviour is the C header, include/traditional-games.h (with the
+// topic headers it includes, include/traditional-games/*.h), and docs/javascript.md; these
+// declarations say what crosses the boundary and as which type.
 // They need no DOM library: `lib: ["ES2022"]` with @types/node (or with "DOM") compiles them.
 
 declare global {

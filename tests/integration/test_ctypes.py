@@ -3,7 +3,8 @@
 
     test_ctypes.py LIBRARY HEADER [--games N] [--seed S]
 
-LIBRARY is the built shared library, HEADER include/traditional-games.h. The test
+LIBRARY is the built shared library, HEADER include/traditional-games.h (read with the topic
+headers it includes, as a compiler would). The test
 
   * declares argtypes/restype for every public function and checks them against the
     TG_API declarations parsed from the header (a function added to the header without a
@@ -25,6 +26,7 @@ Exit status 0 when every check passed, 1 otherwise.
 
 import argparse
 import ctypes
+import os
 import random
 import re
 import sys
@@ -264,9 +266,28 @@ def st_name(code):
     return STATUS_NAMES[code] if 0 <= code < len(STATUS_NAMES) else str(code)
 
 
+def read_header(path, seen=None):
+    """The header's text with each `#include "..."` replaced by that file's text, once per file
+    (as the include guards do): the API a program gets from this one header."""
+    seen = set() if seen is None else seen
+    path = os.path.realpath(path)
+    if path in seen:
+        return ""
+    seen.add(path)
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+            if m:
+                out.append(read_header(os.path.join(os.path.dirname(path), m.group(1)), seen))
+            else:
+                out.append(line)
+    return "".join(out)
+
+
 def parse_header(path):
     """The TG_API declarations: {name: (return type, [parameter types])} and the macros."""
-    text = open(path, encoding="utf-8").read()
+    text = read_header(path)
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     decls = {}

@@ -4,8 +4,10 @@
 #   test_install.sh SOURCE_ROOT VERSION [IN_TREE_EMBED]
 #
 # Configures a separate build of SOURCE_ROOT with --prefix in a temporary directory (tests,
-# docs, examples off), installs it there, checks the installed header, library links and
-# pkg-config file, then compiles examples/embed.c with
+# docs, examples off), installs it there, checks the installed headers (traditional-games.h
+# and its topic headers), library links and pkg-config file, builds tests/integration/header_c.c
+# (only #include <traditional-games.h>) and each topic header on its own against the installed
+# tree, warnings as errors, then compiles examples/embed.c with
 # `cc $(pkg-config --cflags --libs traditional-games)` and runs it against the installed
 # library. With IN_TREE_EMBED (the embed example of the main build), both must print the same
 # game for the same seed. The temporary directory is removed at the end.
@@ -59,10 +61,26 @@ run compile "$MESON" compile -C "$tmp/build"
 run install "$MESON" install -C "$tmp/build" --no-rebuild
 echo "ok: installed into a temporary prefix"
 
-# What a user of the package finds there.
+# What a user of the package finds there: traditional-games.h and the topic headers it
+# includes, in include/traditional-games/, each as in the source, and no other.
 header=$prefix/include/traditional-games.h
 if [ -f "$header" ]; then echo "ok: header $header"; else fail "no installed header at $header"; fi
 cmp -s "$header" "$src/include/traditional-games.h" || fail "installed header differs from the source"
+(cd "$src/include" && find traditional-games -name '*.h' | LC_ALL=C sort) >"$tmp/topics.src"
+(cd "$prefix/include" && find traditional-games -name '*.h' 2>/dev/null | LC_ALL=C sort) \
+    >"$tmp/topics.installed"
+if [ ! -s "$tmp/topics.src" ]; then
+    fail "no topic headers in $src/include/traditional-games"
+elif ! cmp -s "$tmp/topics.src" "$tmp/topics.installed"; then
+    fail "installed topic headers differ from include/traditional-games/ (< source, > installed):"
+    diff "$tmp/topics.src" "$tmp/topics.installed" | sed 's/^/    /'
+else
+    while read -r topic; do
+        cmp -s "$prefix/include/$topic" "$src/include/$topic" ||
+            fail "installed $topic differs from the source"
+    done <"$tmp/topics.src"
+    echo "ok: topic headers $(tr '\n' ' ' <"$tmp/topics.installed")"
+fi
 
 pc=$(find "$prefix" -name traditional-games.pc -type f | head -n 1)
 if [ -z "$pc" ]; then
@@ -103,6 +121,47 @@ case " $libs " in
     *" -ltraditional-games "*) echo "ok: pkg-config --libs $libs" ;;
     *) fail "pkg-config --libs '$libs' does not link -ltraditional-games" ;;
 esac
+
+# The public header alone: tests/integration/header_c.c includes only <traditional-games.h> and
+# uses every kind of name it declares. Built against the installed tree, warnings as errors,
+# and every traditional-games header it read must be an installed one.
+# shellcheck disable=SC2086 # pkg-config output is meant to be split into words
+if ! "$CC" -std=c11 -Wall -Wextra -Wpedantic -Werror -MD -MF "$tmp/header_c.d" \
+    -o "$tmp/header_c" "$src/tests/integration/header_c.c" $cflags $libs >"$tmp/cc.log" 2>&1; then
+    fail "cannot build tests/integration/header_c.c against the installed headers:"
+    cat "$tmp/cc.log"
+    exit 1
+fi
+tr ' \\' '\n\n' <"$tmp/header_c.d" | grep 'traditional-games[^ ]*\.h$' | LC_ALL=C sort -u \
+    >"$tmp/header_c.deps"
+if grep -v "^$prefix/include/" "$tmp/header_c.deps" >"$tmp/header_c.stray"; then
+    fail "header_c.c read traditional-games headers outside the installed tree:"
+    sed 's/^/    /' "$tmp/header_c.stray"
+fi
+read_topics=$(grep -c "^$prefix/include/traditional-games/" "$tmp/header_c.deps")
+want_topics=$(wc -l <"$tmp/topics.src" | tr -d ' ')
+[ "$read_topics" -eq "$want_topics" ] ||
+    fail "<traditional-games.h> includes $read_topics of the $want_topics topic headers"
+if LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/header_c"; then
+    echo "ok: header_c.c (only #include <traditional-games.h>, -Werror) builds and runs"
+else
+    fail "header_c built against the installed tree exited with an error"
+fi
+
+# Each topic header on its own, twice (its include guard), as its first and only include.
+while read -r topic; do
+    name=$(basename "$topic" .h)
+    printf '#include <%s>\n#include <%s>\nint main(void) { return 0; }\n' "$topic" "$topic" \
+        >"$tmp/alone-$name.c"
+    # shellcheck disable=SC2086 # pkg-config output is meant to be split into words
+    if "$CC" -std=c11 -Wall -Wextra -Wpedantic -Werror -c -o "$tmp/alone-$name.o" \
+        "$tmp/alone-$name.c" $cflags >"$tmp/cc.log" 2>&1; then
+        echo "ok: <$topic> compiles on its own"
+    else
+        fail "<$topic> does not compile on its own:"
+        sed 's/^/    /' "$tmp/cc.log" | head -n 20
+    fi
+done <"$tmp/topics.src"
 
 # Build the README's example out of tree, warnings as errors, and run it on the installed
 # library.

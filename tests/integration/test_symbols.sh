@@ -4,9 +4,10 @@
 #
 #   test_symbols.sh HEADER MAPFILE LIBRARY
 #
-# The three sets must be equal: every TG_API function is in the version script and exported,
-# nothing else is exported (no internal tg__ helper, no stray symbol), and the map names no
-# function the header lacks. Version-node markers (TG_0.1, ...) are not symbols of the API.
+# HEADER is include/traditional-games.h, read with the topic headers it includes. The three sets
+# must be equal: every TG_API function is in the version script and exported, nothing else is
+# exported (no internal tg__ helper, no stray symbol), and the map names no function the
+# header lacks. Version-node markers (TG_0.1, ...) are not symbols of the API.
 # Also checks that every exported function carries a version from the map (nm -D shows
 # name@@TG_x.y) and that the SONAME is libtraditional-games.so.MAJOR.
 set -u
@@ -34,10 +35,38 @@ fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
+# The header as a program gets it: each `#include "..."` (the topic headers) replaced by that
+# file's text, resolved next to the including file, once per file as the include guards do. A
+# topic header the main header fails to include leaves its functions out, and fails below.
+awk '
+function expand(file,    dir, line, inc, got) {
+    if (file in seen)
+        return
+    seen[file] = 1
+    dir = file
+    sub(/[^\/]*$/, "", dir)
+    while ((got = (getline line < file)) > 0) {
+        if (line ~ /^[ \t]*#[ \t]*include[ \t]*"[^"]+"/) {
+            inc = line
+            sub(/^[^"]*"/, "", inc)
+            sub(/".*$/, "", inc)
+            expand(dir inc)
+        } else {
+            print line
+        }
+    }
+    if (got < 0) {
+        print "cannot read " file " (included from the header)" > "/dev/stderr"
+        failed = 1
+    }
+    close(file)
+}
+BEGIN { expand(ARGV[1]); exit failed }' "$header" >"$tmp/header.h" || exit 1
+
 # Header: the identifier before the parameter list of each declaration that starts with
 # TG_API (declarations may continue on the next lines; the name is on the TG_API line).
 sed -n 's/^[[:space:]]*TG_API[[:space:]].*[^A-Za-z0-9_]\(tg_[A-Za-z0-9_]*\)[[:space:]]*(.*/\1/p' \
-    "$header" | LC_ALL=C sort >"$tmp/header"
+    "$tmp/header.h" | LC_ALL=C sort >"$tmp/header"
 
 # Map: the names listed in the global sections (`name;` lines), comments removed.
 sed -e 's:/\*.*\*/::g' -e 's/#.*//' "$map" |

@@ -12,7 +12,15 @@ import { tg } from './helpers.js';
 const { load, Rng, Status, TGError } = pkg;
 const wasmUrl = new URL('../traditional-games.wasm', import.meta.url);
 const wasmBytes = readFileSync(wasmUrl);
-const header = readFileSync(new URL('../../../include/traditional-games.h', import.meta.url), 'utf8');
+// The header as a program gets it: each `#include "..."` (its topic headers) replaced by that
+// file's text, resolved next to the including file, once per file as the include guards do.
+function readHeader(url, seen = new Set()) {
+  if (seen.has(url.href)) return '';
+  seen.add(url.href);
+  return readFileSync(url, 'utf8').replace(/^[ \t]*#[ \t]*include[ \t]*"([^"]+)".*$/gm,
+    (_, name) => readHeader(new URL(name, url), seen));
+}
+const header = readHeader(new URL('../../../include/traditional-games.h', import.meta.url));
 
 // A reference game, replayed after the misuse tests: the same answer means nothing was corrupted.
 function referenceGame(instance) {

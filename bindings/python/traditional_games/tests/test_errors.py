@@ -5,9 +5,29 @@ from __future__ import annotations
 import os
 import re
 import unittest
-from typing import Any, Callable, List, Optional, Type
+from typing import Any, Callable, List, Optional, Set, Type
 
 import traditional_games as tg
+
+
+def read_header(path: str, seen: Optional[Set[str]] = None) -> str:
+    """The header's text with each `#include "..."` (its topic headers) replaced by that file's
+    text, resolved next to the including file, once per file as the include guards do: what a
+    program including it gets."""
+    seen = set() if seen is None else seen
+    path = os.path.realpath(path)
+    if path in seen:
+        return ""
+    seen.add(path)
+    out: List[str] = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+            if m:
+                out.append(read_header(os.path.join(os.path.dirname(path), m.group(1)), seen))
+            else:
+                out.append(line)
+    return "".join(out)
 
 
 class TestErrors(unittest.TestCase):
@@ -50,8 +70,7 @@ class TestErrors(unittest.TestCase):
         header = os.path.join(top, "include", "traditional-games.h")
         if not os.path.exists(header):
             self.skipTest("not in a source checkout: no header to compare with")
-        with open(header, encoding="utf-8") as f:
-            text = f.read()
+        text = read_header(header)
         body = text[text.index("typedef enum tg_status"):]
         body = body[:body.index("} tg_status;")]
         enum = {m.group(1): int(m.group(2))
