@@ -52,11 +52,11 @@
 
 /* The API is split by topic into the headers of traditional-games/, each self-contained; this
  * one includes them all, in the order of the reference manual, and is the one to include. */
-#include "traditional-games/core.h"
-#include "traditional-games/state.h"
-#include "traditional-games/bot.h"
-#include "traditional-games/story.h"
-#include "traditional-games/search.h"
-#include "traditional-games/learning.h"
+#include "traditional-games/tg-core.h"
+#include "traditional-games/tg-state.h"
+#include "traditional-games/tg-bot.h"
+#include "traditional-games/tg-story.h"
+#include "traditional-games/tg-search.h"
+#include "traditional-games/tg-learning.h"
 
 #endif /* TRADITIONAL_GAMES_H */

@@ -28,6 +28,21 @@ if ! command -v abidiff >/dev/null 2>&1 || ! command -v abidw >/dev/null 2>&1; t
   exit 2
 fi
 
+# libabigail tells a public type from a private one by the base name of the file that declares
+# it, not its path: a header of lib/ named like one of include/ (lib/bot.h and a public bot.h)
+# would make that internal header's types public to the gate, so internal changes would fail it.
+if [ -d lib ]; then
+  clash=$(
+    { find "$headers" -name '*.h' -exec basename {} \; | sort -u
+      find lib -name '*.h' -exec basename {} \; | sort -u; } | sort | uniq -d
+  )
+  if [ -n "$clash" ]; then
+    echo "abi-check: public and internal headers share a base name, which libabigail cannot" >&2
+    echo "tell apart (rename one): $(echo $clash)" >&2
+    exit 2
+  fi
+fi
+
 if [ "${1:-}" = "--update" ]; then
   [ $# -eq 2 ] || { echo "usage: $0 --update LIBRARY" >&2; exit 2; }
   abidw --headers-dir "$headers" --drop-private-types --no-corpus-path --no-comp-dir-path \

@@ -81,7 +81,7 @@ static void tally_of(const tg_state *s, struct tally *t)
     t->score[1] = tg_state_score(s, 1);
 }
 
-/* Applies each event's documented effect (include/traditional-games/story.h, tg_event_kind). */
+/* Applies each event's documented effect (include/traditional-games/tg-story.h, tg_event_kind). */
 static void apply_story(struct tally *t, const struct story *st)
 {
     int cells = t->rows * t->cols;

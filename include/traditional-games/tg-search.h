@@ -1,5 +1,5 @@
 /**
- * @file traditional-games/search.h
+ * @file traditional-games/tg-search.h
  * @brief Search handles: a bot's search that another thread can stop, and the analysis of every
  *        legal move.
  *
@@ -11,7 +11,7 @@
 #ifndef TRADITIONAL_GAMES_SEARCH_H
 #define TRADITIONAL_GAMES_SEARCH_H
 
-#include "core.h"
+#include "tg-core.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /**
- * @file traditional-games/core.h
+ * @file traditional-games/tg-core.h
  * @brief The foundation: version, status codes, moves, players and results, the two handles,
  *        and the catalogue of games and rule sets.
  *

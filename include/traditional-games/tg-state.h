@@ -1,5 +1,5 @@
 /**
- * @file traditional-games/state.h
+ * @file traditional-games/tg-state.h
  * @brief Positions: making and copying states, reading them, legal moves and chance, apply and
  *        undo, the board, notation, hashing and equality, playouts and perft.
  *
@@ -11,7 +11,7 @@
 #ifndef TRADITIONAL_GAMES_STATE_H
 #define TRADITIONAL_GAMES_STATE_H
 
-#include "core.h"
+#include "tg-core.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /**
- * @file traditional-games/learning.h
+ * @file traditional-games/tg-learning.h
  * @brief The learning interface: observations, a fixed action space with its legal-action mask,
  *        and batches of states stepped together.
  *
@@ -11,7 +11,7 @@
 #ifndef TRADITIONAL_GAMES_LEARNING_H
 #define TRADITIONAL_GAMES_LEARNING_H
 
-#include "core.h"
+#include "tg-core.h"
 
 #ifdef __cplusplus
 extern "C" {

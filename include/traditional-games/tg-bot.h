@@ -1,5 +1,5 @@
 /**
- * @file traditional-games/bot.h
+ * @file traditional-games/tg-bot.h
  * @brief The built-in bots (`random`, `greedy`, `mcts`, `search`) and their spec strings.
  *
  * Part of the public API: programs include traditional-games.h, which includes every topic
@@ -10,7 +10,7 @@
 #ifndef TRADITIONAL_GAMES_BOT_H
 #define TRADITIONAL_GAMES_BOT_H
 
-#include "core.h"
+#include "tg-core.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /**
- * @file traditional-games/story.h
+ * @file traditional-games/tg-story.h
  * @brief What a move did (stories), why a game ended (end reasons), and whole games as text
  *        (records).
  *
@@ -11,7 +11,7 @@
 #ifndef TRADITIONAL_GAMES_STORY_H
 #define TRADITIONAL_GAMES_STORY_H
 
-#include "core.h"
+#include "tg-core.h"
 
 #ifdef __cplusplus
 extern "C" {
