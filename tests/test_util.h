@@ -407,4 +407,17 @@ static inline uint32_t tu_uniform_below(uint64_t *rng, uint32_t n)
     }
 }
 
+/* tg_state_apply_random() on s, checked against the caller's own model of the position: returns
+ * the move the documented draw (tu_uniform_below) picks from `legal`, the model's n legal moves
+ * in the library's order, and asserts that the generator advanced by that one draw. The caller
+ * applies the move to its model and compares the two. */
+static inline tg_move tu_apply_random_as(tg_state *s, uint64_t *rng, const tg_move *legal, size_t n)
+{
+    uint64_t mine = *rng;
+    tg_move m = legal[tu_uniform_below(&mine, (uint32_t)n)];
+    TU_OK(tg_state_apply_random(s, rng));
+    assert_true(mine == *rng);
+    return m;
+}
+
 #endif
