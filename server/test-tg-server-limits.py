@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 import unittest
+from typing import Callable
 
 import sibling
 
@@ -300,6 +301,22 @@ class SilentWatchersTest(LimitsCase):
             s.close()
 
 
+def read_closing(s: socket.socket, size: int, enough: Callable[[bytes], bool]) -> bytes:
+    """What the server sends on s until `enough` of it came, or it closed the connection or
+    reset it (a refusal may do either); then s is closed."""
+    data = b""
+    try:
+        while not enough(data):
+            chunk = s.recv(size)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    return data
+
+
 def handshake(port, origin=None, host=None):
     """The status line of a WebSocket handshake with that Origin (none: no header)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -309,33 +326,14 @@ def handshake(port, origin=None, host=None):
     if origin:
         head += "Origin: %s\r\n" % origin
     s.sendall((head + "\r\n").encode())
-    data = b""
-    try:
-        while b"\r\n" not in data:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    except OSError:
-        pass
-    s.close()
+    data = read_closing(s, 4096, lambda data: b"\r\n" in data)
     return data.split(b"\r\n")[0].decode(errors="replace")
 
 
 def http_get(port, path):
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
     s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
-    data = b""
-    try:
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    except OSError:
-        pass
-    s.close()
-    return data
+    return read_closing(s, 65536, lambda data: False)
 
 
 class WebSafetyTest(LimitsCase):
