@@ -20,6 +20,7 @@
 #include "arena/load.h"
 #include "arena/report.h"
 #include "arena/tournament.h"
+#include "clock-random.h"
 
 #include <traditional-games.h>
 
@@ -30,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { EXIT_BAD_ARGS = 2, MAX_JOBS = 64 };
 
@@ -412,13 +412,6 @@ static int check_duplicates(const struct tournament *t)
     return -1;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int run(const struct options *o, struct rule_list *rl, struct loaded_game *loaded,
                size_t loaded_count, FILE *json)
 {
@@ -464,14 +457,14 @@ static int run(const struct options *o, struct rule_list *rl, struct loaded_game
     fflush(tables);
     struct report rep = {0};
     report_load(rep.load_before, sizeof rep.load_before);
-    double start = now();
+    double start = tool_seconds();
     tg_status st = tournament_play(&t);
     rc = 1;
     if (st == TG_OK) {
         if (!report_build(&rep, &t, anchor, o->prior)) {
             fputs("tg-arena: out of memory\n", stderr);
         } else {
-            rep.wall_seconds = now() - start;
+            rep.wall_seconds = tool_seconds() - start;
             report_load(rep.load_after, sizeof rep.load_after);
             report_print(&rep, tables);
             if (json != NULL)
