@@ -124,37 +124,35 @@ uint64_t run_seed(uint64_t seed, int run, uint64_t salt)
     "usage: tg-bench [--seconds X] [--runs N] [--seed N] [--mcts-iterations K]\n"                  \
     "                [--threads T] [--positions P] [--only LIST] [--json] [SPEC...]\n"
 
-static void usage(FILE *f)
-{
-    fputs(USAGE_LINE
-          "\n"
-          "  --seconds X             duration of one run of each measurement in seconds\n"
-          "                          (default 0.5)\n"
-          "  --runs N                runs of each measurement, 1 to 101; the median is\n"
-          "                          reported (default 5)\n"
-          "  --seed N                seed of the random games (default 1)\n"
-          "  --mcts-iterations K     iterations of each MCTS search timed for the mcts it/s\n"
-          "                          column, 1 to 10000000 (default 200)\n"
-          "  --threads T             threads of the scaling check, 2 to 64, or 0 to skip it\n"
-          "                          (default 2)\n"
-          "  --positions P           positions of random play whose every legal move is\n"
-          "                          applied and timed by 'worst' (default 1000000)\n"
-          "  --only LIST             measure only these, comma-separated: playouts, perft,\n"
-          "                          copy (copy, apply, apply+undo), mcts, threads; and\n"
-          "                          worst (the slowest single apply), run only when named\n"
-          "  --json                  one JSON object on standard output instead of tables\n"
-          "  SPEC                    a rule set such as halusa or hus:width=12 (default:\n"
-          "                          halusa, hus at every width, both hawalis variants,\n"
-          "                          walak-pussa single and match, tab at every width)\n"
-          "\n"
-          "The header comment of tools/tg-bench.c defines every metric exactly.\n",
-          f);
-}
+/* What --help writes after the usage. */
+static const char help_text[] =
+    "  --seconds X             duration of one run of each measurement in seconds\n"
+    "                          (default 0.5)\n"
+    "  --runs N                runs of each measurement, 1 to 101; the median is\n"
+    "                          reported (default 5)\n"
+    "  --seed N                seed of the random games (default 1)\n"
+    "  --mcts-iterations K     iterations of each MCTS search timed for the mcts it/s\n"
+    "                          column, 1 to 10000000 (default 200)\n"
+    "  --threads T             threads of the scaling check, 2 to 64, or 0 to skip it\n"
+    "                          (default 2)\n"
+    "  --positions P           positions of random play whose every legal move is\n"
+    "                          applied and timed by 'worst' (default 1000000)\n"
+    "  --only LIST             measure only these, comma-separated: playouts, perft,\n"
+    "                          copy (copy, apply, apply+undo), mcts, threads; and\n"
+    "                          worst (the slowest single apply), run only when named\n"
+    "  --json                  one JSON object on standard output instead of tables\n"
+    "  SPEC                    a rule set such as halusa or hus:width=12 (default:\n"
+    "                          halusa, hus at every width, both hawalis variants,\n"
+    "                          walak-pussa single and match, tab at every width)\n"
+    "\n"
+    "The header comment of tools/tg-bench.c defines every metric exactly.\n";
+
+static const struct tool_cli cli = {"tg-bench", USAGE_LINE, help_text};
 
 /* Unlike the other programs, every message names the argument, quoted even when missing. */
 static int bad_args(const char *why, const char *arg)
 {
-    return tool_bad_args("tg-bench", USAGE_LINE, why, arg ? arg : "");
+    return tool_bad_args(&cli, why, arg ? arg : "");
 }
 
 /* Every per-run value starts as NaN, "not measured". */
@@ -300,9 +298,8 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t k = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
+        if (tool_is_help(a)) {
+            return tool_help(&cli, stdout);
         } else if (strcmp(a, "--json") == 0) {
             o.json = true;
         } else if (strcmp(a, "--seconds") == 0) {

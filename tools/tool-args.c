@@ -3,8 +3,29 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+int tool_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int tool_help(const struct tool_cli *cli, FILE *f)
+{
+    fprintf(f, "%s\n%s", cli->usage, cli->help);
+    return 0;
+}
+
+int tool_bad_args(const struct tool_cli *cli, const char *why, const char *arg)
+{
+    if (arg != NULL)
+        fprintf(stderr, "%s: %s: '%s'\n", cli->program, why, arg);
+    else
+        fprintf(stderr, "%s: %s\n", cli->program, why);
+    fprintf(stderr, "%s       (%s --help for more)\n", cli->usage, cli->program);
+    return TOOL_EXIT_BAD_ARGS;
+}
 
 int tool_parse_whole(const char *text, int base, uint64_t max, uint64_t *out, const char **end_out)
 {
@@ -20,14 +41,4 @@ int tool_parse_whole(const char *text, int base, uint64_t max, uint64_t *out, co
         *end_out = end;
     *out = (uint64_t)v;
     return 1;
-}
-
-int tool_bad_args(const char *program, const char *usage, const char *why, const char *arg)
-{
-    if (arg != NULL)
-        fprintf(stderr, "%s: %s: '%s'\n", program, why, arg);
-    else
-        fprintf(stderr, "%s: %s\n", program, why);
-    fprintf(stderr, "%s       (%s --help for more)\n", usage, program);
-    return TOOL_EXIT_BAD_ARGS;
 }
