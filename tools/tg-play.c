@@ -288,19 +288,36 @@ static void end_move_line(const tg_state *s)
     fputc('\n', stdout);
 }
 
+/* text_alloc()'s contract for a list of moves (the legal ones, or the history), for the
+ * person's commands. Returns the list (to be freed) with its length in `*count`, or NULL
+ * after printing `none` (the list is empty or cannot be measured) or `failed` (it cannot be
+ * written). */
+typedef tg_status (*list_fn)(const tg_state *, tg_move *, size_t, size_t *);
+
+static tg_move *list_alloc(const tg_state *s, list_fn fn, size_t *count, const char *none,
+                           const char *failed)
+{
+    *count = 0;
+    if (fn(s, NULL, 0, count) != TG_OK || *count == 0) {
+        puts(none);
+        return NULL;
+    }
+    tg_move *buf = malloc(*count * sizeof *buf);
+    if (buf == NULL || fn(s, buf, *count, count) != TG_OK) {
+        free(buf);
+        puts(failed);
+        return NULL;
+    }
+    return buf;
+}
+
 static void print_moves(const tg_state *s)
 {
-    size_t count = 0;
-    if (tg_state_moves(s, NULL, 0, &count) != TG_OK || count == 0) {
-        puts("no legal moves");
+    size_t count;
+    tg_move *moves =
+        list_alloc(s, tg_state_moves, &count, "no legal moves", "(cannot list the moves)");
+    if (moves == NULL)
         return;
-    }
-    tg_move *moves = malloc(count * sizeof *moves);
-    if (moves == NULL || tg_state_moves(s, moves, count, &count) != TG_OK) {
-        free(moves);
-        puts("(cannot list the moves)");
-        return;
-    }
     fputs("legal moves:", stdout);
     for (size_t i = 0; i < count; i++) {
         char name[64];
@@ -314,17 +331,10 @@ static void print_moves(const tg_state *s)
  * does not reach such a state, nothing is changed. */
 static void undo_to_human(tg_state *s, int human)
 {
-    size_t count = 0;
-    if (tg_state_history(s, NULL, 0, &count) != TG_OK || count == 0) {
-        puts("nothing to undo");
+    size_t count;
+    tg_move *h = list_alloc(s, tg_state_history, &count, "nothing to undo", "cannot undo");
+    if (h == NULL)
         return;
-    }
-    tg_move *h = malloc(count * sizeof *h);
-    if (h == NULL || tg_state_history(s, h, count, &count) != TG_OK) {
-        free(h);
-        puts("cannot undo");
-        return;
-    }
     size_t undone = 0;
     while (undone < count) {
         if (tg_state_undo(s) != TG_OK)

@@ -96,6 +96,39 @@ fail:
     return 0;
 }
 
+/* The three timed loops over the sample. */
+enum pass { PASS_COPY, PASS_COPY_APPLY, PASS_APPLY_UNDO };
+
+/* One pass over the sample after another until `seconds` have passed: ns per position. Every
+ * call names its `kind` as a constant, so the compiler makes each its own loop, with no switch
+ * left in the time measured. */
+static double timed_passes(struct sample *sm, enum pass kind, double seconds, int *bad)
+{
+    int failed = 0;
+    uint64_t calls = 0;
+    double start = tool_seconds(), spent;
+    do {
+        for (int i = 0; i < sm->n; i++)
+            switch (kind) {
+            case PASS_COPY:
+                failed |= tg_state_copy(sm->scratch, sm->pos[i]) != TG_OK;
+                break;
+            case PASS_COPY_APPLY:
+                failed |= tg_state_copy(sm->scratch, sm->pos[i]) != TG_OK;
+                failed |= tg_state_apply(sm->scratch, sm->move[i]) != TG_OK;
+                break;
+            case PASS_APPLY_UNDO:
+                failed |= tg_state_apply(sm->pos[i], sm->move[i]) != TG_OK;
+                failed |= tg_state_undo(sm->pos[i]) != TG_OK;
+                break;
+            }
+        calls += (uint64_t)sm->n;
+        spent = tool_seconds() - start;
+    } while (spent < seconds);
+    *bad |= failed;
+    return spent * 1e9 / (double)calls;
+}
+
 int copy_run(struct sample *sm, double seconds, struct result *r, int run)
 {
     if (sm->n == 0) {
@@ -104,39 +137,9 @@ int copy_run(struct sample *sm, double seconds, struct result *r, int run)
     }
     double part = seconds / 3;
     int bad = 0;
-    uint64_t calls = 0;
-    double start = tool_seconds(), spent;
-    do {
-        for (int i = 0; i < sm->n; i++)
-            bad |= tg_state_copy(sm->scratch, sm->pos[i]) != TG_OK;
-        calls += (uint64_t)sm->n;
-        spent = tool_seconds() - start;
-    } while (spent < part);
-    double copy_ns = spent * 1e9 / (double)calls;
-
-    calls = 0;
-    start = tool_seconds();
-    do {
-        for (int i = 0; i < sm->n; i++) {
-            bad |= tg_state_copy(sm->scratch, sm->pos[i]) != TG_OK;
-            bad |= tg_state_apply(sm->scratch, sm->move[i]) != TG_OK;
-        }
-        calls += (uint64_t)sm->n;
-        spent = tool_seconds() - start;
-    } while (spent < part);
-    double copy_apply_ns = spent * 1e9 / (double)calls;
-
-    calls = 0;
-    start = tool_seconds();
-    do {
-        for (int i = 0; i < sm->n; i++) {
-            bad |= tg_state_apply(sm->pos[i], sm->move[i]) != TG_OK;
-            bad |= tg_state_undo(sm->pos[i]) != TG_OK;
-        }
-        calls += (uint64_t)sm->n;
-        spent = tool_seconds() - start;
-    } while (spent < part);
-    double apply_undo_ns = spent * 1e9 / (double)calls;
+    double copy_ns = timed_passes(sm, PASS_COPY, part, &bad);
+    double copy_apply_ns = timed_passes(sm, PASS_COPY_APPLY, part, &bad);
+    double apply_undo_ns = timed_passes(sm, PASS_APPLY_UNDO, part, &bad);
     if (bad)
         return 0;
     double apply_ns = copy_apply_ns - copy_ns;
