@@ -38,7 +38,7 @@ static void create_rematch(struct server *sv, struct client *c, struct match *ol
     size_t staged = 0;
     for (size_t i = 0; i < sv->change_count; i++)
         staged += sv->changes[i].kind == CH_NEW;
-    if (sv->live_count + staged >= sv->opt.max_matches) {
+    if (!store_is_shared(sv->store) && sv->live_count + staged >= sv->opt.max_matches) {
         reply_error(c, "match-limit",
                     "this server has its limit of %" PRIu64 " matches being "
                     "played; one must end first",

@@ -52,6 +52,12 @@ enum pg_stmt {
     P_VERSIONS,
     P_WANT,
     P_RELEASE_ONE,
+    P_PUT_UNDO,
+    P_END_UNDO,
+    P_DELETE_UNDO,
+    P_ADMIT,
+    P_SITE,
+    P_INSTANCE_GONE,
     P_COUNT_STATEMENTS
 };
 

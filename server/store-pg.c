@@ -15,6 +15,11 @@
 #include <string.h>
 #include <time.h>
 
+#define LIVE_MATCH(alias)                                                                          \
+    "NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = " alias ") AND NOT EXISTS (SELECT 1 "  \
+    "FROM clocks c WHERE c.match_id = " alias " AND c.flagged IS NOT NULL) AND NOT EXISTS "        \
+    "(SELECT 1 FROM aborted a WHERE a.match_id = " alias ")"
+
 /* The schema's versions, in order: the server brings a database from whatever version it has
  * to the last one, each step in one transaction, under an advisory lock so that servers
  * starting together do not race. The tables are SQLite's (store.c), with PostgreSQL's types,
@@ -80,13 +85,42 @@ static const char *const migrations[] = {
     "  expires_at timestamptz NOT NULL);"
     "CREATE INDEX leases_by_owner ON leases (owner);"
     "CREATE INDEX leases_by_expiry ON leases (expires_at);",
+    /* 2: a match's undo request, kept like its moves so that any server answers it and it
+     * survives its server (answer: how it ended while the match is still at its ply); the
+     * servers alive on the database, each writing its row every few seconds; and the
+     * admission of a new match under the site's --max-matches: the count, made under a lock
+     * held to the commit, so two servers cannot both take the last place. The lock is tried
+     * for a while, never waited for: a round that holds it may wait for a lease row the
+     * other one holds. Each statement of the function reads the database as committed when
+     * it starts, so the count comes after the lock. */
+    "CREATE TABLE undo_requests ("
+    "  match_id bigint   PRIMARY KEY REFERENCES matches (id),"
+    "  seat     smallint NOT NULL CHECK (seat IN (0, 1)),"
+    "  ply      bigint   NOT NULL CHECK (ply >= 0),"
+    "  asked_at timestamptz NOT NULL,"
+    "  answer   text CHECK (answer IN ('declined', 'timeout')));"
+    "CREATE TABLE instances ("
+    "  owner      text   PRIMARY KEY,"
+    "  clients    bigint NOT NULL,"
+    "  loaded     bigint NOT NULL,"
+    "  started_at timestamptz NOT NULL,"
+    "  seen_at    timestamptz NOT NULL);"
+    "CREATE FUNCTION tg_admit(max_live bigint) RETURNS integer LANGUAGE plpgsql AS $$ "
+    "BEGIN "
+    "  FOR attempt IN 1..40 LOOP "
+    "    IF pg_try_advisory_xact_lock(7878030) THEN "
+    "      IF (SELECT count(*) FROM matches m WHERE " LIVE_MATCH(
+        "m.id") ") < max_live THEN "
+                "        RETURN 0; "
+                "      END IF; "
+                "      RETURN 1; "
+                "    END IF; "
+                "    PERFORM pg_sleep(0.005); "
+                "  END LOOP; "
+                "  RETURN 2; "
+                "END $$;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
-
-#define LIVE_MATCH(alias)                                                                          \
-    "NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = " alias ") AND NOT EXISTS (SELECT 1 "  \
-    "FROM clocks c WHERE c.match_id = " alias " AND c.flagged IS NOT NULL) AND NOT EXISTS "        \
-    "(SELECT 1 FROM aborted a WHERE a.match_id = " alias ")"
 
 static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_INSERT_MATCH] = "INSERT INTO matches (spec, plies, created_at) VALUES ($1, 0, now()) "
@@ -175,6 +209,26 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_VERSIONS] = "SELECT id, version FROM matches WHERE id = ANY ($1::bigint[])",
     [P_WANT] = "SELECT pg_notify('tg_want', $1)",
     [P_RELEASE_ONE] = "DELETE FROM leases WHERE owner = $1 AND match_id = $2",
+    [P_PUT_UNDO] = "INSERT INTO undo_requests (match_id, seat, ply, asked_at, answer) "
+                   "VALUES ($1, $2, $3, clock_timestamp(), NULL) ON CONFLICT (match_id) DO "
+                   "UPDATE SET seat = EXCLUDED.seat, ply = EXCLUDED.ply, "
+                   "asked_at = EXCLUDED.asked_at, answer = NULL",
+    [P_END_UNDO] = "UPDATE undo_requests SET answer = $2 WHERE match_id = $1",
+    [P_DELETE_UNDO] = "DELETE FROM undo_requests WHERE match_id = $1",
+    [P_ADMIT] = "SELECT tg_admit($1)",
+    /* This server's row, the rows of servers long gone deleted, and the site's counts; the
+     * main query does not see the row written, so this server is counted from $2. */
+    [P_SITE] =
+        "WITH me AS (INSERT INTO instances (owner, clients, loaded, started_at, seen_at) "
+        "VALUES ($1, $2, $3, clock_timestamp(), clock_timestamp()) ON CONFLICT (owner) "
+        "DO UPDATE SET clients = EXCLUDED.clients, loaded = EXCLUDED.loaded, "
+        "seen_at = EXCLUDED.seen_at), gone AS (DELETE FROM instances WHERE owner <> $1 "
+        "AND seen_at < clock_timestamp() - ($4::float8 * 10) * interval '1 millisecond') "
+        "SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM matches m WHERE " LIVE_MATCH(
+            "m.id") "), 1 + count(*), $2::bigint + coalesce(sum(clients), 0) "
+                    "FROM instances WHERE owner <> $1 AND seen_at >= clock_timestamp() - "
+                    "$4::float8 * interval '1 millisecond'",
+    [P_INSTANCE_GONE] = "DELETE FROM instances WHERE owner = $1",
 };
 
 bool pg_is_conninfo(const char *db)
@@ -394,6 +448,7 @@ void pg_close(struct pg_store *pg)
         PQtransactionStatus(pg->conn) == PQTRANS_IDLE) {
         const char *v[] = {pg->owner};
         pg_run_done(pg, P_RELEASE_ALL, 1, v);
+        pg_run_done(pg, P_INSTANCE_GONE, 1, v);
     }
     PQfinish(pg->conn);
     free(pg->releases);
@@ -631,6 +686,21 @@ bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c
                        : c->flagged   ? "1"
                                       : "0"};
     return pg_run_done(pg, P_PUT_CLOCK, 7, v);
+}
+
+bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply)
+{
+    char a[NUM_TEXT], b[NUM_TEXT];
+    const char *v[] = {pg_u64_text(a, id), seat ? "1" : "0", pg_u64_text(b, ply)};
+    return pg_run_done(pg, P_PUT_UNDO, 3, v);
+}
+
+bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how)
+{
+    char a[NUM_TEXT];
+    const char *v[] = {pg_u64_text(a, id), how == UNDO_LAPSED ? "timeout" : "declined"};
+    return pg_run_done(pg, how == UNDO_NONE ? P_DELETE_UNDO : P_END_UNDO, how == UNDO_NONE ? 1 : 2,
+                       v);
 }
 
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason)

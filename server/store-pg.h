@@ -41,6 +41,11 @@ bool pg_delete_invite(struct pg_store *pg, uint64_t id);
 bool pg_set_aborted(struct pg_store *pg, uint64_t id);
 bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c);
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason);
+bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply);
+bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how);
+bool pg_site_poll(struct pg_store *pg, uint64_t clients, uint64_t loaded, unsigned alive_ms,
+                  struct site_counts *out);
+enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max);
 
 enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_match *out,
                                char *why, size_t why_cap);
