@@ -895,7 +895,8 @@ def load_websocket_tests():
                          ("test-tg-server-bots.py", "Bots_"),
                          ("test-tg-server-long.py", "Long_"),
                          ("test-tg-server-proxy.py", "Proxy_"),
-                         ("test-tg-server-rematch.py", "Rematch_")):
+                         ("test-tg-server-rematch.py", "Rematch_"),
+                         ("test-tg-server-undo.py", "Undo_")):
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
         spec = importlib.util.spec_from_file_location("tg_server_" + prefix.lower(), path)
         module = importlib.util.module_from_spec(spec)
