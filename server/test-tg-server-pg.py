@@ -17,7 +17,9 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
 - failover: three servers, 24 players spread over them playing every game, watchers on other
   servers, rounds of SIGKILL and restart; every acknowledged move is in the database and in
   what every watcher saw, and a killed server's clocked matches are taken over once their
-  lease runs out.
+  lease runs out;
+- the undo request, stored, answered through any server, and the site-wide `status`, metrics
+  and --max-matches (test-tg-server-pg-undo.py, run here).
 """
 from __future__ import annotations
 
@@ -44,6 +46,11 @@ _spec = importlib.util.spec_from_file_location("tg_server_test",
 assert _spec and _spec.loader
 base: Any = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(base)
+_undo_spec = importlib.util.spec_from_file_location("tg_server_pg_undo",
+                                                    os.path.join(HERE, "test-tg-server-pg-undo.py"))
+assert _undo_spec and _undo_spec.loader
+undo_tests: Any = importlib.util.module_from_spec(_undo_spec)
+_undo_spec.loader.exec_module(undo_tests)
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -470,6 +477,10 @@ class FailoverPlayer(threading.Thread):
             conn.close()
         except BaseException as e:
             self.error = "player %d: %r" % (self.index, e)
+
+
+class UndoAndSiteTest(PgTestCase, undo_tests.UndoAndSiteTests):
+    """The undo request and the site-wide counts (test-tg-server-pg-undo.py)."""
 
 
 def owner_of(server: base.Server) -> str:
