@@ -55,7 +55,8 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
     bool was_over = m->state && match_over(m);
     int invite_before = m->invite_seat;
     forget_plies(m, common);
-    if (!note_plies(m, s->moves + common, s->move_count - common)) {
+    /* A match with no moves yet has no rows (moves NULL): no offset from it. */
+    if (!note_plies(m, s->moves ? s->moves + common : NULL, s->move_count - common)) {
         table_remove(sv, m);
         match_free(sv, m);
         return false;

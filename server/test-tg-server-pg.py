@@ -97,6 +97,10 @@ class PgTestCase(unittest.TestCase):
         for s in self.servers:
             if s.proc and s.proc.poll() is None:
                 s.stop()
+            elif s.proc and s.proc.returncode not in (0, -signal.SIGKILL) and s.proc.stderr \
+                    and not s.proc.stderr.closed:  # died by itself: say how (a sanitizer's report)
+                sys.stderr.write("tg-server exited with %d:\n%s\n"
+                                 % (s.proc.returncode, s.proc.stderr.read()[-6000:]))
         self.tmp.cleanup()
 
     def server(self, *extra: str, name: Optional[str] = None) -> base.Server:
