@@ -48,14 +48,6 @@ static bool write_result_if_over(struct server *sv, uint64_t id, const tg_state 
                             tg_state_score(s, 0), tg_state_score(s, 1));
 }
 
-static bool write_moves(struct server *sv, uint64_t id, size_t first_ply, const struct move_list *l)
-{
-    for (size_t i = 0; i < l->count; i++)
-        if (!store_insert_move(sv->store, id, first_ply + i, &l->items[i]))
-            return false;
-    return true;
-}
-
 /* Writes the change's rows inside a savepoint of the round's transaction. On success the
  * change waits for the commit; on failure nothing of it stays and its client hears why. */
 void stage(struct server *sv, struct change *ch)
@@ -94,20 +86,20 @@ void stage(struct server *sv, struct change *ch)
         ok = ok &&
              store_insert_match(sv->store, 0, tg_rules_spec(m->rules->rules),
                                 (const char(*)[TOKEN_HEX_LEN + 1]) m->tokens, &m->id) &&
-             write_moves(sv, m->id, 0, &ch->made) &&
-             store_set_plies(sv->store, m->id, ch->made.count) &&
+             store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
              store_put_invite(sv->store, m->id, m->invite_seat, m->invite);
         break;
     case CH_JOIN:
-        ok = ok && store_delete_invite(sv->store, m->id) && write_moves(sv, m->id, 0, &ch->made) &&
-             store_set_plies(sv->store, m->id, ch->made.count) &&
+        ok = ok && store_delete_invite(sv->store, m->id) &&
+             store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state);
         break;
     case CH_MOVES:
-        ok = ok && write_moves(sv, m->id, tg_state_ply(m->state), &ch->made) &&
-             store_set_plies(sv->store, m->id, tg_state_ply(ch->state)) &&
+        ok = ok &&
+             store_add_moves(sv->store, m->id, tg_state_ply(m->state), ch->made.items,
+                             ch->made.count, tg_state_ply(ch->state)) &&
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
         break;

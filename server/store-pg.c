@@ -1,6 +1,6 @@
 /* The match server's PostgreSQL storage (store-pg.h): the connection, its schema and its
- * migrations, the round's transaction and the writes (the leases and notifications of several
- * servers are in store-pg-leases.c; docs/server.md, "PostgreSQL"). */
+ * migrations, the round's transaction (the writes are in store-pg-write.c, the leases and
+ * notifications of several servers in store-pg-leases.c; docs/server.md, "PostgreSQL"). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "store-pg-private.h"
@@ -229,6 +229,13 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                     "FROM instances WHERE owner <> $1 AND seen_at >= clock_timestamp() - "
                     "$4::float8 * interval '1 millisecond'",
     [P_INSTANCE_GONE] = "DELETE FROM instances WHERE owner = $1",
+    /* A change's moves rows and its count of plies in one round trip: the rows as arrays
+     * ($3..$6, in ply order from $2), the count checked by the caller (one matches row). */
+    [P_ADD_MOVES] = "WITH ins AS (INSERT INTO moves (match_id, ply, move, notation, hash_after, "
+                    "seat, played_at) SELECT $1, $2 + t.o - 1, t.mv, t.nt, t.h, t.st, now() "
+                    "FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::smallint[]) "
+                    "WITH ORDINALITY AS t (mv, nt, h, st, o)) "
+                    "UPDATE matches SET plies = $7 WHERE id = $1",
 };
 
 bool pg_is_conninfo(const char *db)
@@ -480,14 +487,27 @@ bool pg_begin_round(struct pg_store *pg)
     if (!pg_connected(pg) || !pg_run_sql(pg, "BEGIN"))
         return false;
     pg->in_round = true;
+    pg->release_pending = false;
     return true;
 }
 
+/* One round trip for what opens a change: the round's BEGIN, or the RELEASE of the change
+ * kept before it (pg_change_end leaves that to here, or to the COMMIT), with the SAVEPOINT.
+ * If that fails the round is rolled back whole: a RELEASE that did not happen must not leave
+ * the next ROLLBACK TO taking back a change already counted as kept. */
 bool pg_change_begin(struct pg_store *pg)
 {
-    if (!pg->in_round && !pg_begin_round(pg))
+    const char *sql = !pg->in_round         ? "BEGIN; SAVEPOINT change"
+                      : pg->release_pending ? "RELEASE change; SAVEPOINT change"
+                                            : "SAVEPOINT change";
+    if (!pg->in_round && !pg_connected(pg))
         return false;
-    return pg_run_sql(pg, "SAVEPOINT change");
+    pg->in_round = true;
+    pg->release_pending = false;
+    if (pg_run_sql(pg, sql))
+        return true;
+    pg_rollback_round(pg); /* keeps the error; the round is no more */
+    return false;
 }
 
 /* Whether the round's transaction is still there to be committed. */
@@ -501,12 +521,14 @@ enum change_outcome pg_change_end(struct pg_store *pg, bool ok)
 {
     if (!pg->in_round || PQstatus(pg->conn) != CONNECTION_OK)
         return CHANGE_ROUND_LOST;
-    if (ok && pg_run_sql(pg, "RELEASE change"))
+    if (ok) { /* released with the next change's SAVEPOINT, or by the COMMIT */
+        pg->release_pending = true;
         return CHANGE_KEPT;
+    }
     char why[sizeof pg->last_error], state[sizeof pg->sqlstate];
     memcpy(why, pg->last_error, sizeof why);
     memcpy(state, pg->sqlstate, sizeof state);
-    bool kept = pg_run_sql(pg, "ROLLBACK TO change") && pg_run_sql(pg, "RELEASE change");
+    bool kept = pg_run_sql(pg, "ROLLBACK TO change; RELEASE change");
     memcpy(pg->last_error, why, sizeof why); /* the caller wants the change's own error */
     memcpy(pg->sqlstate, state, sizeof state);
     return kept && round_alive(pg) ? CHANGE_DROPPED : CHANGE_ROUND_LOST;
@@ -529,7 +551,7 @@ bool pg_commit_round(struct pg_store *pg)
     if (!ok)
         pg_note_error(pg, r);
     PQclear(r);
-    pg->in_round = false;
+    pg->in_round = pg->release_pending = false;
     if (!ok && PQstatus(pg->conn) == CONNECTION_OK && PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
         pg_run_sql(pg, "ROLLBACK");
     return ok;
@@ -543,171 +565,5 @@ void pg_rollback_round(struct pg_store *pg)
         pg_run_sql(pg, "ROLLBACK");
         memcpy(pg->last_error, why, sizeof why);
     }
-    pg->in_round = false;
-}
-
-/* ---- writes ----------------------------------------------------------------------------- */
-
-const char *pg_u64_text(char out[NUM_TEXT], uint64_t v)
-{
-    snprintf(out, NUM_TEXT, "%" PRIu64, v);
-    return out;
-}
-
-const char *pg_i64_text(char out[NUM_TEXT], int64_t v)
-{
-    snprintf(out, NUM_TEXT, "%" PRId64, v);
-    return out;
-}
-
-/* One row changed, or the match's own row is gone. */
-static bool run_one_row(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values,
-                        const char *what)
-{
-    PGresult *r = pg_run(pg, id, n, values);
-    if (!r)
-        return false;
-    bool one = strcmp(PQcmdTuples(r), "1") == 0;
-    PQclear(r);
-    return one || pg_fail(pg, "%s", what);
-}
-
-bool pg_insert_match(struct pg_store *pg, uint64_t wanted_id, const char *spec,
-                     const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT];
-    const char *v[] = {spec, pg_u64_text(a, wanted_id)};
-    PGresult *r = pg_run(pg, wanted_id ? P_INSERT_MATCH_ID : P_INSERT_MATCH, wanted_id ? 2 : 1, v);
-    if (!r)
-        return false;
-    *id = PQntuples(r) == 1 ? strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
-    PQclear(r);
-    if (!*id)
-        return pg_fail(pg, "the new match got no id");
-    if (wanted_id && !pg_run_done(pg, P_FIX_SEQUENCE, 0, NULL))
-        return false;
-    for (int seat = 0; seat < 2; seat++) {
-        const char *s[] = {pg_u64_text(a, *id), seat ? "1" : "0", tokens[seat]};
-        if (!pg_run_done(pg, P_INSERT_SEAT, 3, s))
-            return false;
-    }
-    /* The server that makes a match plays it. */
-    const char *l[] = {pg_u64_text(a, *id), pg->owner, pg_u64_text(c, pg->lease_ms)};
-    (void)b;
-    return pg_run_done(pg, P_INSERT_LEASE, 3, l);
-}
-
-bool pg_insert_move(struct pg_store *pg, uint64_t id, uint64_t ply, const struct stored_move *m)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT], d[NUM_TEXT];
-    int64_t hash;
-    memcpy(&hash, &m->hash_after, sizeof hash); /* all 64 bits, in a signed column */
-    const char *v[] = {pg_u64_text(a, id),      pg_u64_text(b, ply),
-                       pg_u64_text(c, m->move), m->notation,
-                       pg_i64_text(d, hash),    m->seat < 0 ? NULL : m->seat ? "1" : "0"};
-    return pg_run_done(pg, P_INSERT_MOVE, 6, v);
-}
-
-bool pg_set_plies(struct pg_store *pg, uint64_t id, uint64_t plies)
-{
-    char a[NUM_TEXT], b[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), pg_u64_text(b, plies)};
-    return run_one_row(pg, P_SET_PLIES, 2, v, "the matches row is missing");
-}
-
-bool pg_delete_moves_from(struct pg_store *pg, uint64_t id, uint64_t ply)
-{
-    char a[NUM_TEXT], b[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), pg_u64_text(b, ply)};
-    return pg_run_done(pg, P_DELETE_MOVES, 2, v);
-}
-
-bool pg_set_result(struct pg_store *pg, uint64_t id, int winner, bool by_resignation, uint64_t ply,
-                   int score0, int score1)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT], d[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id),
-                       winner < 0 ? NULL
-                       : winner   ? "1"
-                                  : "0",
-                       by_resignation ? "resignation" : "rules",
-                       pg_u64_text(b, ply),
-                       pg_i64_text(c, score0),
-                       pg_i64_text(d, score1)};
-    return pg_run_done(pg, P_INSERT_RESULT, 6, v);
-}
-
-static bool by_id(struct pg_store *pg, enum pg_stmt stmt, uint64_t id)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id)};
-    return pg_run_done(pg, stmt, 1, v);
-}
-
-bool pg_clear_result(struct pg_store *pg, uint64_t id)
-{
-    return by_id(pg, P_DELETE_RESULT, id);
-}
-
-bool pg_put_kept_throws(struct pg_store *pg, uint64_t id, const char *notations)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), notations};
-    return pg_run_done(pg, notations ? P_PUT_KEPT : P_DELETE_KEPT, notations ? 2 : 1, v);
-}
-
-bool pg_put_invite(struct pg_store *pg, uint64_t id, int seat, const char *invite)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), seat ? "1" : "0", invite};
-    return pg_run_done(pg, P_INSERT_INVITE, 3, v);
-}
-
-bool pg_delete_invite(struct pg_store *pg, uint64_t id)
-{
-    return by_id(pg, P_DELETE_INVITE, id);
-}
-
-bool pg_set_aborted(struct pg_store *pg, uint64_t id)
-{
-    return by_id(pg, P_INSERT_ABORTED, id);
-}
-
-bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], d[NUM_TEXT], e[NUM_TEXT], f[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id),
-                       pg_i64_text(b, c->base_ms),
-                       pg_i64_text(d, c->increment_ms),
-                       pg_i64_text(e, c->left_ms[0]),
-                       pg_i64_text(f, c->left_ms[1]),
-                       c->started ? "true" : "false",
-                       c->flagged < 0 ? NULL
-                       : c->flagged   ? "1"
-                                      : "0"};
-    return pg_run_done(pg, P_PUT_CLOCK, 7, v);
-}
-
-bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply)
-{
-    char a[NUM_TEXT], b[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), seat ? "1" : "0", pg_u64_text(b, ply)};
-    return pg_run_done(pg, P_PUT_UNDO, 3, v);
-}
-
-bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), how == UNDO_LAPSED ? "timeout" : "declined"};
-    return pg_run_done(pg, how == UNDO_NONE ? P_DELETE_UNDO : P_END_UNDO, how == UNDO_NONE ? 1 : 2,
-                       v);
-}
-
-bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason)
-{
-    if (pg_in_transaction(pg) || !pg_connected(pg))
-        return false; /* only between rounds, like SQLite's */
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), reason};
-    return pg_run_done(pg, P_SET_ASIDE, 2, v);
+    pg->in_round = pg->release_pending = false;
 }

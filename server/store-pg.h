@@ -31,6 +31,8 @@ bool pg_insert_match(struct pg_store *pg, uint64_t wanted_id, const char *spec,
                      const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id);
 bool pg_insert_move(struct pg_store *pg, uint64_t id, uint64_t ply, const struct stored_move *m);
 bool pg_set_plies(struct pg_store *pg, uint64_t id, uint64_t plies);
+bool pg_add_moves(struct pg_store *pg, uint64_t id, uint64_t first, const struct stored_move *m,
+                  size_t n, uint64_t plies);
 bool pg_delete_moves_from(struct pg_store *pg, uint64_t id, uint64_t ply);
 bool pg_set_result(struct pg_store *pg, uint64_t id, int winner, bool by_resignation, uint64_t ply,
                    int score0, int score1);

@@ -462,6 +462,17 @@ bool store_set_plies(struct store *st, uint64_t id, uint64_t plies)
     return true;
 }
 
+bool store_add_moves(struct store *st, uint64_t id, uint64_t first, const struct stored_move *m,
+                     size_t n, uint64_t plies)
+{
+    if (st->pg)
+        return pg_add_moves(st->pg, id, first, m, n, plies);
+    for (size_t i = 0; i < n; i++)
+        if (!store_insert_move(st, id, first + i, &m[i]))
+            return false;
+    return store_set_plies(st, id, plies);
+}
+
 bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
 {
     if (st->pg)

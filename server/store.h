@@ -98,6 +98,10 @@ bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
 bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct stored_move *m);
 /* The match's count of moves rows, kept with every change that adds or removes some. */
 bool store_set_plies(struct store *st, uint64_t id, uint64_t plies);
+/* The n moves rows from ply `first` on, then the count of plies set to plies: what a change
+ * that adds moves writes (one statement on PostgreSQL). */
+bool store_add_moves(struct store *st, uint64_t id, uint64_t first, const struct stored_move *m,
+                     size_t n, uint64_t plies);
 bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply);
 bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation, uint64_t ply,
                       int score0, int score1);
