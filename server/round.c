@@ -63,6 +63,7 @@ void stage(struct server *sv, struct change *ch)
                     "no change is taken until it is (reads still work)");
         return;
     }
+    bool first_of_round = !store_in_transaction(sv->store);
     bool ok = store_change_begin(sv->store);
     /* A shared database: only the server holding the match's lease changes it, and only if
      * nobody else did since this server read it. */
@@ -80,7 +81,7 @@ void stage(struct server *sv, struct change *ch)
     switch (ch->kind) {
     case CH_NEW:
         if (ok && store_is_shared(sv->store)) {
-            admit = store_admit_match(sv->store, sv->opt.max_matches);
+            admit = store_admit_match(sv->store, sv->opt.max_matches, first_of_round);
             ok = admit == ADMIT_OK;
         }
         ok = ok &&

@@ -35,11 +35,11 @@ bool pg_site_poll(struct pg_store *pg, uint64_t clients, uint64_t loaded, unsign
     return ok || pg_fail(pg, "the site's counts did not come");
 }
 
-enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max)
+enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max, bool may_wait)
 {
     char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, max)};
-    PGresult *r = pg_run(pg, P_ADMIT, 1, v);
+    const char *v[] = {pg_u64_text(a, max), may_wait ? "true" : "false"};
+    PGresult *r = pg_run(pg, P_ADMIT, 2, v);
     if (!r)
         return ADMIT_FAILED;
     int answer = PQntuples(r) == 1 ? atoi(PQgetvalue(r, 0, 0)) : -1;

@@ -89,10 +89,11 @@ static const char *const migrations[] = {
      * survives its server (answer: how it ended while the match is still at its ply); the
      * servers alive on the database, each writing its row every few seconds; and the
      * admission of a new match under the site's --max-matches: the count, made under a lock
-     * held to the commit, so two servers cannot both take the last place. The lock is tried
-     * for a while, never waited for: a round that holds it may wait for a lease row the
-     * other one holds. Each statement of the function reads the database as committed when
-     * it starts, so the count comes after the lock. */
+     * held to the commit, so two servers cannot both take the last place. A round that holds
+     * no row lock yet waits for it (it cannot be part of a deadlock); one that does only tries
+     * for a while, since the holder may be waiting for one of its rows. Each statement of the
+     * function reads the database as committed when it starts, so the count comes after the
+     * lock. */
     "CREATE TABLE undo_requests ("
     "  match_id bigint   PRIMARY KEY REFERENCES matches (id),"
     "  seat     smallint NOT NULL CHECK (seat IN (0, 1)),"
@@ -105,20 +106,27 @@ static const char *const migrations[] = {
     "  loaded     bigint NOT NULL,"
     "  started_at timestamptz NOT NULL,"
     "  seen_at    timestamptz NOT NULL);"
-    "CREATE FUNCTION tg_admit(max_live bigint) RETURNS integer LANGUAGE plpgsql AS $$ "
+    /* clang-format off */
+    "CREATE FUNCTION tg_admit(max_live bigint, may_wait boolean) RETURNS integer "
+    "LANGUAGE plpgsql AS $$ "
+    "DECLARE got boolean := false; "
     "BEGIN "
-    "  FOR attempt IN 1..40 LOOP "
-    "    IF pg_try_advisory_xact_lock(7878030) THEN "
-    "      IF (SELECT count(*) FROM matches m WHERE " LIVE_MATCH(
-        "m.id") ") < max_live THEN "
-                "        RETURN 0; "
-                "      END IF; "
-                "      RETURN 1; "
-                "    END IF; "
-                "    PERFORM pg_sleep(0.005); "
-                "  END LOOP; "
-                "  RETURN 2; "
-                "END $$;",
+    "  IF may_wait THEN "
+    "    PERFORM pg_advisory_xact_lock(7878030); "
+    "    got := true; "
+    "  END IF; "
+    "  FOR attempt IN 1..100 LOOP "
+    "    EXIT WHEN got; "
+    "    got := pg_try_advisory_xact_lock(7878030); "
+    "    IF NOT got THEN PERFORM pg_sleep(0.005); END IF; "
+    "  END LOOP; "
+    "  IF NOT got THEN RETURN 2; END IF; "
+    "  IF (SELECT count(*) FROM matches m WHERE " LIVE_MATCH("m.id") ") < max_live THEN "
+    "    RETURN 0; "
+    "  END IF; "
+    "  RETURN 1; "
+    "END $$;",
+    /* clang-format on */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -215,7 +223,7 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                    "asked_at = EXCLUDED.asked_at, answer = NULL",
     [P_END_UNDO] = "UPDATE undo_requests SET answer = $2 WHERE match_id = $1",
     [P_DELETE_UNDO] = "DELETE FROM undo_requests WHERE match_id = $1",
-    [P_ADMIT] = "SELECT tg_admit($1)",
+    [P_ADMIT] = "SELECT tg_admit($1, $2)",
     /* This server's row, the rows of servers long gone deleted, and the site's counts; the
      * main query does not see the row written, so this server is counted from $2. */
     [P_SITE] =

@@ -47,7 +47,7 @@ bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t pl
 bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how);
 bool pg_site_poll(struct pg_store *pg, uint64_t clients, uint64_t loaded, unsigned alive_ms,
                   struct site_counts *out);
-enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max);
+enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max, bool may_wait);
 
 enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_match *out,
                                char *why, size_t why_cap);

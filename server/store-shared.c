@@ -82,7 +82,7 @@ bool store_site_poll(struct store *st, uint64_t clients, uint64_t loaded, unsign
     return st->pg && pg_site_poll(st->pg, clients, loaded, alive_ms, out);
 }
 
-enum admit_result store_admit_match(struct store *st, uint64_t max)
+enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wait)
 {
-    return st->pg ? pg_admit_match(st->pg, max) : ADMIT_OK;
+    return st->pg ? pg_admit_match(st->pg, max, may_wait) : ADMIT_OK;
 }

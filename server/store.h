@@ -207,10 +207,12 @@ bool store_site_poll(struct store *st, uint64_t clients, uint64_t loaded, unsign
                      struct site_counts *out);
 /* Inside a change, before a new match's rows: whether the site has room for one more match
  * being played under max. The answer holds until the round ends (an admission lock, held to
- * the commit), so two servers cannot both take the last place. ADMIT_BUSY: another server held
- * the lock too long. Always ADMIT_OK on SQLite, where the server's own count is the site's. */
+ * the commit), so two servers cannot both take the last place. may_wait: the change is the
+ * first of its round, which holds no other lock, and may wait for the admission lock; else it
+ * is tried for half a second. ADMIT_BUSY: not had. Always ADMIT_OK on SQLite, where the
+ * server's own count is the site's. */
 enum admit_result { ADMIT_OK, ADMIT_FULL, ADMIT_BUSY, ADMIT_FAILED };
-enum admit_result store_admit_match(struct store *st, uint64_t max);
+enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wait);
 
 /* The socket to poll for other servers' changes, or -1. */
 int store_notify_fd(const struct store *st);

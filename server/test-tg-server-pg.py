@@ -453,6 +453,10 @@ class FailoverPlayer(threading.Thread):
                         break
                     except (ConnectionError, OSError):
                         conn = self.reconnect(conn, None, False)
+                    except AssertionError as e:  # another server admitting a match: try again
+                        if "'err busy another server is admitting" not in str(e):
+                            raise
+                        time.sleep(0.05)
                 self.t.watch(mid, self.at)
                 in_flight = False
                 while True:
