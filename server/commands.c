@@ -333,13 +333,55 @@ void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w)
                     m->undo_requested_by);
         return;
     }
-    m->undo_requested_by = seat;
+    struct change *ch = change_new(sv, CH_UNDO_ASK, m, c->serial);
+    if (!ch) {
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    /* Stored like a move (any server answers it, and it outlives this one); its event goes
+     * out with the commit, before the reply. */
+    ch->seat = seat;
+    buf_printf(&ch->reply, "ok requested\n");
+    m->busy = true;
+    c->awaiting = true;
+    stage(sv, ch);
+}
+
+/* Stages the end of the match's open request: declined by seat, or lapsed (no client). */
+static void stage_undo_end(struct server *sv, struct client *c, struct match *m, int seat,
+                           enum undo_state how)
+{
+    struct change *ch = change_new(sv, CH_UNDO_END, m, c ? c->serial : 0);
+    if (!ch) {
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    ch->seat = seat;
+    ch->undo_end = how;
+    if (c) {
+        buf_printf(&ch->reply, "ok declined\n");
+        c->awaiting = true;
+    }
+    m->busy = true;
+    stage(sv, ch);
+}
+
+void undo_take(struct server *sv, struct match *m, const struct stored_undo *u)
+{
+    m->undo_requested_by = u->seat;
     m->undo_request_ply = tg_state_ply(m->state);
-    m->undo_requested_at = sv->now;
-    match_touch(sv, m); /* pinned until answered or lapsed */
-    /* Events go out before the reply, as they do for every change. */
-    push_event(sv, m, "undo-requested %d", seat);
-    buf_printf(&c->out, "ok requested\n");
+    m->undo_requested_at = sv->now - (double)u->age_ms / 1000.0;
+}
+
+void undo_lapse(struct server *sv, struct match *m)
+{
+    /* On a shared database the server playing the match lapses it; another one only once
+     * that server has had a lease's time more to do so (it stopped, or died). */
+    double late = sv->now - m->undo_requested_at - sv->opt.undo_timeout;
+    if (m->busy || m->loading || m->undo_requested_by < 0 || late <= 0 ||
+        (store_is_shared(sv->store) && !m->claimed && late < (double)sv->opt.lease_ms / 1000.0))
+        return;
+    stage_undo_end(sv, NULL, m, 1 - m->undo_requested_by, UNDO_LAPSED);
 }
 
 void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char **w, bool accept)
@@ -347,7 +389,9 @@ void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char 
     int seat = acting_seat(c, m, w[2], w[3]);
     if (seat < 0)
         return;
-    if (m->undo_requested_by < 0 || m->undo_request_ply != tg_state_ply(m->state)) {
+    /* Past its time a request is over, whether or not its lapse is stored yet. */
+    if (m->undo_requested_by < 0 || m->undo_request_ply != tg_state_ply(m->state) ||
+        sv->now - m->undo_requested_at > sv->opt.undo_timeout) {
         reply_error(c, "no-undo-request", "nobody asked to take back a move at this ply");
         return;
     }
@@ -356,9 +400,7 @@ void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char 
         return;
     }
     if (!accept) {
-        m->undo_requested_by = -1;
-        push_event(sv, m, "undo-declined %d", seat);
-        buf_printf(&c->out, "ok declined\n");
+        stage_undo_end(sv, c, m, seat, UNDO_DECLINED);
         return;
     }
     size_t keep;

@@ -14,6 +14,10 @@
 #define VERSIONS_PER_QUERY 100
 #define TAKE_OVER_PER_TICK 16
 #define VERSION_POLL_SECONDS 1.0
+/* How often a server writes its row of `instances` and reads the site's counts; a server whose
+ * row is older than SITE_ALIVE_POLLS of these is not counted. */
+#define SITE_POLL_SECONDS 2.0
+#define SITE_ALIVE_POLLS 3
 
 int follow_fd(const struct server *sv)
 {
@@ -51,7 +55,8 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
     bool was_over = m->state && match_over(m);
     int invite_before = m->invite_seat;
     forget_plies(m, common);
-    if (!note_plies(m, s->moves + common, s->move_count - common)) {
+    /* A match with no moves yet has no rows (moves NULL): no offset from it. */
+    if (!note_plies(m, s->moves ? s->moves + common : NULL, s->move_count - common)) {
         table_remove(sv, m);
         match_free(sv, m);
         return false;
@@ -69,7 +74,10 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
     m->clock.kept = s->clock;
     m->clock.turn_began = sv->now - (double)s->clock.used_ms / 1000.0;
     m->version = s->version;
-    m->undo_requested_by = -1; /* a request made here lapses once the match moved elsewhere */
+    int undo_before = m->undo_requested_by;
+    m->undo_requested_by = -1;
+    if (s->undo.state == UNDO_OPEN)
+        undo_take(sv, m, &s->undo);
     if (!track_clock(sv, m)) {
         table_remove(sv, m);
         match_free(sv, m);
@@ -87,6 +95,15 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
                    m->names.data + start);
     }
     push_clock(sv, m);
+    /* The request as the rows have it: opened there, or answered there at this same ply (a
+     * change of the plies ended it, and its events said so). */
+    if (m->undo_requested_by >= 0 && m->undo_requested_by != undo_before)
+        push_event(sv, m, "undo-requested %d", m->undo_requested_by);
+    else if (undo_before >= 0 && m->undo_requested_by < 0 && common == old_count &&
+             m->ply_count == old_count &&
+             (s->undo.state == UNDO_DECLINED || s->undo.state == UNDO_LAPSED))
+        push_event(sv, m, "undo-declined %d%s", 1 - undo_before,
+                   s->undo.state == UNDO_LAPSED ? " by=timeout" : "");
     if (match_over(m) && !was_over)
         push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
     return true;
@@ -304,6 +321,22 @@ static void take_over_expired(struct server *sv)
     }
 }
 
+bool follow_site(struct server *sv, double max_age)
+{
+    if (!store_is_shared(sv->store))
+        return false;
+    if (sv->site_at > 0 && sv->now - sv->site_at <= max_age)
+        return true;
+    struct site_counts got;
+    if (store_in_transaction(sv->store) ||
+        !store_site_poll(sv->store, sv->client_count, sv->loaded_count,
+                         (unsigned)(SITE_POLL_SECONDS * SITE_ALIVE_POLLS * 1000), &got))
+        return sv->site_at > 0;
+    sv->site = got;
+    sv->site_at = sv->now;
+    return true;
+}
+
 void follow_round(struct server *sv)
 {
     if (!store_is_shared(sv->store) || store_in_transaction(sv->store))
@@ -317,6 +350,10 @@ void follow_round(struct server *sv)
     if (missed || sv->now >= sv->next_version_poll) {
         poll_versions(sv, missed);
         sv->next_version_poll = sv->now + VERSION_POLL_SECONDS;
+    }
+    if (sv->now >= sv->next_site_poll) {
+        follow_site(sv, 0);
+        sv->next_site_poll = sv->now + SITE_POLL_SECONDS;
     }
     if (sv->now >= sv->next_lease_tick) {
         /* Three renewals a lease: one late round trip does not lose it. A renewal later than

@@ -293,6 +293,8 @@ static void load_done(struct server *sv, struct job *j)
          * not give it back. */
         m->clock.turn_began = sv->now - (double)j->stored.clock.used_ms / 1000.0;
         m->version = j->stored.version;
+        if (j->stored.undo.state == UNDO_OPEN) /* asked before a restart, or on another server */
+            undo_take(sv, m, &j->stored.undo);
         match_touch(sv, m);
         if (track_clock(sv, m))
             return;

@@ -328,6 +328,8 @@ void serve(struct server *sv, int listen_fd)
         }
         if (sv->now >= next_housekeeping) {
             unload_idle_matches(sv);
+            if (store_in_transaction(sv->store)) /* lapsed undo requests: stored now */
+                finish_round(sv);
             addresses_sweep(sv);
             if (sv->halted)
                 settle_after_failure(sv);

@@ -160,12 +160,9 @@ void unload_idle_matches(struct server *sv)
 {
     for (struct match *m = sv->pinned_head, *next; m; m = next) {
         next = m->lru_next;
-        if (m->undo_requested_by >= 0 && sv->now - m->undo_requested_at > sv->opt.undo_timeout) {
-            /* Unanswered: the request lapses, as if the other seat had declined it. */
-            int asked_by = m->undo_requested_by;
-            m->undo_requested_by = -1;
-            push_event(sv, m, "undo-declined %d by=timeout", 1 - asked_by);
-        }
+        /* Unanswered: the request lapses, as if the other seat had declined it (stored). */
+        if (m->undo_requested_by >= 0 && sv->now - m->undo_requested_at > sv->opt.undo_timeout)
+            undo_lapse(sv, m);
         if (evictable(m))
             lru_place(sv, m);
     }
@@ -284,7 +281,8 @@ bool admit_new_match(struct server *sv, struct client *c)
     size_t staged = 0;
     for (size_t i = 0; i < sv->change_count; i++)
         staged += sv->changes[i].kind == CH_NEW;
-    if (sv->live_count + staged >= sv->opt.max_matches) {
+    /* A shared database counts the site's matches in the round (stage), under its lock. */
+    if (!store_is_shared(sv->store) && sv->live_count + staged >= sv->opt.max_matches) {
         reply_error(c, "match-limit",
                     "this server has its limit of %" PRIu64 " matches being "
                     "played; one must end first",

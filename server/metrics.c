@@ -34,6 +34,12 @@ static void gauge(struct buf *b, const char *name, const char *help, const char 
     buf_printf(b, "tg_server_%s%s %.17g\n", name, labels, value);
 }
 
+static void site_gauge(struct buf *b, const char *name, const char *help, uint64_t value)
+{
+    buf_printf(b, "# HELP tg_site_%s %s\n# TYPE tg_site_%s gauge\ntg_site_%s %" PRIu64 "\n", name,
+               help, name, name, value);
+}
+
 void metrics_publish(struct server *sv, struct web *web)
 {
     if (!web)
@@ -81,6 +87,19 @@ void metrics_publish(struct server *sv, struct web *web)
               "counter", "", (double)sv->refreshed);
         gauge(&b, "taken_over_total", "Matches taken over after their server's lease ran out.",
               "counter", "", (double)sv->taken_over);
+        /* The site's, the same on every server (aggregate with max, never sum). */
+        if (sv->site_at > 0) {
+            site_gauge(&b, "matches", "Matches stored in the shared database.", sv->site.matches);
+            site_gauge(&b, "matches_active",
+                       "Matches being played on the whole site (what --max-matches bounds).",
+                       sv->site.live);
+            site_gauge(&b, "servers", "Servers that wrote their row of instances lately.",
+                       sv->site.servers);
+            site_gauge(&b, "clients", "Connections to all the site's servers together.",
+                       sv->site.clients);
+            gauge(&b, "site_counts_age_seconds", "Since the tg_site_ gauges were read.", "gauge",
+                  "", sv->now - sv->site_at);
+        }
         gauge(&b, "lease_renewal_age_seconds",
               "Since this server last renewed its leases (trouble if it nears --lease).", "gauge",
               "", sv->leases_renewed_at > 0 ? sv->now - sv->leases_renewed_at : -1);

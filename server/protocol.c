@@ -209,17 +209,25 @@ static void cmd_list(struct server *sv, struct client *c, const char *after_text
     buf_append(&c->out, "\n", 1);
 }
 
+/* On a shared database matches= and live= are the site's, counted there (at most half a
+ * second old, so that a client asking again and again costs the database two reads a second),
+ * and servers= and site-clients= follow; the rest is this server's own. */
 static void cmd_status(struct server *sv, struct client *c)
 {
+    bool site = follow_site(sv, 0.5);
     buf_printf(&c->out,
                "ok matches=%" PRIu64 " loaded=%zu clients=%zu move-jobs=%zu bot-jobs=%zu "
                "live=%" PRIu64 " buffered=%zu rate-limited=%" PRIu64 " refused-full=%" PRIu64
                " dropped-watchers=%" PRIu64 " set-aside=%zu",
-               sv->match_count, sv->loaded_count, sv->client_count, pool_in_flight(sv->move_pool),
-               pool_in_flight(sv->bot_pool), sv->live_count, sv->out_total, sv->refused_rate,
+               site ? sv->site.matches : sv->match_count, sv->loaded_count, sv->client_count,
+               pool_in_flight(sv->move_pool), pool_in_flight(sv->bot_pool),
+               site ? sv->site.live : sv->live_count, sv->out_total, sv->refused_rate,
                sv->refused_full, sv->dropped_watchers, sv->set_aside_count);
     for (size_t i = 0; i < sv->set_aside_count && i < STATUS_IDS_MAX; i++)
         buf_printf(&c->out, "%c%" PRIu64, i ? ',' : ':', sv->set_aside[i].id);
+    if (site)
+        buf_printf(&c->out, " servers=%" PRIu64 " site-clients=%" PRIu64, sv->site.servers,
+                   sv->site.clients);
     buf_append(&c->out, "\n", 1);
 }
 

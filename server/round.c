@@ -48,14 +48,6 @@ static bool write_result_if_over(struct server *sv, uint64_t id, const tg_state 
                             tg_state_score(s, 0), tg_state_score(s, 1));
 }
 
-static bool write_moves(struct server *sv, uint64_t id, size_t first_ply, const struct move_list *l)
-{
-    for (size_t i = 0; i < l->count; i++)
-        if (!store_insert_move(sv->store, id, first_ply + i, &l->items[i]))
-            return false;
-    return true;
-}
-
 /* Writes the change's rows inside a savepoint of the round's transaction. On success the
  * change waits for the commit; on failure nothing of it stays and its client hears why. */
 void stage(struct server *sv, struct change *ch)
@@ -71,6 +63,7 @@ void stage(struct server *sv, struct change *ch)
                     "no change is taken until it is (reads still work)");
         return;
     }
+    bool first_of_round = !store_in_transaction(sv->store);
     bool ok = store_change_begin(sv->store);
     /* A shared database: only the server holding the match's lease changes it, and only if
      * nobody else did since this server read it. */
@@ -79,25 +72,35 @@ void stage(struct server *sv, struct change *ch)
         claim = store_claim(sv->store, m->id, m->version, true);
         ok = claim == CLAIM_OK;
     }
+    /* Any other change ends an open undo request, in the database as in memory. */
+    bool undo_talk = ch->kind == CH_UNDO_ASK || ch->kind == CH_UNDO_END;
+    if (ch->kind != CH_NEW && !undo_talk && m->undo_requested_by >= 0)
+        ok = ok && store_end_undo_request(sv->store, m->id, UNDO_NONE);
+    /* A shared database: the site's --max-matches, counted there under its admission lock. */
+    enum admit_result admit = ADMIT_OK;
     switch (ch->kind) {
     case CH_NEW:
+        if (ok && store_is_shared(sv->store)) {
+            admit = store_admit_match(sv->store, sv->opt.max_matches, first_of_round);
+            ok = admit == ADMIT_OK;
+        }
         ok = ok &&
              store_insert_match(sv->store, 0, tg_rules_spec(m->rules->rules),
                                 (const char(*)[TOKEN_HEX_LEN + 1]) m->tokens, &m->id) &&
-             write_moves(sv, m->id, 0, &ch->made) &&
-             store_set_plies(sv->store, m->id, ch->made.count) &&
+             store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
              store_put_invite(sv->store, m->id, m->invite_seat, m->invite);
         break;
     case CH_JOIN:
-        ok = ok && store_delete_invite(sv->store, m->id) && write_moves(sv, m->id, 0, &ch->made) &&
-             store_set_plies(sv->store, m->id, ch->made.count) &&
+        ok = ok && store_delete_invite(sv->store, m->id) &&
+             store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state);
         break;
     case CH_MOVES:
-        ok = ok && write_moves(sv, m->id, tg_state_ply(m->state), &ch->made) &&
-             store_set_plies(sv->store, m->id, tg_state_ply(ch->state)) &&
+        ok = ok &&
+             store_add_moves(sv->store, m->id, tg_state_ply(m->state), ch->made.items,
+                             ch->made.count, tg_state_ply(ch->state)) &&
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
         break;
@@ -116,8 +119,16 @@ void stage(struct server *sv, struct change *ch)
     case CH_ABORT:
         ok = ok && store_set_aborted(sv->store, m->id);
         break;
+    case CH_UNDO_ASK:
+        ok = ok && store_put_undo_request(sv->store, m->id, ch->seat, tg_state_ply(m->state));
+        break;
+    case CH_UNDO_END:
+        ok = ok && store_end_undo_request(sv->store, m->id, ch->undo_end);
+        break;
     }
-    if (ch->kind != CH_NEW) {
+    if (undo_talk) {
+        ch->clock = m->clock; /* a request and its answer leave the clocks as they are */
+    } else if (ch->kind != CH_NEW) {
         ch->clock = clock_after(m, sv->now, ch->at > 0 && ch->at < sv->now ? ch->at : sv->now,
                                 ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
         if (ch->kind == CH_FLAG) {
@@ -159,6 +170,17 @@ void stage(struct server *sv, struct change *ch)
                         id);
         else
             reply_error(c, "stale", "match %" PRIu64 " was changed through another server", id);
+        return;
+    }
+    if (admit == ADMIT_FULL || admit == ADMIT_BUSY) {
+        change_discard(sv, ch);
+        if (admit == ADMIT_FULL)
+            reply_error(c, "match-limit",
+                        "the site has its limit of %" PRIu64 " matches being played; one must "
+                        "end first",
+                        sv->opt.max_matches);
+        else
+            reply_error(c, "busy", "another server is admitting a new match; try again");
         return;
     }
     if (damage && ch->kind != CH_NEW) {
@@ -250,7 +272,13 @@ void finish_round(struct server *sv)
             ch->state = NULL;
         }
         m->busy = false;
-        m->undo_requested_by = -1;
+        if (ch->kind == CH_UNDO_ASK) {
+            m->undo_requested_by = ch->seat;
+            m->undo_request_ply = tg_state_ply(m->state);
+            m->undo_requested_at = sv->now;
+        } else {
+            m->undo_requested_by = -1;
+        }
         if (ch->kind != CH_NEW)
             m->version++; /* as store_claim made it */
         follow_claimed(sv, m);
@@ -278,8 +306,13 @@ void finish_round(struct server *sv)
                        m->names.data + start);
         } else if (kept && ch->kind == CH_UNDO) {
             push_event(sv, m, "undone %zu", ch->keep_plies);
+        } else if (kept && ch->kind == CH_UNDO_ASK) {
+            push_event(sv, m, "undo-requested %d", ch->seat);
+        } else if (kept && ch->kind == CH_UNDO_END) {
+            push_event(sv, m, "undo-declined %d%s", ch->seat,
+                       ch->undo_end == UNDO_LAPSED ? " by=timeout" : "");
         }
-        if (kept && ch->kind != CH_NEW) {
+        if (kept && ch->kind != CH_NEW && ch->kind != CH_UNDO_ASK && ch->kind != CH_UNDO_END) {
             push_clock(sv, m);
             if (match_over(m))
                 push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));

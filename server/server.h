@@ -192,7 +192,19 @@ struct job {
     size_t text_len;
 };
 
-enum change_kind { CH_NEW, CH_MOVES, CH_UNDO, CH_RESIGN, CH_FLAG, CH_ABORT, CH_JOIN };
+/* CH_UNDO takes moves back (an accepted undo); CH_UNDO_ASK and CH_UNDO_END open and end an
+ * undo request, stored like any change so that any server can answer it. */
+enum change_kind {
+    CH_NEW,
+    CH_MOVES,
+    CH_UNDO,
+    CH_RESIGN,
+    CH_FLAG,
+    CH_ABORT,
+    CH_JOIN,
+    CH_UNDO_ASK,
+    CH_UNDO_END
+};
 
 /* A change made in this round's transaction; applied to memory and answered once committed. */
 struct change {
@@ -201,8 +213,9 @@ struct change {
     uint64_t client_serial;
     tg_state *state; /* the match's state after the change */
     struct move_list made;
-    size_t keep_plies;        /* CH_UNDO */
-    int seat;                 /* CH_RESIGN, CH_FLAG */
+    size_t keep_plies; /* CH_UNDO */
+    int seat;          /* CH_RESIGN, CH_FLAG, CH_UNDO_ASK (asking), CH_UNDO_END (answering) */
+    enum undo_state undo_end; /* CH_UNDO_END: UNDO_DECLINED or UNDO_LAPSED */
     struct match_clock clock; /* the match's clocks after the change */
     struct buf reply;
     bool failed;
@@ -253,6 +266,10 @@ struct server {
     double leases_renewed_at; /* the last renewal of this server's leases that went through */
     uint64_t lease_epoch;     /* counts the times the leases may have run out between renewals */
     uint64_t refreshed, taken_over, refused_leased; /* follow.c's counts, for the metrics */
+    /* A shared database: the whole site's counts as of site_at (0: not yet read), written with
+     * this server's row of `instances` every SITE_POLL_SECONDS (follow.c). */
+    struct site_counts site;
+    double site_at, next_site_poll;
     /* A commit failed and the refused round could not yet be kept out of the database for
      * certain (store_settle): no change is taken until it can. */
     bool halted;
@@ -307,6 +324,11 @@ void cmd_join(struct server *sv, struct client *c, struct match *m, const char *
 void cmd_play(struct server *sv, struct client *c, struct match *m, char **w);
 void cmd_resign(struct server *sv, struct client *c, struct match *m, char **w);
 void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w);
+/* The match's undo request went unanswered for --undo-timeout: its lapse is staged (where this
+ * server plays the match, or nobody has for long). */
+void undo_lapse(struct server *sv, struct match *m);
+/* The match's open request as loaded: who asked, and when (as long ago as stored). */
+void undo_take(struct server *sv, struct match *m, const struct stored_undo *u);
 void cmd_unwatch(struct client *c, struct match *m);
 void cmd_watch(struct server *sv, struct client *c, struct match *m, const char *ply_text);
 
@@ -324,6 +346,8 @@ int follow_fd(const struct server *sv);
 void follow_round(struct server *sv);
 bool follow_refresh(struct server *sv, struct match *m);
 struct match *follow_fresh(struct server *sv, struct match *m);
+/* The site's counts read now unless read in the last max_age seconds; false: not known. */
+bool follow_site(struct server *sv, double max_age);
 void follow_claimed(struct server *sv, struct match *m);
 
 /* jobs.c */

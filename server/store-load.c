@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void stored_match_free(struct stored_match *m)
 {
@@ -187,6 +188,33 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
     }
     if (rc != SQLITE_DONE)
         return damaged(st, s, out, why, why_cap, "aborted row", rc);
+    sqlite3_reset(s);
+
+    /* An undo request made at another ply was ended by the change since: none is open. */
+    if (!(s = store_prepared(st, S_LOAD_UNDO)))
+        return damaged(st, NULL, out, why, why_cap, "undo_requests row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *answer = sqlite3_column_text(s, 3);
+        int seat = sqlite3_column_int(s, 0);
+        if (seat != 0 && seat != 1)
+            return damaged(st, s, out, why, why_cap, "undo_requests row is malformed", rc);
+        if ((uint64_t)sqlite3_column_int64(s, 1) == plies) {
+            out->undo.seat = seat;
+            out->undo.state = !answer                                   ? UNDO_OPEN
+                              : strcmp((const char *)answer, "timeout") ? UNDO_DECLINED
+                                                                        : UNDO_LAPSED;
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            int64_t age =
+                (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000 - sqlite3_column_int64(s, 2);
+            out->undo.age_ms = age > 0 ? age : 0;
+        }
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "undo_requests row", rc);
     sqlite3_reset(s);
 
     if (!(s = store_prepared(st, S_LOAD_MOVES)))

@@ -36,6 +36,9 @@ static const char load_sql[] =
     "WHERE match_id = $1 "
     "UNION ALL SELECT 8, ply, move, hash_after, seat, NULL, NULL, NULL, notation FROM moves "
     "WHERE match_id = $1 "
+    "UNION ALL SELECT 9, seat, ply, GREATEST(0, (extract(epoch FROM clock_timestamp() - "
+    "asked_at) * 1000)::bigint), NULL, NULL, NULL, NULL, answer FROM undo_requests "
+    "WHERE match_id = $1 "
     "ORDER BY 1, 2";
 
 enum { COL_K, COL_N1, COL_T1 = 8 };
@@ -163,6 +166,21 @@ static enum load_result read_rows(const PGresult *r, struct stored_match *out, c
         memcpy(&m->hash_after, &hash, sizeof hash);
         m->seat = is_null(r, i, 4) ? -1 : (int)num(r, i, 4);
         out->move_count++;
+    }
+    /* An undo request made at another ply was ended by the change since: none is open. */
+    if (i < rows && atoi(PQgetvalue(r, i, COL_K)) == 9) {
+        int seat = (int)num(r, i, 1);
+        if (is_null(r, i, 1) || (seat != 0 && seat != 1))
+            return damaged(out, why, why_cap, "undo_requests row is malformed");
+        if ((uint64_t)num(r, i, 2) == plies) {
+            const char *answer = PQgetvalue(r, i, COL_T1);
+            out->undo.seat = seat;
+            out->undo.state = PQgetisnull(r, i, COL_T1)        ? UNDO_OPEN
+                              : strcmp(answer, "timeout") != 0 ? UNDO_DECLINED
+                                                               : UNDO_LAPSED;
+            out->undo.age_ms = num(r, i, 3);
+        }
+        i++;
     }
     if (i != rows)
         return damaged(out, why, why_cap, "a row of an unknown kind");

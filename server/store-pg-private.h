@@ -52,6 +52,13 @@ enum pg_stmt {
     P_VERSIONS,
     P_WANT,
     P_RELEASE_ONE,
+    P_PUT_UNDO,
+    P_END_UNDO,
+    P_DELETE_UNDO,
+    P_ADMIT,
+    P_SITE,
+    P_INSTANCE_GONE,
+    P_ADD_MOVES,
     P_COUNT_STATEMENTS
 };
 
@@ -59,9 +66,10 @@ struct pg_store {
     PGconn *conn;
     char owner[TOKEN_HEX_LEN + 1]; /* this server's name in the leases table */
     unsigned lease_ms;
-    bool prepared; /* the statements exist on this connection */
-    bool in_round; /* a round's transaction was begun and not yet ended */
-    bool missed;   /* reconnected: notifications may have been lost */
+    bool prepared;        /* the statements exist on this connection */
+    bool in_round;        /* a round's transaction was begun and not yet ended */
+    bool release_pending; /* the last change was kept and its savepoint not yet released */
+    bool missed;          /* reconnected: notifications may have been lost */
     char sqlstate[6];
     char last_error[256];
     char last_cause[256]; /* why the last reconnection failed */

@@ -1,6 +1,6 @@
 /* The match server's PostgreSQL storage (store-pg.h): the connection, its schema and its
- * migrations, the round's transaction and the writes (the leases and notifications of several
- * servers are in store-pg-leases.c; docs/server.md, "PostgreSQL"). */
+ * migrations, the round's transaction (the writes are in store-pg-write.c, the leases and
+ * notifications of several servers in store-pg-leases.c; docs/server.md, "PostgreSQL"). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "store-pg-private.h"
@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define LIVE_MATCH(alias)                                                                          \
+    "NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = " alias ") AND NOT EXISTS (SELECT 1 "  \
+    "FROM clocks c WHERE c.match_id = " alias " AND c.flagged IS NOT NULL) AND NOT EXISTS "        \
+    "(SELECT 1 FROM aborted a WHERE a.match_id = " alias ")"
 
 /* The schema's versions, in order: the server brings a database from whatever version it has
  * to the last one, each step in one transaction, under an advisory lock so that servers
@@ -80,13 +85,50 @@ static const char *const migrations[] = {
     "  expires_at timestamptz NOT NULL);"
     "CREATE INDEX leases_by_owner ON leases (owner);"
     "CREATE INDEX leases_by_expiry ON leases (expires_at);",
+    /* 2: a match's undo request, kept like its moves so that any server answers it and it
+     * survives its server (answer: how it ended while the match is still at its ply); the
+     * servers alive on the database, each writing its row every few seconds; and the
+     * admission of a new match under the site's --max-matches: the count, made under a lock
+     * held to the commit, so two servers cannot both take the last place. A round that holds
+     * no row lock yet waits for it (it cannot be part of a deadlock); one that does only tries
+     * for a while, since the holder may be waiting for one of its rows. Each statement of the
+     * function reads the database as committed when it starts, so the count comes after the
+     * lock. */
+    "CREATE TABLE undo_requests ("
+    "  match_id bigint   PRIMARY KEY REFERENCES matches (id),"
+    "  seat     smallint NOT NULL CHECK (seat IN (0, 1)),"
+    "  ply      bigint   NOT NULL CHECK (ply >= 0),"
+    "  asked_at timestamptz NOT NULL,"
+    "  answer   text CHECK (answer IN ('declined', 'timeout')));"
+    "CREATE TABLE instances ("
+    "  owner      text   PRIMARY KEY,"
+    "  clients    bigint NOT NULL,"
+    "  loaded     bigint NOT NULL,"
+    "  started_at timestamptz NOT NULL,"
+    "  seen_at    timestamptz NOT NULL);"
+    /* clang-format off */
+    "CREATE FUNCTION tg_admit(max_live bigint, may_wait boolean) RETURNS integer "
+    "LANGUAGE plpgsql AS $$ "
+    "DECLARE got boolean := false; "
+    "BEGIN "
+    "  IF may_wait THEN "
+    "    PERFORM pg_advisory_xact_lock(7878030); "
+    "    got := true; "
+    "  END IF; "
+    "  FOR attempt IN 1..100 LOOP "
+    "    EXIT WHEN got; "
+    "    got := pg_try_advisory_xact_lock(7878030); "
+    "    IF NOT got THEN PERFORM pg_sleep(0.005); END IF; "
+    "  END LOOP; "
+    "  IF NOT got THEN RETURN 2; END IF; "
+    "  IF (SELECT count(*) FROM matches m WHERE " LIVE_MATCH("m.id") ") < max_live THEN "
+    "    RETURN 0; "
+    "  END IF; "
+    "  RETURN 1; "
+    "END $$;",
+    /* clang-format on */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
-
-#define LIVE_MATCH(alias)                                                                          \
-    "NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = " alias ") AND NOT EXISTS (SELECT 1 "  \
-    "FROM clocks c WHERE c.match_id = " alias " AND c.flagged IS NOT NULL) AND NOT EXISTS "        \
-    "(SELECT 1 FROM aborted a WHERE a.match_id = " alias ")"
 
 static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_INSERT_MATCH] = "INSERT INTO matches (spec, plies, created_at) VALUES ($1, 0, now()) "
@@ -175,6 +217,33 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_VERSIONS] = "SELECT id, version FROM matches WHERE id = ANY ($1::bigint[])",
     [P_WANT] = "SELECT pg_notify('tg_want', $1)",
     [P_RELEASE_ONE] = "DELETE FROM leases WHERE owner = $1 AND match_id = $2",
+    [P_PUT_UNDO] = "INSERT INTO undo_requests (match_id, seat, ply, asked_at, answer) "
+                   "VALUES ($1, $2, $3, clock_timestamp(), NULL) ON CONFLICT (match_id) DO "
+                   "UPDATE SET seat = EXCLUDED.seat, ply = EXCLUDED.ply, "
+                   "asked_at = EXCLUDED.asked_at, answer = NULL",
+    [P_END_UNDO] = "UPDATE undo_requests SET answer = $2 WHERE match_id = $1",
+    [P_DELETE_UNDO] = "DELETE FROM undo_requests WHERE match_id = $1",
+    [P_ADMIT] = "SELECT tg_admit($1, $2)",
+    /* This server's row, the rows of servers long gone deleted, and the site's counts; the
+     * main query does not see the row written, so this server is counted from $2. */
+    [P_SITE] =
+        "WITH me AS (INSERT INTO instances (owner, clients, loaded, started_at, seen_at) "
+        "VALUES ($1, $2, $3, clock_timestamp(), clock_timestamp()) ON CONFLICT (owner) "
+        "DO UPDATE SET clients = EXCLUDED.clients, loaded = EXCLUDED.loaded, "
+        "seen_at = EXCLUDED.seen_at), gone AS (DELETE FROM instances WHERE owner <> $1 "
+        "AND seen_at < clock_timestamp() - ($4::float8 * 10) * interval '1 millisecond') "
+        "SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM matches m WHERE " LIVE_MATCH(
+            "m.id") "), 1 + count(*), $2::bigint + coalesce(sum(clients), 0) "
+                    "FROM instances WHERE owner <> $1 AND seen_at >= clock_timestamp() - "
+                    "$4::float8 * interval '1 millisecond'",
+    [P_INSTANCE_GONE] = "DELETE FROM instances WHERE owner = $1",
+    /* A change's moves rows and its count of plies in one round trip: the rows as arrays
+     * ($3..$6, in ply order from $2), the count checked by the caller (one matches row). */
+    [P_ADD_MOVES] = "WITH ins AS (INSERT INTO moves (match_id, ply, move, notation, hash_after, "
+                    "seat, played_at) SELECT $1, $2 + t.o - 1, t.mv, t.nt, t.h, t.st, now() "
+                    "FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::smallint[]) "
+                    "WITH ORDINALITY AS t (mv, nt, h, st, o)) "
+                    "UPDATE matches SET plies = $7 WHERE id = $1",
 };
 
 bool pg_is_conninfo(const char *db)
@@ -394,6 +463,7 @@ void pg_close(struct pg_store *pg)
         PQtransactionStatus(pg->conn) == PQTRANS_IDLE) {
         const char *v[] = {pg->owner};
         pg_run_done(pg, P_RELEASE_ALL, 1, v);
+        pg_run_done(pg, P_INSTANCE_GONE, 1, v);
     }
     PQfinish(pg->conn);
     free(pg->releases);
@@ -425,14 +495,27 @@ bool pg_begin_round(struct pg_store *pg)
     if (!pg_connected(pg) || !pg_run_sql(pg, "BEGIN"))
         return false;
     pg->in_round = true;
+    pg->release_pending = false;
     return true;
 }
 
+/* One round trip for what opens a change: the round's BEGIN, or the RELEASE of the change
+ * kept before it (pg_change_end leaves that to here, or to the COMMIT), with the SAVEPOINT.
+ * If that fails the round is rolled back whole: a RELEASE that did not happen must not leave
+ * the next ROLLBACK TO taking back a change already counted as kept. */
 bool pg_change_begin(struct pg_store *pg)
 {
-    if (!pg->in_round && !pg_begin_round(pg))
+    const char *sql = !pg->in_round         ? "BEGIN; SAVEPOINT change"
+                      : pg->release_pending ? "RELEASE change; SAVEPOINT change"
+                                            : "SAVEPOINT change";
+    if (!pg->in_round && !pg_connected(pg))
         return false;
-    return pg_run_sql(pg, "SAVEPOINT change");
+    pg->in_round = true;
+    pg->release_pending = false;
+    if (pg_run_sql(pg, sql))
+        return true;
+    pg_rollback_round(pg); /* keeps the error; the round is no more */
+    return false;
 }
 
 /* Whether the round's transaction is still there to be committed. */
@@ -446,12 +529,14 @@ enum change_outcome pg_change_end(struct pg_store *pg, bool ok)
 {
     if (!pg->in_round || PQstatus(pg->conn) != CONNECTION_OK)
         return CHANGE_ROUND_LOST;
-    if (ok && pg_run_sql(pg, "RELEASE change"))
+    if (ok) { /* released with the next change's SAVEPOINT, or by the COMMIT */
+        pg->release_pending = true;
         return CHANGE_KEPT;
+    }
     char why[sizeof pg->last_error], state[sizeof pg->sqlstate];
     memcpy(why, pg->last_error, sizeof why);
     memcpy(state, pg->sqlstate, sizeof state);
-    bool kept = pg_run_sql(pg, "ROLLBACK TO change") && pg_run_sql(pg, "RELEASE change");
+    bool kept = pg_run_sql(pg, "ROLLBACK TO change; RELEASE change");
     memcpy(pg->last_error, why, sizeof why); /* the caller wants the change's own error */
     memcpy(pg->sqlstate, state, sizeof state);
     return kept && round_alive(pg) ? CHANGE_DROPPED : CHANGE_ROUND_LOST;
@@ -474,7 +559,7 @@ bool pg_commit_round(struct pg_store *pg)
     if (!ok)
         pg_note_error(pg, r);
     PQclear(r);
-    pg->in_round = false;
+    pg->in_round = pg->release_pending = false;
     if (!ok && PQstatus(pg->conn) == CONNECTION_OK && PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
         pg_run_sql(pg, "ROLLBACK");
     return ok;
@@ -488,156 +573,5 @@ void pg_rollback_round(struct pg_store *pg)
         pg_run_sql(pg, "ROLLBACK");
         memcpy(pg->last_error, why, sizeof why);
     }
-    pg->in_round = false;
-}
-
-/* ---- writes ----------------------------------------------------------------------------- */
-
-const char *pg_u64_text(char out[NUM_TEXT], uint64_t v)
-{
-    snprintf(out, NUM_TEXT, "%" PRIu64, v);
-    return out;
-}
-
-const char *pg_i64_text(char out[NUM_TEXT], int64_t v)
-{
-    snprintf(out, NUM_TEXT, "%" PRId64, v);
-    return out;
-}
-
-/* One row changed, or the match's own row is gone. */
-static bool run_one_row(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values,
-                        const char *what)
-{
-    PGresult *r = pg_run(pg, id, n, values);
-    if (!r)
-        return false;
-    bool one = strcmp(PQcmdTuples(r), "1") == 0;
-    PQclear(r);
-    return one || pg_fail(pg, "%s", what);
-}
-
-bool pg_insert_match(struct pg_store *pg, uint64_t wanted_id, const char *spec,
-                     const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT];
-    const char *v[] = {spec, pg_u64_text(a, wanted_id)};
-    PGresult *r = pg_run(pg, wanted_id ? P_INSERT_MATCH_ID : P_INSERT_MATCH, wanted_id ? 2 : 1, v);
-    if (!r)
-        return false;
-    *id = PQntuples(r) == 1 ? strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
-    PQclear(r);
-    if (!*id)
-        return pg_fail(pg, "the new match got no id");
-    if (wanted_id && !pg_run_done(pg, P_FIX_SEQUENCE, 0, NULL))
-        return false;
-    for (int seat = 0; seat < 2; seat++) {
-        const char *s[] = {pg_u64_text(a, *id), seat ? "1" : "0", tokens[seat]};
-        if (!pg_run_done(pg, P_INSERT_SEAT, 3, s))
-            return false;
-    }
-    /* The server that makes a match plays it. */
-    const char *l[] = {pg_u64_text(a, *id), pg->owner, pg_u64_text(c, pg->lease_ms)};
-    (void)b;
-    return pg_run_done(pg, P_INSERT_LEASE, 3, l);
-}
-
-bool pg_insert_move(struct pg_store *pg, uint64_t id, uint64_t ply, const struct stored_move *m)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT], d[NUM_TEXT];
-    int64_t hash;
-    memcpy(&hash, &m->hash_after, sizeof hash); /* all 64 bits, in a signed column */
-    const char *v[] = {pg_u64_text(a, id),      pg_u64_text(b, ply),
-                       pg_u64_text(c, m->move), m->notation,
-                       pg_i64_text(d, hash),    m->seat < 0 ? NULL : m->seat ? "1" : "0"};
-    return pg_run_done(pg, P_INSERT_MOVE, 6, v);
-}
-
-bool pg_set_plies(struct pg_store *pg, uint64_t id, uint64_t plies)
-{
-    char a[NUM_TEXT], b[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), pg_u64_text(b, plies)};
-    return run_one_row(pg, P_SET_PLIES, 2, v, "the matches row is missing");
-}
-
-bool pg_delete_moves_from(struct pg_store *pg, uint64_t id, uint64_t ply)
-{
-    char a[NUM_TEXT], b[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), pg_u64_text(b, ply)};
-    return pg_run_done(pg, P_DELETE_MOVES, 2, v);
-}
-
-bool pg_set_result(struct pg_store *pg, uint64_t id, int winner, bool by_resignation, uint64_t ply,
-                   int score0, int score1)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], c[NUM_TEXT], d[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id),
-                       winner < 0 ? NULL
-                       : winner   ? "1"
-                                  : "0",
-                       by_resignation ? "resignation" : "rules",
-                       pg_u64_text(b, ply),
-                       pg_i64_text(c, score0),
-                       pg_i64_text(d, score1)};
-    return pg_run_done(pg, P_INSERT_RESULT, 6, v);
-}
-
-static bool by_id(struct pg_store *pg, enum pg_stmt stmt, uint64_t id)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id)};
-    return pg_run_done(pg, stmt, 1, v);
-}
-
-bool pg_clear_result(struct pg_store *pg, uint64_t id)
-{
-    return by_id(pg, P_DELETE_RESULT, id);
-}
-
-bool pg_put_kept_throws(struct pg_store *pg, uint64_t id, const char *notations)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), notations};
-    return pg_run_done(pg, notations ? P_PUT_KEPT : P_DELETE_KEPT, notations ? 2 : 1, v);
-}
-
-bool pg_put_invite(struct pg_store *pg, uint64_t id, int seat, const char *invite)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), seat ? "1" : "0", invite};
-    return pg_run_done(pg, P_INSERT_INVITE, 3, v);
-}
-
-bool pg_delete_invite(struct pg_store *pg, uint64_t id)
-{
-    return by_id(pg, P_DELETE_INVITE, id);
-}
-
-bool pg_set_aborted(struct pg_store *pg, uint64_t id)
-{
-    return by_id(pg, P_INSERT_ABORTED, id);
-}
-
-bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c)
-{
-    char a[NUM_TEXT], b[NUM_TEXT], d[NUM_TEXT], e[NUM_TEXT], f[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id),
-                       pg_i64_text(b, c->base_ms),
-                       pg_i64_text(d, c->increment_ms),
-                       pg_i64_text(e, c->left_ms[0]),
-                       pg_i64_text(f, c->left_ms[1]),
-                       c->started ? "true" : "false",
-                       c->flagged < 0 ? NULL
-                       : c->flagged   ? "1"
-                                      : "0"};
-    return pg_run_done(pg, P_PUT_CLOCK, 7, v);
-}
-
-bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason)
-{
-    if (pg_in_transaction(pg) || !pg_connected(pg))
-        return false; /* only between rounds, like SQLite's */
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), reason};
-    return pg_run_done(pg, P_SET_ASIDE, 2, v);
+    pg->in_round = pg->release_pending = false;
 }

@@ -31,6 +31,8 @@ bool pg_insert_match(struct pg_store *pg, uint64_t wanted_id, const char *spec,
                      const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id);
 bool pg_insert_move(struct pg_store *pg, uint64_t id, uint64_t ply, const struct stored_move *m);
 bool pg_set_plies(struct pg_store *pg, uint64_t id, uint64_t plies);
+bool pg_add_moves(struct pg_store *pg, uint64_t id, uint64_t first, const struct stored_move *m,
+                  size_t n, uint64_t plies);
 bool pg_delete_moves_from(struct pg_store *pg, uint64_t id, uint64_t ply);
 bool pg_set_result(struct pg_store *pg, uint64_t id, int winner, bool by_resignation, uint64_t ply,
                    int score0, int score1);
@@ -41,6 +43,11 @@ bool pg_delete_invite(struct pg_store *pg, uint64_t id);
 bool pg_set_aborted(struct pg_store *pg, uint64_t id);
 bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c);
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason);
+bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply);
+bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how);
+bool pg_site_poll(struct pg_store *pg, uint64_t clients, uint64_t loaded, unsigned alive_ms,
+                  struct site_counts *out);
+enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max, bool may_wait);
 
 enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_match *out,
                                char *why, size_t why_cap);

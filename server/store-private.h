@@ -44,6 +44,11 @@ enum stmt_id {
     S_EXISTS,
     S_EACH_SET_ASIDE,
     S_LIST,
+    S_PUT_UNDO,
+    S_END_UNDO,
+    S_DELETE_UNDO,
+    S_LOAD_UNDO,
+    S_SCHEMA_VERSION,
     S_COUNT_STATEMENTS
 };
 

@@ -75,3 +75,14 @@ bool store_versions(struct store *st, const uint64_t *ids, size_t n, uint64_t *v
         versions[i] = 0;
     return !st->pg || pg_versions(st->pg, ids, n, versions);
 }
+
+bool store_site_poll(struct store *st, uint64_t clients, uint64_t loaded, unsigned alive_ms,
+                     struct site_counts *out)
+{
+    return st->pg && pg_site_poll(st->pg, clients, loaded, alive_ms, out);
+}
+
+enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wait)
+{
+    return st->pg ? pg_admit_match(st->pg, max, may_wait) : ADMIT_OK;
+}

@@ -22,7 +22,7 @@ static const char *const schema_sql =
     "CREATE TABLE IF NOT EXISTS meta ("
     "  key   TEXT PRIMARY KEY,"
     "  value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '2');"
     /* plies counts the match's moves rows: a damaged page that loses the last rows of a
      * match leaves every remaining row valid, and only this count tells. */
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -78,6 +78,16 @@ static const char *const schema_sql =
     "CREATE TABLE IF NOT EXISTS kept_throws ("
     "  match_id  INTEGER PRIMARY KEY REFERENCES matches (id),"
     "  notations TEXT    NOT NULL);"
+    /* Schema 2: a match's undo request, so that it survives a restart (docs/server.md,
+     * "Undo"); answer is how it ended while the match is still at its ply. asked_at is in
+     * Unix milliseconds. Created in place; version 1 becomes 2 once it exists. */
+    "CREATE TABLE IF NOT EXISTS undo_requests ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  seat     INTEGER NOT NULL CHECK (seat IN (0, 1)),"
+    "  ply      INTEGER NOT NULL CHECK (ply >= 0),"
+    "  asked_at INTEGER NOT NULL,"
+    "  answer   TEXT    CHECK (answer IN ('declined', 'timeout')));"
+    "UPDATE meta SET value = '2' WHERE key = 'schema' AND value = '1';"
     /* No reference to matches: a match whose own row is damaged is set aside too. */
     "CREATE TABLE IF NOT EXISTS set_aside ("
     "  match_id INTEGER PRIMARY KEY,"
@@ -130,7 +140,15 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_EXISTS] = "SELECT 1 FROM matches WHERE id = ?1",
     [S_EACH_SET_ASIDE] = "SELECT match_id, reason FROM set_aside ORDER BY match_id",
     [S_LIST] = "SELECT id FROM matches WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [S_PUT_UNDO] = "INSERT OR REPLACE INTO undo_requests (match_id, seat, ply, asked_at, answer) "
+                   "VALUES (?1, ?2, ?3, ?4, NULL)",
+    [S_END_UNDO] = "UPDATE undo_requests SET answer = ?2 WHERE match_id = ?1",
+    [S_DELETE_UNDO] = "DELETE FROM undo_requests WHERE match_id = ?1",
+    [S_LOAD_UNDO] = "SELECT seat, ply, asked_at, answer FROM undo_requests WHERE match_id = ?1",
+    [S_SCHEMA_VERSION] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema'",
 };
+
+#define SCHEMA_VERSION 2
 
 bool store_failed(struct store *st, int code)
 {
@@ -244,6 +262,19 @@ struct store *store_open(const char *path, char *err, size_t err_cap)
     }
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(st->db, schema_sql, NULL, NULL, &msg);
+    if (rc == SQLITE_OK) {
+        /* A database a newer server made may hold what this one would not keep: refused. */
+        sqlite3_stmt *s = NULL;
+        rc = sqlite3_prepare_v2(st->db, stmt_sql[S_SCHEMA_VERSION], -1, &s, NULL);
+        if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
+            sqlite3_column_int64(s, 0) > SCHEMA_VERSION) {
+            rc = SQLITE_CANTOPEN;
+            msg = sqlite3_mprintf("the database's schema is version %lld, newer than this "
+                                  "server's (%d)",
+                                  (long long)sqlite3_column_int64(s, 0), SCHEMA_VERSION);
+        }
+        sqlite3_finalize(s);
+    }
     if (rc == SQLITE_OK) {
         /* journal_mode answers the mode it got: a database that cannot use WAL says so. */
         sqlite3_stmt *s = NULL;
@@ -431,6 +462,17 @@ bool store_set_plies(struct store *st, uint64_t id, uint64_t plies)
     return true;
 }
 
+bool store_add_moves(struct store *st, uint64_t id, uint64_t first, const struct stored_move *m,
+                     size_t n, uint64_t plies)
+{
+    if (st->pg)
+        return pg_add_moves(st->pg, id, first, m, n, plies);
+    for (size_t i = 0; i < n; i++)
+        if (!store_insert_move(st, id, first + i, &m[i]))
+            return false;
+    return store_set_plies(st, id, plies);
+}
+
 bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply)
 {
     if (st->pg)
@@ -458,6 +500,40 @@ bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c
     sqlite3_bind_int(s, 6, c->started);
     if (c->flagged >= 0)
         sqlite3_bind_int(s, 7, c->flagged);
+    return run(st, s);
+}
+
+static sqlite3_int64 now_milliseconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (sqlite3_int64)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+bool store_put_undo_request(struct store *st, uint64_t id, int seat, uint64_t ply)
+{
+    if (st->pg)
+        return pg_put_undo_request(st->pg, id, seat, ply);
+    sqlite3_stmt *s = store_prepared(st, S_PUT_UNDO);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int(s, 2, seat);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)ply);
+    sqlite3_bind_int64(s, 4, now_milliseconds());
+    return run(st, s);
+}
+
+bool store_end_undo_request(struct store *st, uint64_t id, enum undo_state how)
+{
+    if (st->pg)
+        return pg_end_undo_request(st->pg, id, how);
+    sqlite3_stmt *s = store_prepared(st, how == UNDO_NONE ? S_DELETE_UNDO : S_END_UNDO);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    if (how != UNDO_NONE)
+        sqlite3_bind_text(s, 2, how == UNDO_LAPSED ? "timeout" : "declined", -1, SQLITE_STATIC);
     return run(st, s);
 }
 

@@ -34,6 +34,15 @@ struct stored_clock {
                            each turn began; SQLite does not, and a restart gives it back) */
 };
 
+/* A match's undo request at its current ply (docs/server.md, "Undo"): open, or how it ended;
+ * UNDO_NONE also for a request made at another ply (a change since ended it). */
+enum undo_state { UNDO_NONE, UNDO_OPEN, UNDO_DECLINED, UNDO_LAPSED };
+struct stored_undo {
+    enum undo_state state;
+    int seat;       /* who asked */
+    int64_t age_ms; /* how long ago, as loaded (the database's clock on PostgreSQL) */
+};
+
 /* One match as the database holds it; made by store_load_match, freed by stored_match_free. */
 struct stored_match {
     uint64_t id;
@@ -51,6 +60,7 @@ struct stored_match {
     struct stored_move *moves;
     size_t move_count;
     uint64_t version; /* counts the match's changes (PostgreSQL; 0 on SQLite) */
+    struct stored_undo undo;
 };
 
 /* LOAD_UNAVAILABLE: the database could not be read (PostgreSQL gone away): not the match's
@@ -88,11 +98,14 @@ bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
 bool store_insert_move(struct store *st, uint64_t id, uint64_t ply, const struct stored_move *m);
 /* The match's count of moves rows, kept with every change that adds or removes some. */
 bool store_set_plies(struct store *st, uint64_t id, uint64_t plies);
+/* The n moves rows from ply `first` on, then the count of plies set to plies: what a change
+ * that adds moves writes (one statement on PostgreSQL). */
+bool store_add_moves(struct store *st, uint64_t id, uint64_t first, const struct stored_move *m,
+                     size_t n, uint64_t plies);
 bool store_delete_moves_from(struct store *st, uint64_t id, uint64_t ply);
 bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resignation, uint64_t ply,
                       int score0, int score1);
 bool store_clear_result(struct store *st, uint64_t id);
-/* Writes the match's clocks row (a match without a time control has none). */
 /* The throws an accepted undo took back, to be made again (NULL: none left). */
 bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations);
 /* The invite to a match's other seat, written with the match and deleted when it is used. */
@@ -102,7 +115,15 @@ bool store_delete_invite(struct store *st, uint64_t id);
 bool store_set_aborted(struct store *st, uint64_t id);
 /* The matches still being played (no result, no flag fall, not aborted). */
 bool store_count_live_matches(struct store *st, uint64_t *count);
+/* Writes the match's clocks row (a match without a time control has none). */
 bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c);
+/* Seat asks to take back the last decision of the match at ply (it replaces an earlier
+ * request's row); the store notes when, in its own clock. */
+bool store_put_undo_request(struct store *st, uint64_t id, int seat, uint64_t ply);
+/* The open request ends: answered (UNDO_DECLINED), lapsed (UNDO_LAPSED), both kept in the row
+ * so that other servers tell their watchers, or taken away with it (UNDO_NONE: accepted, or
+ * ended by another change). */
+bool store_end_undo_request(struct store *st, uint64_t id, enum undo_state how);
 
 /* Marks a match as set aside, in its own small transaction outside any round. */
 bool store_set_aside(struct store *st, uint64_t id, const char *reason);
@@ -175,6 +196,24 @@ bool store_expired_leases(struct store *st, uint64_t *ids, size_t max, size_t *c
 /* Asks the server holding the match's lease to give it up (its client wants to play it here),
  * once the round commits. */
 void store_want(struct store *st, uint64_t id);
+/* The whole site's counts (PostgreSQL): every stored match, the ones being played, the servers
+ * alive on the database (seen in the last alive_ms) and their clients together. */
+struct site_counts {
+    uint64_t matches, live, servers, clients;
+};
+/* Writes this server's row of `instances` (its clients and loaded matches, now) and reads the
+ * site's counts. False on SQLite (one server is the site) or on failure. */
+bool store_site_poll(struct store *st, uint64_t clients, uint64_t loaded, unsigned alive_ms,
+                     struct site_counts *out);
+/* Inside a change, before a new match's rows: whether the site has room for one more match
+ * being played under max. The answer holds until the round ends (an admission lock, held to
+ * the commit), so two servers cannot both take the last place. may_wait: the change is the
+ * first of its round, which holds no other lock, and may wait for the admission lock; else it
+ * is tried for half a second. ADMIT_BUSY: not had. Always ADMIT_OK on SQLite, where the
+ * server's own count is the site's. */
+enum admit_result { ADMIT_OK, ADMIT_FULL, ADMIT_BUSY, ADMIT_FAILED };
+enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wait);
+
 /* The socket to poll for other servers' changes, or -1. */
 int store_notify_fd(const struct store *st);
 /* Calls each(id, version, ctx) for every change another server committed since the last call,

@@ -895,7 +895,8 @@ def load_websocket_tests():
                          ("test-tg-server-bots.py", "Bots_"),
                          ("test-tg-server-long.py", "Long_"),
                          ("test-tg-server-proxy.py", "Proxy_"),
-                         ("test-tg-server-rematch.py", "Rematch_")):
+                         ("test-tg-server-rematch.py", "Rematch_"),
+                         ("test-tg-server-undo.py", "Undo_")):
         module = sibling.load("tg_server_" + prefix.lower(), file)
         module.SERVER = SERVER
         for name in dir(module):
