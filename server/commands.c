@@ -65,20 +65,8 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
             return;
         }
     }
-    size_t staged = 0;
-    for (size_t i = 0; i < sv->change_count; i++)
-        staged += sv->changes[i].kind == CH_NEW;
-    if (sv->live_count + staged >= sv->opt.max_matches) {
-        reply_error(c, "match-limit",
-                    "this server has its limit of %" PRIu64 " matches being "
-                    "played; one must end first",
-                    sv->opt.max_matches);
+    if (!admit_new_match(sv, c))
         return;
-    }
-    if (!room_to_load(sv)) {
-        reply_error(c, "overloaded", "every loaded match is in use; try again");
-        return;
-    }
     tg_status st;
     struct rules_entry *rules = rules_acquire(sv, spec, &st);
     if (!rules) {
@@ -100,31 +88,10 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
                     "match ends (quiet=N, 1 to 1000)");
         return;
     }
-    struct match *m = calloc(1, sizeof *m);
-    struct change *ch = m ? change_new(sv, CH_NEW, m, c->serial) : NULL;
-    if (!ch) {
-        free(m);
-        rules_release(sv, rules);
-        reply_status(c, TG_ERR_NO_MEMORY);
+    struct change *ch = new_match_change(sv, c, rules, &clock, 1 - creator, NULL);
+    if (!ch)
         return;
-    }
-    m->rules = rules;
-    m->resigned = -1;
-    m->undo_requested_by = -1;
-    m->busy = true;
-    m->clock.kept = clock;
-    m->clock.turn_began = sv->now;
-    ch->clock = m->clock;
-    m->invite_seat = 1 - creator;
-    st = tg_state_new(rules->rules, &ch->state);
-    if (st != TG_OK || !new_token(m->tokens[0]) || !new_token(m->tokens[1]) ||
-        !new_token(m->invite)) {
-        tg_state_free(ch->state);
-        move_list_free(&ch->made);
-        match_free(sv, m);
-        reply_status(c, st != TG_OK ? st : TG_ERR_INVALID_ARGUMENT);
-        return;
-    }
+    struct match *m = ch->match;
     c->awaiting = true;
     stage(sv, ch);
     if (sv->change_count && &sv->changes[sv->change_count - 1] == ch)
@@ -267,15 +234,26 @@ static void submit_move_job(struct server *sv, struct client *c, struct match *m
     c->awaiting = true;
 }
 
-void cmd_play(struct server *sv, struct client *c, struct match *m, char **w)
+/* The seat a play or bot command acts for, if it is that seat's turn and its time has not
+ * run out (the same checks for a move chosen by the client or by a bot); -1: the client has
+ * its error. */
+static int seat_to_move(struct server *sv, struct client *c, struct match *m, char **w)
 {
     int seat = acting_seat(c, m, w[2], w[4]);
     if (seat < 0 || !to_move_check(c, m, seat))
-        return;
+        return -1;
     if (flag_fell(sv, m)) {
         reply_error(c, "game-over", "the match ended on time");
-        return;
+        return -1;
     }
+    return seat;
+}
+
+void cmd_play(struct server *sv, struct client *c, struct match *m, char **w)
+{
+    int seat = seat_to_move(sv, c, m, w);
+    if (seat < 0)
+        return;
     if (strncmp(w[3], "throw", 5) == 0) {
         reply_error(c, "server-throws", "chance outcomes are thrown by the server, never chosen");
         return;
@@ -293,13 +271,9 @@ void cmd_play(struct server *sv, struct client *c, struct match *m, char **w)
 
 void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
 {
-    int seat = acting_seat(c, m, w[2], w[4]);
-    if (seat < 0 || !to_move_check(c, m, seat))
+    int seat = seat_to_move(sv, c, m, w);
+    if (seat < 0)
         return;
-    if (flag_fell(sv, m)) {
-        reply_error(c, "game-over", "the match ended on time");
-        return;
-    }
     /* A rated match's seats play for themselves: a server for rated play refuses bots. */
     if (sv->opt.no_bots_on_clock && m->clock.kept.on) {
         reply_error(c, "bots-forbidden", "this server plays matches with a clock without bots");

@@ -277,6 +277,61 @@ bool room_to_load(struct server *sv)
     return false;
 }
 
+/* The two ways a match is created (new, rematch) pass the same gate: the server's match limit,
+ * counting those staged in this round but not yet stored, and room to load one more. */
+bool admit_new_match(struct server *sv, struct client *c)
+{
+    size_t staged = 0;
+    for (size_t i = 0; i < sv->change_count; i++)
+        staged += sv->changes[i].kind == CH_NEW;
+    if (sv->live_count + staged >= sv->opt.max_matches) {
+        reply_error(c, "match-limit",
+                    "this server has its limit of %" PRIu64 " matches being "
+                    "played; one must end first",
+                    sv->opt.max_matches);
+        return false;
+    }
+    if (!room_to_load(sv)) {
+        reply_error(c, "overloaded", "every loaded match is in use; try again");
+        return false;
+    }
+    return true;
+}
+
+struct change *new_match_change(struct server *sv, struct client *c, struct rules_entry *rules,
+                                const struct stored_clock *clock, int invite_seat,
+                                const char *invite)
+{
+    struct match *m = calloc(1, sizeof *m);
+    struct change *ch = m ? change_new(sv, CH_NEW, m, c->serial) : NULL;
+    if (!ch) {
+        free(m);
+        rules_release(sv, rules);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return NULL;
+    }
+    m->rules = rules;
+    m->resigned = -1;
+    m->undo_requested_by = -1;
+    m->busy = true;
+    m->clock.kept = *clock;
+    m->clock.turn_began = sv->now;
+    ch->clock = m->clock;
+    m->invite_seat = invite_seat;
+    if (invite)
+        memcpy(m->invite, invite, sizeof m->invite);
+    tg_status st = tg_state_new(rules->rules, &ch->state);
+    if (st != TG_OK || !new_token(m->tokens[0]) || !new_token(m->tokens[1]) ||
+        (!invite && !new_token(m->invite))) {
+        tg_state_free(ch->state);
+        move_list_free(&ch->made);
+        match_free(sv, m);
+        reply_status(c, st != TG_OK ? st : TG_ERR_INVALID_ARGUMENT);
+        return NULL;
+    }
+    return ch;
+}
+
 /* ---- set-aside matches ------------------------------------------------------------- */
 
 const struct set_aside_entry *find_set_aside(const struct server *sv, uint64_t id)

@@ -9,8 +9,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* The clock of a fresh match with the old one's time control. */
 static struct stored_clock fresh_clock(const struct stored_clock *old)
@@ -35,53 +33,21 @@ static bool staged_now(const struct server *sv, uint64_t id)
 
 static void create_rematch(struct server *sv, struct client *c, struct match *old, int seat)
 {
-    size_t staged = 0;
-    for (size_t i = 0; i < sv->change_count; i++)
-        staged += sv->changes[i].kind == CH_NEW;
-    if (sv->live_count + staged >= sv->opt.max_matches) {
-        reply_error(c, "match-limit",
-                    "this server has its limit of %" PRIu64 " matches being "
-                    "played; one must end first",
-                    sv->opt.max_matches);
+    if (!admit_new_match(sv, c))
         return;
-    }
-    if (!room_to_load(sv)) {
-        reply_error(c, "overloaded", "every loaded match is in use; try again");
-        return;
-    }
     tg_status st;
     struct rules_entry *rules = rules_acquire(sv, tg_rules_spec(old->rules->rules), &st);
     if (!rules) {
         reply_status(c, st);
         return;
     }
-    struct match *m = calloc(1, sizeof *m);
-    struct change *ch = m ? change_new(sv, CH_NEW, m, c->serial) : NULL;
-    if (!ch) {
-        free(m);
-        rules_release(sv, rules);
-        reply_status(c, TG_ERR_NO_MEMORY);
-        return;
-    }
     int mine = 1 - seat, theirs = seat; /* swapped */
-    m->rules = rules;
-    m->resigned = -1;
-    m->undo_requested_by = -1;
-    m->busy = true;
-    m->clock.kept = fresh_clock(&old->clock.kept);
-    m->clock.turn_began = sv->now;
-    ch->clock = m->clock;
-    ch->rematch_of = old->id;
-    m->invite_seat = theirs;
-    memcpy(m->invite, old->tokens[1 - seat], sizeof m->invite);
-    st = tg_state_new(rules->rules, &ch->state);
-    if (st != TG_OK || !new_token(m->tokens[0]) || !new_token(m->tokens[1])) {
-        tg_state_free(ch->state);
-        move_list_free(&ch->made);
-        match_free(sv, m);
-        reply_status(c, st != TG_OK ? st : TG_ERR_INVALID_ARGUMENT);
+    struct stored_clock clock = fresh_clock(&old->clock.kept);
+    struct change *ch = new_match_change(sv, c, rules, &clock, theirs, old->tokens[1 - seat]);
+    if (!ch)
         return;
-    }
+    struct match *m = ch->match;
+    ch->rematch_of = old->id;
     c->awaiting = true;
     stage(sv, ch);
     if (sv->change_count && &sv->changes[sv->change_count - 1] == ch) {

@@ -347,6 +347,14 @@ void serve(struct server *sv, int listen_fd);
 bool set_nonblocking(int fd);
 
 /* match.c */
+/* Whether one more match may be created now; false: the client has its refusal. */
+bool admit_new_match(struct server *sv, struct client *c);
+/* A CH_NEW change, not yet staged, of a fresh match of `rules` (taken over: released on failure)
+ * with `clock`; seat `invite_seat` is invited with `invite` (a copy of it, a fresh token if
+ * NULL). NULL: the client has its error. */
+struct change *new_match_change(struct server *sv, struct client *c, struct rules_entry *rules,
+                                const struct stored_clock *clock, int invite_seat,
+                                const char *invite);
 bool evictable(const struct match *m);
 void match_touch(struct server *sv, struct match *m);
 void lru_unlink(struct server *sv, struct match *m);

@@ -10,17 +10,13 @@
 - the five level names of docs/bots.md, `search` specs, and bad specs (an unknown option, a
   zero time, a level with options, a table over the server's limit) refused in words.
 """
-import importlib.util
-import os
 import time
+
+import sibling
 
 SERVER = None  # set by test-tg-server.py
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("tg_server_bots_base",
-                                               os.path.join(_here, "test-tg-server.py"))
-base = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(base)
+base = sibling.load("tg_server_bots_base", "test-tg-server.py")
 Conn, Match, show = base.Conn, base.Match, base.show
 
 

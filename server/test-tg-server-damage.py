@@ -15,7 +15,6 @@ run. Each test damages a real database file, write-ahead log or sync:
   is refused, and it is not in the database after a SIGKILL; changes are refused while the
   refused frames cannot be kept out of the log for certain, and taken again once they can.
 """
-import importlib.util
 import os
 import random
 import sqlite3
@@ -23,13 +22,11 @@ import struct
 import time
 import unittest
 
+import sibling
+
 SERVER = None  # set by test-tg-server.py
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("tg_server_damage_base",
-                                               os.path.join(_here, "test-tg-server.py"))
-base = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(base)
+base = sibling.load("tg_server_damage_base", "test-tg-server.py")
 Conn, Match, Server, show = base.Conn, base.Match, base.Server, base.show
 
 

@@ -17,27 +17,19 @@
   followed out of --web, and a WebSocket opened only from the server's own pages or the
   --origin ones (a client with no Origin is not a browser and may).
 """
-import importlib.util
 import os
 import socket
 import tempfile
 import threading
 import time
 import unittest
+from typing import Callable
+
+import sibling
 
 SERVER = None  # set by test-tg-server.py
 
-_here = os.path.dirname(os.path.abspath(__file__))
-
-
-def _load(name, file):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(_here, file))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ws = _load("tg_server_limits_ws", "test-tg-server-ws.py")
+ws = sibling.load("tg_server_limits_ws", "test-tg-server-ws.py")
 base = ws.base
 Conn, Match, show = base.Conn, base.Match, base.show
 
@@ -46,6 +38,16 @@ class LimitsCase(base.ServerTestCase):
     def setUp(self):
         base.SERVER = ws.SERVER = SERVER
         super().setUp()
+
+    def assert_full_after_restart(self, live: int, matches: int) -> "base.Conn":
+        """After a restart the server counts `live` of its `matches` as being played, and at
+        its --max-matches refuses a new one. Returns a connection to it."""
+        self.restart()
+        c = Conn(self.server.port)
+        self.assertEqual(status(c)["live"], str(live))
+        self.assertEqual(status(c)["matches"], str(matches))
+        self.assertReply(c.ask("new halusa"), "err match-limit")
+        return c
 
 
 def wait_for(predicate, timeout=10.0):
@@ -115,11 +117,7 @@ class PinningTest(LimitsCase):
         for _ in range(29):
             Match(c, "halusa")
         self.assertReply(c.ask("new halusa"), "err match-limit")
-        self.restart()
-        c = Conn(self.server.port)
-        self.assertEqual(status(c)["live"], "30")
-        self.assertEqual(status(c)["matches"], "50")
-        self.assertReply(c.ask("new halusa"), "err match-limit")
+        self.assert_full_after_restart(live=30, matches=50)
 
 
 class MatchLimitTest(LimitsCase):
@@ -132,11 +130,7 @@ class MatchLimitTest(LimitsCase):
         self.assertEqual(c.ok("resign %d %s" % (matches[0].id, matches[0].tokens[0])), "")
         fourth = Match(c, "halusa")
         self.assertReply(c.ask("new halusa"), "err match-limit")
-        self.restart()
-        c = Conn(self.server.port)
-        self.assertEqual(status(c)["live"], "3")
-        self.assertEqual(status(c)["matches"], "4")
-        self.assertReply(c.ask("new halusa"), "err match-limit")
+        c = self.assert_full_after_restart(live=3, matches=4)
         self.assertEqual(c.ok("resign %d %s" % (fourth.id, fourth.tokens[1])), "")
         Match(c, "halusa")
 
@@ -307,35 +301,13 @@ class SilentWatchersTest(LimitsCase):
             s.close()
 
 
-def handshake(port, origin=None, host=None):
-    """The status line of a WebSocket handshake with that Origin (none: no header)."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    head = ("GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-            % (host or "127.0.0.1:%d" % port))
-    if origin:
-        head += "Origin: %s\r\n" % origin
-    s.sendall((head + "\r\n").encode())
+def read_closing(s: socket.socket, size: int, enough: Callable[[bytes], bool]) -> bytes:
+    """What the server sends on s until `enough` of it came, or it closed the connection or
+    reset it (a refusal may do either); then s is closed."""
     data = b""
     try:
-        while b"\r\n" not in data:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    except OSError:
-        pass
-    s.close()
-    return data.split(b"\r\n")[0].decode(errors="replace")
-
-
-def http_get(port, path):
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
-    data = b""
-    try:
-        while True:
-            chunk = s.recv(65536)
+        while not enough(data):
+            chunk = s.recv(size)
             if not chunk:
                 break
             data += chunk
@@ -345,17 +317,31 @@ def http_get(port, path):
     return data
 
 
+def handshake(port, origin=None, host=None):
+    """The status line of a WebSocket handshake with that Origin (none: no header)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    head = ("GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            % (host or "127.0.0.1:%d" % port))
+    if origin:
+        head += "Origin: %s\r\n" % origin
+    s.sendall((head + "\r\n").encode())
+    data = read_closing(s, 4096, lambda data: b"\r\n" in data)
+    return data.split(b"\r\n")[0].decode(errors="replace")
+
+
+def http_get(port, path):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
+    return read_closing(s, 65536, lambda data: False)
+
+
 class WebSafetyTest(LimitsCase):
     def setUp(self):
         base.SERVER = ws.SERVER = SERVER
         self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
         self.db = os.path.join(self.tmp.name, "matches.db")
-        self.site = os.path.join(self.tmp.name, "site")
-        os.mkdir(self.site)
-        with open(os.path.join(self.site, "index.html"), "w") as f:
-            f.write("<!doctype html><title>board</title>\n")
-        with open(os.path.join(self.tmp.name, "secret.txt"), "w") as f:
-            f.write("not for the web\n")
+        self.site = ws.make_site(self.tmp.name)
         os.symlink(os.path.join(self.tmp.name, "secret.txt"), os.path.join(self.site, "leak.txt"))
         os.symlink(self.tmp.name, os.path.join(self.site, "up"))
         os.symlink("index.html", os.path.join(self.site, "same.html"))

@@ -14,7 +14,6 @@ server for the moves. Then:
   record over HTTP;
 - `new` refuses quiet=0; `record` with a bad id is refused in words.
 """
-import importlib.util
 import os
 import re
 import statistics
@@ -26,20 +25,13 @@ import unittest
 import urllib.error
 import urllib.request
 
+import sibling
+
 SERVER = None  # set by test-tg-server.py
 PLIES = 300000
 
 _here = os.path.dirname(os.path.abspath(__file__))
-
-
-def _load(name, file):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(_here, file))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ws = _load("tg_server_long_ws", "test-tg-server-ws.py")
+ws = sibling.load("tg_server_long_ws", "test-tg-server-ws.py")
 base = ws.base
 
 

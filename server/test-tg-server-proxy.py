@@ -5,18 +5,15 @@ budgets by the address the proxy names (X-Forwarded-For, or Forwarded), and only
 proxy is one the server was told to trust; a header from anyone else, or one that names no
 well-formed address, changes nothing.
 """
-import importlib.util
 import os
 import tempfile
 import unittest
 
+import sibling
+
 SERVER = None  # set by test-tg-server.py
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("tg_server_proxy_ws",
-                                               os.path.join(_here, "test-tg-server-ws.py"))
-ws = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ws)
+ws = sibling.load("tg_server_proxy_ws", "test-tg-server-ws.py")
 base = ws.base
 
 

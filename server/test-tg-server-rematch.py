@@ -11,17 +11,14 @@
   other seat once both are taken, an unknown match, a seat that never joined: each a clear
   error and nothing created.
 """
-import importlib.util
 import os
 import unittest
 
+import sibling
+
 SERVER: "str | None" = None  # set by test-tg-server.py
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("tg_server_rematch_base",
-                                               os.path.join(_here, "test-tg-server.py"))
-base = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(base)
+base = sibling.load("tg_server_rematch_base", "test-tg-server.py")
 
 
 class RematchTest(base.ServerTestCase):

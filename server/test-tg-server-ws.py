@@ -17,7 +17,6 @@ Also run as part of test-tg-server.py (and so against the sanitizer build in scr
 - the web app's files over HTTP on the same port, and nothing outside the directory.
 """
 import base64
-import importlib.util
 import os
 import socket
 import struct
@@ -26,12 +25,11 @@ import tempfile
 import time
 import unittest
 
+import sibling
+
 SERVER = None  # set from argv, or by test-tg-server.py
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("tg_server_test", os.path.join(_here, "test-tg-server.py"))
-base = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(base)
+base = sibling.load("tg_server_test", "test-tg-server.py")
 
 
 class WebServer(base.Server):
@@ -175,16 +173,23 @@ def events_until(ws, predicate, limit=50):
     raise AssertionError("no such line among %r" % seen)
 
 
+def make_site(root: str) -> str:
+    """A --web folder `root`/site with one page, and beside it (outside the site) a file the
+    web port must never serve. Returns the site's path."""
+    site = os.path.join(root, "site")
+    os.mkdir(site)
+    with open(os.path.join(site, "index.html"), "w") as f:
+        f.write("<!doctype html><title>board</title>\n")
+    with open(os.path.join(root, "secret.txt"), "w") as f:
+        f.write("not for the web\n")
+    return site
+
+
 class WebSocketTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        cls.site = os.path.join(cls.tmp.name, "site")
-        os.mkdir(cls.site)
-        with open(os.path.join(cls.site, "index.html"), "w") as f:
-            f.write("<!doctype html><title>board</title>\n")
-        with open(os.path.join(cls.tmp.name, "secret.txt"), "w") as f:
-            f.write("not for the web\n")
+        cls.site = make_site(cls.tmp.name)
         cls.db = os.path.join(cls.tmp.name, "m.db")
         cls.server = WebServer(cls.db, web=cls.site).start()
 

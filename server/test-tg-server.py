@@ -888,7 +888,7 @@ def load_websocket_tests():
     """The WebSocket, push and clock tests (test-tg-server-ws.py) and the limits and fairness
     tests (test-tg-server-limits.py) run in this same run, so that every way of running this
     file (meson, the sanitizer build) runs them too."""
-    import importlib.util
+    import sibling
     for file, prefix in (("test-tg-server-ws.py", "WebSocket_"),
                          ("test-tg-server-limits.py", "Limits_"),
                          ("test-tg-server-damage.py", "Damage_"),
@@ -896,10 +896,7 @@ def load_websocket_tests():
                          ("test-tg-server-long.py", "Long_"),
                          ("test-tg-server-proxy.py", "Proxy_"),
                          ("test-tg-server-rematch.py", "Rematch_")):
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
-        spec = importlib.util.spec_from_file_location("tg_server_" + prefix.lower(), path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = sibling.load("tg_server_" + prefix.lower(), file)
         module.SERVER = SERVER
         for name in dir(module):
             item = getattr(module, name)

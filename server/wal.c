@@ -38,36 +38,32 @@ static void checksum(bool big, const unsigned char *p, size_t n, uint32_t s[2])
     }
 }
 
-static bool read_all(int fd, void *to, size_t n, off_t at)
+/* All n bytes at `at`, through interruptions and short counts: read into `to`, or (to NULL)
+ * written from `from`. One loop for both directions, so that they cannot drift apart. */
+static bool transfer_all(int fd, void *to, const void *from, size_t n, off_t at)
 {
-    unsigned char *p = to;
-    while (n) {
-        ssize_t r = pread(fd, p, n, at);
+    size_t done = 0;
+    while (done < n) {
+        off_t where = at + (off_t)done;
+        ssize_t r = to ? pread(fd, (unsigned char *)to + done, n - done, where)
+                       : pwrite(fd, (const unsigned char *)from + done, n - done, where);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             return false;
-        p += r;
-        n -= (size_t)r;
-        at += r;
+        done += (size_t)r;
     }
     return true;
 }
 
+static bool read_all(int fd, void *to, size_t n, off_t at)
+{
+    return transfer_all(fd, to, NULL, n, at);
+}
+
 static bool write_all(int fd, const void *from, size_t n, off_t at)
 {
-    const unsigned char *p = from;
-    while (n) {
-        ssize_t w = pwrite(fd, p, n, at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-        at += w;
-    }
-    return true;
+    return transfer_all(fd, NULL, from, n, at);
 }
 
 /* The header, checked: its magic, a page size SQLite allows, and its checksum. */

@@ -299,9 +299,7 @@ static void test_choose_game_over(void **unused)
 static long greedy_rank(const tg_state *s, tg_move m)
 {
     int me = tg_state_player(s);
-    tg_state *c = NULL;
-    TU_OK(tg_state_clone(s, &c));
-    TU_OK(tg_state_apply(c, m));
+    tg_state *c = tu_after(s, m);
     long lead = (long)tg_state_score(c, me) - (long)tg_state_score(c, 1 - me);
     int w = tg_state_winner(c);
     tg_state_free(c);
@@ -573,9 +571,7 @@ static void test_greedy_positions(void **unused)
         assert_true(n >= 3);
         int other_max = -1000;
         for (size_t k = 0; k < n; k++) {
-            tg_state *t = NULL;
-            TU_OK(tg_state_clone(s, &t));
-            TU_OK(tg_state_apply(t, moves[k]));
+            tg_state *t = tu_after(s, moves[k]);
             int lead = tg_state_score(t, me) - tg_state_score(t, 1 - me);
             if (moves[k] == best) {
                 assert_int_equal(lead, c->best_lead);
@@ -651,9 +647,7 @@ static void test_mcts_positions(void **unused)
         size_t n = tu_moves(s, moves, 512);
         assert_true(n >= 3);
         for (size_t k = 0; k < n; k++) {
-            tg_state *t = NULL;
-            TU_OK(tg_state_clone(s, &t));
-            TU_OK(tg_state_apply(t, moves[k]));
+            tg_state *t = tu_after(s, moves[k]);
             assert_int_equal(tg_state_winner(t), moves[k] == win ? me : TG_NO_WINNER_YET);
             tg_state_free(t);
         }

@@ -1017,10 +1017,7 @@ static void test_quiet_limit(void **unused)
                 while (!r.over) {
                     tg_move legal[64];
                     int n = ref_moves(&r, legal);
-                    uint64_t mine = rng;
-                    tg_move mv = legal[tu_uniform_below(&mine, (uint32_t)n)];
-                    TU_OK(tg_state_apply_random(g, &rng));
-                    assert_true(mine == rng);
+                    tg_move mv = tu_apply_random_as(g, &rng, legal, (size_t)n);
                     assert_true(ref_apply(&r, (int)mv) != REF_UNKNOWN);
                     expect_ref(g, &r, spec);
                 }
@@ -1449,10 +1446,7 @@ static void test_random_games_vs_reference(void **unused)
                 compare_children(s, &r, "random game", &t);
                 tg_move legal[64];
                 int n = ref_moves(&r, legal);
-                uint64_t mine = rng;
-                tg_move mv = legal[tu_uniform_below(&mine, (uint32_t)n)];
-                TU_OK(tg_state_apply_random(s, &rng));
-                assert_true(mine == rng);
+                tg_move mv = tu_apply_random_as(s, &rng, legal, (size_t)n);
                 last = ref_apply(&r, (int)mv);
                 if (last == REF_UNKNOWN) /* the reference gave up: carry on from the library */
                     ref_from_state(s, &r);

@@ -694,10 +694,7 @@ static void test_quiet_limit(void **unused)
             while (!r.over) {
                 tg_move legal[64];
                 int n = ref_moves(&r, legal);
-                uint64_t mine = rng;
-                tg_move mv = legal[tu_uniform_below(&mine, (uint32_t)n)];
-                TU_OK(tg_state_apply_random(g, &rng));
-                assert_true(mine == rng);
+                tg_move mv = tu_apply_random_as(g, &rng, legal, (size_t)n);
                 ref_apply(&r, (int)mv);
                 expect_ref(g, &r, spec);
             }
@@ -869,10 +866,7 @@ static void test_random_games_vs_reference(void **unused)
                 expect_ref(s, &r, "random game");
                 tg_move legal[64];
                 int n = ref_moves(&r, legal);
-                uint64_t mine = rng;
-                tg_move mv = legal[tu_uniform_below(&mine, (uint32_t)n)];
-                TU_OK(tg_state_apply_random(s, &rng));
-                assert_true(mine == rng);
+                tg_move mv = tu_apply_random_as(s, &rng, legal, (size_t)n);
                 ref_apply(&r, (int)mv);
             }
             expect_ref(s, &r, "random game end");

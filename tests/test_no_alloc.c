@@ -188,17 +188,6 @@ static void test_counter_counts(void **unused)
 
 /* ---- zero allocations over whole games ------------------------------------------------- */
 
-/* The options now: decisions, or chance outcomes at a chance state. */
-static size_t options(const tg_state *s, tg_move *m, double *p)
-{
-    size_t n = 0;
-    if (tg_state_player(s) == TG_CHANCE)
-        TU_OK(tg_state_chance(s, m, p, MAX_MOVES, &n));
-    else
-        TU_OK(tg_state_moves(s, m, MAX_MOVES, &n));
-    return n;
-}
-
 /* The game trajectory of game g of a rule set: even plies by tg_state_apply_random, odd plies
  * by tg_state_apply of an option drawn by the test, both from `walk` only. Returns the length. */
 static size_t advance(tg_state *s, uint64_t *walk, struct tally *t)
@@ -211,7 +200,7 @@ static size_t advance(tg_state *s, uint64_t *walk, struct tally *t)
     }
     tg_move m[MAX_MOVES];
     double p[MAX_MOVES];
-    size_t n = options(s, m, p);
+    size_t n = tu_options(s, m, p, MAX_MOVES);
     assert_true(n > 0);
     tg_move pick = m[tu_splitmix64(walk) % n];
     tg_status st;
@@ -492,7 +481,7 @@ static void test_apply_long_line(void **unused)
         for (size_t d = 0; d < PLIES && !tg_state_is_terminal(s); d++) {
             tg_move m[MAX_MOVES];
             double p[MAX_MOVES];
-            size_t n = options(s, m, p);
+            size_t n = tu_options(s, m, p, MAX_MOVES);
             tg_move pick = m[tu_splitmix64(&walk) % n];
             count_reset();
             TU_OK(tg_state_apply(s, pick));

@@ -133,8 +133,7 @@ static void test_exact_text(void **unused)
 {
     (void)unused;
     tg_state *s = tu_new("halusa");
-    tu_play(s, "b1");
-    tu_play(s, "b2");
+    tu_play_line(s, "b1 b2");
     char *text = record_of(s, "[Date \"2026.12.01\"]");
     assert_string_equal(text, "[Rules \"halusa:remainder=last-mover,quiet=100\"]\n"
                               "[Date \"2026.12.01\"]\n"
@@ -160,10 +159,7 @@ static void test_exact_text(void **unused)
     tg_state_free(s);
     /* A Tab turn groups its throws and decisions under one number. */
     s = tu_new("tab");
-    tu_play(s, "throw:1");
-    tu_play(s, "throw:4");
-    tu_play(s, "throw:2");
-    tu_play(s, "m1+1");
+    tu_play_line(s, "throw:1 throw:4 throw:2 m1+1");
     text = record_of(s, NULL);
     assert_non_null(strstr(text, "\n\n1. throw:1 throw:4 throw:2 m1+1 *\n"));
     free(text);

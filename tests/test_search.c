@@ -12,31 +12,11 @@
 #define RNG_SENTINEL UINT64_C(0x0123456789ABCDEF)
 #define MAX_OPTIONS 512
 
-static tg_search *tu_search(const char *spec)
-{
-    tg_search *h = NULL;
-    tg_status st = tg_search_new(spec, &h);
-    if (st != TG_OK || !h)
-        TU_FAIL("tg_search_new(%s) = %s", spec, tg_status_string(st));
-    return h;
-}
-
-/* The legal options now: decisions, or outcomes with their probabilities. */
-static size_t options(const tg_state *s, tg_move *m, double *p)
-{
-    size_t n = 0;
-    if (tg_state_player(s) == TG_CHANCE)
-        TU_OK(tg_state_chance(s, m, p, MAX_OPTIONS, &n));
-    else
-        TU_OK(tg_state_moves(s, m, MAX_OPTIONS, &n));
-    return n;
-}
-
 static bool is_option(const tg_state *s, tg_move m)
 {
     tg_move all[MAX_OPTIONS];
     double p[MAX_OPTIONS];
-    size_t n = options(s, all, p);
+    size_t n = tu_options(s, all, p, MAX_OPTIONS);
     for (size_t i = 0; i < n; i++)
         if (all[i] == m)
             return true;
@@ -117,7 +97,7 @@ static void test_specs(void **unused)
     (void)unused;
     for (size_t i = 0; i < sizeof good_specs / sizeof good_specs[0]; i++) {
         TU_OK(tg_bot_check(good_specs[i]));
-        tg_search *h = tu_search(good_specs[i]);
+        tg_search *h = tu_search_new(good_specs[i]);
         tg_search_free(h);
     }
     tg_search *sentinel = (tg_search *)&sentinel;
@@ -137,7 +117,7 @@ static void test_specs(void **unused)
     /* Every other bot works through a handle too. */
     const char *const bots[] = {"random", "greedy", "mcts"};
     for (size_t i = 0; i < 3; i++)
-        tg_search_free(tu_search(bots[i]));
+        tg_search_free(tu_search_new(bots[i]));
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -145,7 +125,7 @@ static void test_specs(void **unused)
 static void test_null_and_range(void **unused)
 {
     (void)unused;
-    tg_search *h = tu_search("search:nodes=500,tt=1");
+    tg_search *h = tu_search_new("search:nodes=500,tt=1");
     tg_state *s = tu_new("hawalis");
     char before[4096], after[4096];
     TU_OK(tg_state_to_string(s, before, sizeof before, NULL));
@@ -225,7 +205,7 @@ static void test_finished_game(void **unused)
     TU_OK(tg_state_playout(s, &rng, 100000, NULL));
     assert_true(tg_state_is_terminal(s));
     for (size_t i = 0; i < 4; i++) {
-        tg_search *h = tu_search(specs[i]);
+        tg_search *h = tu_search_new(specs[i]);
         tg_state *live = tu_new("walak-pussa");
         uint64_t r = 3;
         TU_OK(tg_search_analyse(h, live, &r));
@@ -258,16 +238,14 @@ static void test_chance_state(void **unused)
         while (tg_state_player(s) != TG_CHANCE)
             TU_OK(tg_state_apply_random(s, &rng));
         for (size_t k = 0; k < 3; k++) {
-            tg_search *h = tu_search(specs[k]);
+            tg_search *h = tu_search_new(specs[k]);
             uint64_t a = seed * 77, b = seed * 77;
             tg_move m;
             TU_OK(tg_search_choose(h, s, &a, &m));
             tg_state *copy = NULL;
             TU_OK(tg_state_clone(s, &copy));
             TU_OK(tg_state_apply_random(copy, &b));
-            tg_state *mine = NULL;
-            TU_OK(tg_state_clone(s, &mine));
-            TU_OK(tg_state_apply(mine, m));
+            tg_state *mine = tu_after(s, m);
             assert_true(tg_state_equal(mine, copy));
             assert_true(a == b);
             tg_state_free(mine);
@@ -279,7 +257,7 @@ static void test_chance_state(void **unused)
                 assert_true(rng == before);
             tg_move outcomes[MAX_OPTIONS];
             double p[MAX_OPTIONS];
-            size_t n = options(s, outcomes, p);
+            size_t n = tu_options(s, outcomes, p, MAX_OPTIONS);
             assert_int_equal(tg_search_result_count(h), n);
             for (size_t i = 0; i < n; i++) {
                 double v;
@@ -314,7 +292,7 @@ static bool exact_value(tg_state *s, int plies, double *value)
         return false;
     tg_move m[MAX_OPTIONS];
     double p[MAX_OPTIONS];
-    size_t n = options(s, m, p);
+    size_t n = tu_options(s, m, p, MAX_OPTIONS);
     int player = tg_state_player(s);
     double acc = player == TG_CHANCE ? 0.0 : player == 0 ? -2.0 : 2.0;
     bool known = true;
@@ -403,7 +381,7 @@ static const struct endgame {
 static void test_endgames_agree_with_minimax(void **unused)
 {
     (void)unused;
-    tg_search *h = tu_search(ENDGAME_SPEC);
+    tg_search *h = tu_search_new(ENDGAME_SPEC);
     size_t proven_total = 0;
     for (size_t e = 0; e < ENDGAME_COUNT; e++) {
         tg_state *s = tu_from(endgames[e].rules, endgames[e].text);
@@ -413,7 +391,7 @@ static void test_endgames_agree_with_minimax(void **unused)
         size_t n = tg_search_result_count(h);
         tg_move legal[MAX_OPTIONS];
         double p[MAX_OPTIONS];
-        assert_int_equal(n, options(s, legal, p));
+        assert_int_equal(n, tu_options(s, legal, p, MAX_OPTIONS));
         size_t proven_here = 0;
         for (size_t i = 0; i < n; i++) {
             tg_move m;
@@ -464,7 +442,7 @@ static void play_out(tg_search *h, tg_state *s, int me, unsigned *lines)
         TU_OK(tg_state_undo(s));
         return;
     }
-    size_t n = options(s, m, p);
+    size_t n = tu_options(s, m, p, MAX_OPTIONS);
     for (size_t i = 0; i < n; i++) {
         TU_OK(tg_state_apply(s, m[i]));
         play_out(h, s, me, lines);
@@ -475,8 +453,8 @@ static void play_out(tg_search *h, tg_state *s, int me, unsigned *lines)
 static void test_proven_wins_win(void **unused)
 {
     (void)unused;
-    tg_search *analysis = tu_search(ENDGAME_SPEC);
-    tg_search *player = tu_search("search:nodes=20000,tt=1");
+    tg_search *analysis = tu_search_new(ENDGAME_SPEC);
+    tg_search *player = tu_search_new("search:nodes=20000,tt=1");
     unsigned won = 0;
     for (size_t e = 0; e < ENDGAME_COUNT; e++) {
         tg_state *s = tu_from(endgames[e].rules, endgames[e].text);
@@ -513,7 +491,7 @@ static void test_deterministic_tuples(void **unused)
     (void)unused;
     for (size_t i = 0; i < sizeof tuples / sizeof tuples[0]; i++) {
         tg_state *s = tu_from(tuples[i].rules, tuples[i].text);
-        tg_search *h = tu_search(tuples[i].spec);
+        tg_search *h = tu_search_new(tuples[i].spec);
         uint64_t rng = 5;
         tg_move m;
         char text[64];
@@ -544,8 +522,8 @@ static void test_analysis_repeats(void **unused)
             TU_OK(tg_state_apply_random(s, &rng));
         while (tg_state_player(s) == TG_CHANCE)
             TU_OK(tg_state_apply_random(s, &rng));
-        tg_search *a = tu_search("search:nodes=3000,tt=1");
-        tg_search *b = tu_search("search:nodes=3000,tt=1");
+        tg_search *a = tu_search_new("search:nodes=3000,tt=1");
+        tg_search *b = tu_search_new("search:nodes=3000,tt=1");
         tg_state *other = tu_new(rules[g]);
         uint64_t r = 0;
         tg_move m;
@@ -622,7 +600,7 @@ static void test_every_rule_set(void **unused)
         tg_state *s = tu_new(rule_sets[g]);
         tg_search *h[6];
         for (size_t k = 0; k < 6; k++)
-            h[k] = tu_search(specs[k]);
+            h[k] = tu_search_new(specs[k]);
         uint64_t rng = 900 + g;
         for (int ply = 0; ply < 400 && !tg_state_is_terminal(s); ply++) {
             if (ply % 25 == 0) {

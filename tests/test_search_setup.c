@@ -16,21 +16,6 @@
 #include "bot.h"
 #include "internal.h"
 
-static tg_state *midgame(const char *rules, uint64_t seed)
-{
-    tg_rules *r = NULL;
-    TU_OK(tg_rules_new(rules, &r));
-    tg_state *s = NULL;
-    TU_OK(tg_state_new(r, &s));
-    tg_rules_free(r);
-    for (int i = 0; i < 2; i++)
-        TU_OK(tg_state_apply_random(s, &seed));
-    size_t n = 0;
-    while (tg_state_player(s) == TG_CHANCE || (tg_state_moves(s, NULL, 0, &n) == TG_OK && n < 2))
-        TU_OK(tg_state_apply_random(s, &seed));
-    return s;
-}
-
 static tg_status run(struct tg__engine *e, const tg_state *s, atomic_int *life, uint32_t nodes,
                      tg_move *move, uint64_t *visited, uint32_t *depth)
 {
@@ -47,7 +32,7 @@ static void test_stop_while_clearing(void **unused)
     (void)unused;
     static const char *const rule_sets[] = {"halusa", "hus", "hawalis", "walak-pussa", "tab"};
     for (size_t g = 0; g < 5; g++) {
-        tg_state *s = midgame(rule_sets[g], 90 + g);
+        tg_state *s = tu_midgame(rule_sets[g], 90 + g);
         struct tg__engine e, fresh;
         TU_OK(tg__engine_init(&e, 1));
         TU_OK(tg__engine_init(&fresh, 1));

@@ -16,14 +16,6 @@
 #define LONG_SEARCH "search:time=600000,tt=1"
 #define LONG_MCTS "mcts:time=600000,iterations=10000000"
 
-static tg_search *tu_search_new(const char *spec)
-{
-    tg_search *h = NULL;
-    TU_OK(tg_search_new(spec, &h));
-    assert_non_null(h);
-    return h;
-}
-
 struct job {
     tg_search *h;
     const tg_state *s;
@@ -73,17 +65,12 @@ static bool legal(const tg_state *s, tg_move m)
     return tg_state_is_legal(s, m);
 }
 
-static tg_state *midgame(const char *rules, uint64_t seed)
+/* Waits for a job that chooses: whatever stopped it, it returns a legal move of its position. */
+static void join_chosen(struct job *j, pthread_t t)
 {
-    tg_state *s = tu_new(rules);
-    /* Two random plies: far from the end, so that no search can finish by proving it. */
-    for (int i = 0; i < 2; i++)
-        TU_OK(tg_state_apply_random(s, &seed));
-    /* ... and a choice to make: a single legal move is returned without a search. */
-    size_t n = 0;
-    while (tg_state_player(s) == TG_CHANCE || (tg_state_moves(s, NULL, 0, &n) == TG_OK && n < 2))
-        TU_OK(tg_state_apply_random(s, &seed));
-    return s;
+    pthread_join(t, NULL);
+    TU_OK(j->status);
+    assert_true(legal(j->s, j->move));
 }
 
 static const char *const rule_sets[] = {"halusa", "hus", "hawalis", "walak-pussa", "tab"};
@@ -95,7 +82,7 @@ static void test_stop_running(void **unused)
     for (size_t g = 0; g < 5; g++)
         for (size_t k = 0; k < 2; k++)
             for (int analyse = 0; analyse < 2; analyse++) {
-                tg_state *s = midgame(rule_sets[g], 10 + g);
+                tg_state *s = tu_midgame(rule_sets[g], 10 + g);
                 tg_search *h = tu_search_new(specs[k]);
                 struct job j;
                 pthread_t t;
@@ -141,7 +128,7 @@ static void test_stop_idle(void **unused)
 {
     (void)unused;
     for (size_t g = 0; g < 5; g++) {
-        tg_state *s = midgame(rule_sets[g], 30 + g);
+        tg_state *s = tu_midgame(rule_sets[g], 30 + g);
         tg_search *h = tu_search_new("search:nodes=4000,tt=1");
         tg_search *fresh = tu_search_new("search:nodes=4000,tt=1");
         uint64_t rng = 0, stats_fresh, stats_h;
@@ -174,16 +161,14 @@ static void test_free_while_running(void **unused)
     const char *const specs[] = {LONG_SEARCH, LONG_MCTS};
     for (size_t g = 0; g < 5; g++)
         for (size_t k = 0; k < 2; k++) {
-            tg_state *s = midgame(rule_sets[g], 50 + g);
+            tg_state *s = tu_midgame(rule_sets[g], 50 + g);
             tg_search *h = tu_search_new(specs[k]);
             struct job j;
             pthread_t t;
             start(&j, &t, h, s, false);
             pause_ms(5);
             tg_search_free(h);
-            pthread_join(t, NULL);
-            TU_OK(j.status);
-            assert_true(legal(s, j.move));
+            join_chosen(&j, t);
             tg_state_free(s);
         }
 }
@@ -197,7 +182,7 @@ static void test_stop_while_clearing(void **unused)
 {
     (void)unused;
     for (size_t g = 0; g < 5; g++) {
-        tg_state *s = midgame(rule_sets[g], 110 + g);
+        tg_state *s = tu_midgame(rule_sets[g], 110 + g);
         tg_search *h = tu_search_new("search:time=600000,tt=32");
         for (int k = 0; k < 3; k++) {
             struct job j;
@@ -206,9 +191,7 @@ static void test_stop_while_clearing(void **unused)
             if (k == 0)
                 pause_ms(20); /* the first fills the table */
             TU_OK(tg_search_stop(h));
-            pthread_join(t, NULL);
-            TU_OK(j.status);
-            assert_true(legal(s, j.move));
+            join_chosen(&j, t);
             uint64_t nodes;
             uint32_t depth;
             TU_OK(tg_search_stats(h, &nodes, &depth));
@@ -230,7 +213,7 @@ static void test_stop_many(void **unused)
     struct job j[SWARM];
     pthread_t t[SWARM];
     for (int i = 0; i < SWARM; i++) {
-        s[i] = midgame(rule_sets[i % 5], 70 + (uint64_t)i);
+        s[i] = tu_midgame(rule_sets[i % 5], 70 + (uint64_t)i);
         h[i] = tu_search_new(i % 2 ? LONG_MCTS : LONG_SEARCH);
         start(&j[i], &t[i], h[i], s[i], i % 3 == 0);
     }

@@ -346,9 +346,7 @@ static void test_tab_unlock(void **unused)
 {
     (void)unused;
     tg_state *s = tu_new("tab");
-    tu_play(s, "throw:1");
-    tu_play(s, "throw:4");
-    tu_play(s, "throw:2");
+    tu_play_line(s, "throw:1 throw:4 throw:2");
     const struct ev one[] = {{TG_EVENT_THROW, NA, 1, 0}}, two[] = {{TG_EVENT_THROW, NA, 2, 0}};
     expect_story(s, 0, one, 1);
     expect_story(s, 2, two, 1); /* the throwing ends: player 0 decides, the turn stays */

@@ -221,6 +221,21 @@ static inline void tu_play(tg_state *s, const char *text)
                 tg_status_string(st));
 }
 
+/* Plays a line of moves in their text form, separated by spaces ("throw:1 throw:4 m1+1"). */
+static inline void tu_play_line(tg_state *s, const char *line)
+{
+    char text[64];
+    for (const char *at = line + strspn(line, " "); *at; at += strspn(at, " ")) {
+        size_t n = strcspn(at, " ");
+        if (n >= sizeof text)
+            TU_FAIL("a move of %zu characters in \"%s\"", n, line);
+        memcpy(text, at, n);
+        text[n] = '\0';
+        tu_play(s, text);
+        at += n;
+    }
+}
+
 /* The legal moves into buf (cap entries); returns the count. */
 static inline size_t tu_moves(const tg_state *s, tg_move *buf, size_t cap)
 {
@@ -230,6 +245,50 @@ static inline size_t tu_moves(const tg_state *s, tg_move *buf, size_t cap)
         TU_FAIL("tg_state_moves = %d (%s), count %zu, cap %zu", (int)st, tg_status_string(st), n,
                 cap);
     return n;
+}
+
+/* The options now into m (cap entries): decisions, or at a chance state the outcomes with
+ * their probabilities into p. Returns the count. */
+static inline size_t tu_options(const tg_state *s, tg_move *m, double *p, size_t cap)
+{
+    size_t n = 0;
+    if (tg_state_player(s) == TG_CHANCE)
+        TU_OK(tg_state_chance(s, m, p, cap, &n));
+    else
+        TU_OK(tg_state_moves(s, m, cap, &n));
+    return n;
+}
+
+/* A copy of s with m applied; s itself is left as it is. */
+static inline tg_state *tu_after(const tg_state *s, tg_move m)
+{
+    tg_state *t = NULL;
+    TU_OK(tg_state_clone(s, &t));
+    TU_OK(tg_state_apply(t, m));
+    return t;
+}
+
+static inline tg_search *tu_search_new(const char *spec)
+{
+    tg_search *h = NULL;
+    tg_status st = tg_search_new(spec, &h);
+    if (st != TG_OK || !h)
+        TU_FAIL("tg_search_new(%s) = %s", spec, tg_status_string(st));
+    return h;
+}
+
+/* A position of `rules` with a choice to make, far from the end: two plies of the generator
+ * from `seed`, then more until the side to move decides between two moves or more (a search
+ * returns a single legal move without searching, and could finish by proving a near end). */
+static inline tg_state *tu_midgame(const char *rules, uint64_t seed)
+{
+    tg_state *s = tu_new(rules);
+    for (int i = 0; i < 2; i++)
+        TU_OK(tg_state_apply_random(s, &seed));
+    size_t n = 0;
+    while (tg_state_player(s) == TG_CHANCE || (tg_state_moves(s, NULL, 0, &n) == TG_OK && n < 2))
+        TU_OK(tg_state_apply_random(s, &seed));
+    return s;
 }
 
 /* Leaf count of the tree below s by apply/undo through the public API: an independent check
@@ -346,6 +405,19 @@ static inline uint32_t tu_uniform_below(uint64_t *rng, uint32_t n)
         if (low >= n || low >= (uint32_t)(0u - n) % n)
             return (uint32_t)(m >> 32);
     }
+}
+
+/* tg_state_apply_random() on s, checked against the caller's own model of the position: returns
+ * the move the documented draw (tu_uniform_below) picks from `legal`, the model's n legal moves
+ * in the library's order, and asserts that the generator advanced by that one draw. The caller
+ * applies the move to its model and compares the two. */
+static inline tg_move tu_apply_random_as(tg_state *s, uint64_t *rng, const tg_move *legal, size_t n)
+{
+    uint64_t mine = *rng;
+    tg_move m = legal[tu_uniform_below(&mine, (uint32_t)n)];
+    TU_OK(tg_state_apply_random(s, rng));
+    assert_true(mine == *rng);
+    return m;
 }
 
 #endif

@@ -664,10 +664,7 @@ static struct match_stats play_match(const char *spec, int limit, uint64_t seed,
     while (!tg_state_is_terminal(s)) {
         tg_move legal[7];
         int n = ref_moves(&r, legal);
-        uint64_t mine = rng;
-        tg_move m = legal[tu_uniform_below(&mine, (uint32_t)n)];
-        TU_OK(tg_state_apply_random(s, &rng));
-        assert_true(mine == rng);
+        tg_move m = tu_apply_random_as(s, &rng, legal, (size_t)n);
         ref_apply(&r, (int)m);
         st.plies++;
         expect_ref(s, &r, spec);
@@ -1004,10 +1001,7 @@ static void test_random_games_vs_reference(void **unused)
                 expect_ref(s, &r, "random game");
                 tg_move legal[7];
                 int n = ref_moves(&r, legal);
-                uint64_t mine = rng;
-                tg_move mv = legal[tu_uniform_below(&mine, (uint32_t)n)];
-                TU_OK(tg_state_apply_random(s, &rng));
-                assert_true(mine == rng);
+                tg_move mv = tu_apply_random_as(s, &rng, legal, (size_t)n);
                 ref_apply(&r, (int)mv);
             }
             expect_ref(s, &r, "random game end");

@@ -20,6 +20,8 @@
 #include "arena/load.h"
 #include "arena/report.h"
 #include "arena/tournament.h"
+#include "clock-random.h"
+#include "tool-args.h"
 
 #include <traditional-games.h>
 
@@ -30,79 +32,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-enum { EXIT_BAD_ARGS = 2, MAX_JOBS = 64 };
+enum { EXIT_BAD_ARGS = TOOL_EXIT_BAD_ARGS, MAX_JOBS = 64 };
 
 #define USAGE_LINE                                                                                 \
     "usage: tg-arena [--spec SPEC]... [--games N] [--pair I-J[:N]]... [--seed S] [--jobs N]\n"     \
     "                [--opening N [--balanced B]] [--max-plies N] [--prior X] [--json FILE]\n"     \
     "                [--from FILE]... [--progress] BOT BOT [BOT...]\n"
 
-static void usage(FILE *f)
-{
-    fputs(USAGE_LINE
-          "\n"
-          "  BOT              a bot spec of tg_bot_choose(), e.g. random, greedy,\n"
-          "                   mcts:iterations=1000 (at least two, all different)\n"
-          "  --spec SPEC      a rule set to play, e.g. halusa or hus:width=16; repeat it for\n"
-          "                   several (default: halusa); each gets its own ratings\n"
-          "  --games N        games per pairing and rule set, an even number: N/2 seeds, each\n"
-          "                   played with both colourings (default 10)\n"
-          "  --pair I-J[:N]   play bot I against bot J (numbered from 0 in the order given),\n"
-          "                   N games (default --games); repeat it for a pairing list, which\n"
-          "                   must link every bot; without it, every pair plays (round robin)\n"
-          "  --seed S         seed index k of every pairing plays with seed S + k (default 1)\n"
-          "  --jobs N         games played at once, in threads (default 1)\n"
-          "  --opening N      the first N plies of every game are random moves, the same for\n"
-          "                   both colourings of a seed, so that deterministic bots do not\n"
-          "                   play one game over and over (default 0)\n"
-          "  --balanced B     with --opening: draw the opening again (up to 200 times, then\n"
-          "                   the most balanced draw) until " BALANCE_SPEC " values its\n"
-          "                   position within +-B/1000 for the side to move, unproven, so\n"
-          "                   that the opening does not decide the game (1 to 999)\n"
-          "  --max-plies N    stop a game after N plies, counted as a draw and reported as\n"
-          "                   unfinished (default 100000; 0 for no limit)\n"
-          "  --prior X        virtual draws added to every pairing that played, so a perfect\n"
-          "                   score still has a finite rating (default 1; 0 for none)\n"
-          "  --json FILE      write every game and the fits as JSON to FILE (- for standard\n"
-          "                   output, then the tables go to standard error)\n"
-          "  --from FILE      add the games of an earlier run (its --json file) to the report\n"
-          "                   and the fit; their bots follow the BOTs given (for --pair's\n"
-          "                   numbers), their rule sets are played only if no --spec is given;\n"
-          "                   with --from, fewer than two BOTs is allowed (then only the\n"
-          "                   --pair list, if any, is played); a game may not appear twice\n"
-          "  --progress       a line on standard error for every game as it ends\n"
-          "  --help           show this text\n",
-          f);
-}
+/* What --help writes after the usage. */
+static const char help_text[] =
+    "  BOT              a bot spec of tg_bot_choose(), e.g. random, greedy,\n"
+    "                   mcts:iterations=1000 (at least two, all different)\n"
+    "  --spec SPEC      a rule set to play, e.g. halusa or hus:width=16; repeat it for\n"
+    "                   several (default: halusa); each gets its own ratings\n"
+    "  --games N        games per pairing and rule set, an even number: N/2 seeds, each\n"
+    "                   played with both colourings (default 10)\n"
+    "  --pair I-J[:N]   play bot I against bot J (numbered from 0 in the order given),\n"
+    "                   N games (default --games); repeat it for a pairing list, which\n"
+    "                   must link every bot; without it, every pair plays (round robin)\n"
+    "  --seed S         seed index k of every pairing plays with seed S + k (default 1)\n"
+    "  --jobs N         games played at once, in threads (default 1)\n"
+    "  --opening N      the first N plies of every game are random moves, the same for\n"
+    "                   both colourings of a seed, so that deterministic bots do not\n"
+    "                   play one game over and over (default 0)\n"
+    "  --balanced B     with --opening: draw the opening again (up to 200 times, then\n"
+    "                   the most balanced draw) until " BALANCE_SPEC " values its\n"
+    "                   position within +-B/1000 for the side to move, unproven, so\n"
+    "                   that the opening does not decide the game (1 to 999)\n"
+    "  --max-plies N    stop a game after N plies, counted as a draw and reported as\n"
+    "                   unfinished (default 100000; 0 for no limit)\n"
+    "  --prior X        virtual draws added to every pairing that played, so a perfect\n"
+    "                   score still has a finite rating (default 1; 0 for none)\n"
+    "  --json FILE      write every game and the fits as JSON to FILE (- for standard\n"
+    "                   output, then the tables go to standard error)\n"
+    "  --from FILE      add the games of an earlier run (its --json file) to the report\n"
+    "                   and the fit; their bots follow the BOTs given (for --pair's\n"
+    "                   numbers), their rule sets are played only if no --spec is given;\n"
+    "                   with --from, fewer than two BOTs is allowed (then only the\n"
+    "                   --pair list, if any, is played); a game may not appear twice\n"
+    "  --progress       a line on standard error for every game as it ends\n"
+    "  --help           show this text\n";
 
-static int bad_args(const char *why, const char *arg)
-{
-    if (arg != NULL)
-        fprintf(stderr, "tg-arena: %s: '%s'\n", why, arg);
-    else
-        fprintf(stderr, "tg-arena: %s\n", why);
-    fputs(USAGE_LINE "       (tg-arena --help for more)\n", stderr);
-    return EXIT_BAD_ARGS;
-}
-
-/* A whole number from 0 to `max`, digits only; `*end_out` (if not NULL) receives where it
- * stopped, otherwise the text must end there. */
-static int parse_count(const char *text, uint64_t max, uint64_t *out, const char **end_out)
-{
-    if (text == NULL || !isdigit((unsigned char)text[0]))
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || v > max || (end_out == NULL && *end != '\0'))
-        return 0;
-    if (end_out != NULL)
-        *end_out = end;
-    *out = (uint64_t)v;
-    return 1;
-}
+static const struct tool_cli cli = {"tg-arena", USAGE_LINE, help_text};
 
 struct options {
     const char *specs[64];
@@ -129,17 +101,18 @@ static int parse_pair(const char *text, struct options *o)
     uint64_t a, b, n = 0;
     const char *p;
     if (o->pair_count == sizeof o->pairs / sizeof o->pairs[0])
-        return bad_args("too many --pair options", text);
-    if (!parse_count(text, 1000, &a, &p) || *p != '-' || !parse_count(p + 1, 1000, &b, &p))
-        return bad_args("--pair needs I-J or I-J:N, bot numbers from 0", text);
+        return tool_bad_args(&cli, "too many --pair options", text);
+    if (!tool_parse_whole(text, 10, 1000, &a, &p) || *p != '-' ||
+        !tool_parse_whole(p + 1, 10, 1000, &b, &p))
+        return tool_bad_args(&cli, "--pair needs I-J or I-J:N, bot numbers from 0", text);
     if (*p == ':') {
-        if (!parse_count(p + 1, 100000000, &n, NULL) || n == 0 || n % 2 != 0)
-            return bad_args("--pair I-J:N needs an even number of games from 2", text);
+        if (!tool_parse_whole(p + 1, 10, 100000000, &n, NULL) || n == 0 || n % 2 != 0)
+            return tool_bad_args(&cli, "--pair I-J:N needs an even number of games from 2", text);
     } else if (*p != '\0') {
-        return bad_args("--pair needs I-J or I-J:N, bot numbers from 0", text);
+        return tool_bad_args(&cli, "--pair needs I-J or I-J:N, bot numbers from 0", text);
     }
     if (a == b)
-        return bad_args("--pair needs two different bots", text);
+        return tool_bad_args(&cli, "--pair needs two different bots", text);
     o->pairs[o->pair_count++] = (struct pairing){(size_t)a, (size_t)b, (unsigned long)n};
     return -1;
 }
@@ -169,44 +142,45 @@ static int parse_args(int argc, char **argv, struct options *o)
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t n;
         int takes_value = 1;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
+        if (tool_is_help(a)) {
+            return tool_help(&cli, stdout);
         } else if (strcmp(a, "--progress") == 0) {
             o->progress = 1;
             takes_value = 0;
         } else if (takes_value_option(a) && value == NULL) {
-            return bad_args("missing value", a);
+            return tool_bad_args(&cli, "missing value", a);
         } else if (strcmp(a, "--spec") == 0) {
             if (o->spec_count == sizeof o->specs / sizeof o->specs[0])
-                return bad_args("too many --spec options", value);
+                return tool_bad_args(&cli, "too many --spec options", value);
             o->specs[o->spec_count++] = value;
         } else if (strcmp(a, "--games") == 0) {
-            if (!parse_count(value, 100000000, &n, NULL) || n == 0 || n % 2 != 0)
-                return bad_args("--games needs an even number from 2", value);
+            if (!tool_parse_whole(value, 10, 100000000, &n, NULL) || n == 0 || n % 2 != 0)
+                return tool_bad_args(&cli, "--games needs an even number from 2", value);
             o->games = (unsigned long)n;
         } else if (strcmp(a, "--pair") == 0) {
             int rc = parse_pair(value, o);
             if (rc >= 0)
                 return rc;
         } else if (strcmp(a, "--seed") == 0) {
-            if (!parse_count(value, UINT64_MAX, &o->seed, NULL))
-                return bad_args("--seed needs a whole number", value);
+            if (!tool_parse_whole(value, 10, UINT64_MAX, &o->seed, NULL))
+                return tool_bad_args(&cli, "--seed needs a whole number", value);
         } else if (strcmp(a, "--jobs") == 0) {
-            if (!parse_count(value, MAX_JOBS, &n, NULL) || n == 0)
-                return bad_args("--jobs needs a number from 1 to 64", value);
+            if (!tool_parse_whole(value, 10, MAX_JOBS, &n, NULL) || n == 0)
+                return tool_bad_args(&cli, "--jobs needs a number from 1 to 64", value);
             o->jobs = (unsigned)n;
         } else if (strcmp(a, "--max-plies") == 0) {
-            if (!parse_count(value, 1000000000, &n, NULL))
-                return bad_args("--max-plies needs a whole number", value);
+            if (!tool_parse_whole(value, 10, 1000000000, &n, NULL))
+                return tool_bad_args(&cli, "--max-plies needs a whole number", value);
             o->max_plies = (unsigned long)n;
         } else if (strcmp(a, "--balanced") == 0) {
-            if (!parse_count(value, 999, &n, NULL) || n == 0)
-                return bad_args("--balanced needs a bound in thousandths from 1 to 999", value);
+            if (!tool_parse_whole(value, 10, 999, &n, NULL) || n == 0)
+                return tool_bad_args(&cli, "--balanced needs a bound in thousandths from 1 to 999",
+                                     value);
             o->balanced = (unsigned long)n;
         } else if (strcmp(a, "--opening") == 0) {
-            if (!parse_count(value, 1000, &n, NULL))
-                return bad_args("--opening needs a number of plies from 0 to 1000", value);
+            if (!tool_parse_whole(value, 10, 1000, &n, NULL))
+                return tool_bad_args(&cli, "--opening needs a number of plies from 0 to 1000",
+                                     value);
             o->opening = (unsigned long)n;
         } else if (strcmp(a, "--prior") == 0) {
             char *end;
@@ -214,27 +188,28 @@ static int parse_args(int argc, char **argv, struct options *o)
             o->prior = strtod(value, &end);
             if (!isdigit((unsigned char)value[0]) || errno != 0 || *end != '\0' ||
                 !(o->prior <= 1000.0))
-                return bad_args("--prior needs a number from 0 to 1000", value);
+                return tool_bad_args(&cli, "--prior needs a number from 0 to 1000", value);
         } else if (strcmp(a, "--json") == 0) {
             o->json = value;
         } else if (strcmp(a, "--from") == 0) {
             if (o->from_count == sizeof o->from / sizeof o->from[0])
-                return bad_args("too many --from options", value);
+                return tool_bad_args(&cli, "too many --from options", value);
             o->from[o->from_count++] = value;
         } else if (a[0] == '-') {
-            return bad_args("unknown argument", a);
+            return tool_bad_args(&cli, "unknown argument", a);
         } else {
             takes_value = 0;
             if (o->bot_count == sizeof o->bots / sizeof o->bots[0])
-                return bad_args("too many bots", a);
+                return tool_bad_args(&cli, "too many bots", a);
             tg_status st = tg_bot_check(a);
             if (st != TG_OK) {
                 fprintf(stderr, "tg-arena: bad bot spec '%s': %s\n", a, tg_status_string(st));
-                return bad_args("every BOT must be a spec tg_bot_choose() accepts", NULL);
+                return tool_bad_args(&cli, "every BOT must be a spec tg_bot_choose() accepts",
+                                     NULL);
             }
             for (size_t b = 0; b < o->bot_count; b++)
                 if (strcmp(o->bots[b], a) == 0)
-                    return bad_args("a bot is named twice", a);
+                    return tool_bad_args(&cli, "a bot is named twice", a);
             o->bots[o->bot_count++] = a;
         }
         if (takes_value)
@@ -243,9 +218,9 @@ static int parse_args(int argc, char **argv, struct options *o)
     if (o->spec_count == 0 && o->from_count == 0)
         o->specs[o->spec_count++] = "halusa";
     if (o->bot_count < 2 && o->from_count == 0)
-        return bad_args("a tournament needs at least two bots", NULL);
+        return tool_bad_args(&cli, "a tournament needs at least two bots", NULL);
     if (o->balanced && o->opening == 0)
-        return bad_args("--balanced needs an --opening of at least one ply", NULL);
+        return tool_bad_args(&cli, "--balanced needs an --opening of at least one ply", NULL);
     o->cli_bot_count = o->bot_count;
     return -1;
 }
@@ -257,7 +232,7 @@ static int make_pairings(struct options *o)
     if (o->pair_count == 0) {
         size_t n = o->cli_bot_count;
         if (n > 1 && n * (n - 1) / 2 > sizeof o->pairs / sizeof o->pairs[0])
-            return bad_args("too many bots for a round robin: give a --pair list", NULL);
+            return tool_bad_args(&cli, "too many bots for a round robin: give a --pair list", NULL);
         for (size_t a = 0; a < n; a++)
             for (size_t b = a + 1; b < n; b++)
                 o->pairs[o->pair_count++] = (struct pairing){a, b, o->games};
@@ -266,11 +241,11 @@ static int make_pairings(struct options *o)
     for (size_t p = 0; p < o->pair_count; p++) {
         struct pairing *q = &o->pairs[p];
         if (q->a >= o->bot_count || q->b >= o->bot_count)
-            return bad_args("--pair names a bot number past the last bot", NULL);
+            return tool_bad_args(&cli, "--pair names a bot number past the last bot", NULL);
         for (size_t e = 0; e < p; e++)
             if ((o->pairs[e].a == q->a && o->pairs[e].b == q->b) ||
                 (o->pairs[e].a == q->b && o->pairs[e].b == q->a))
-                return bad_args("a pairing is listed twice", NULL);
+                return tool_bad_args(&cli, "a pairing is listed twice", NULL);
         if (q->games == 0)
             q->games = o->games;
     }
@@ -294,7 +269,8 @@ static int check_linked(const struct options *o)
     }
     for (size_t b = 0; b < o->bot_count; b++)
         if (!linked[b])
-            return bad_args("the pairings do not link this bot to the others", o->bots[b]);
+            return tool_bad_args(&cli, "the pairings do not link this bot to the others",
+                                 o->bots[b]);
     return -1;
 }
 
@@ -357,7 +333,7 @@ static int load_all(struct options *o, struct rule_list *rl, struct loaded_game 
             size_t b = find_bot(o, lg->bots[p]);
             if (b == o->bot_count) {
                 if (b == sizeof o->bots / sizeof o->bots[0])
-                    return bad_args("too many bots", lg->bots[p]);
+                    return tool_bad_args(&cli, "too many bots", lg->bots[p]);
                 o->bots[o->bot_count++] = lg->bots[p];
             }
             lg->g.seat[p] = b;
@@ -382,7 +358,7 @@ static int place_loaded(struct options *o, struct loaded_game *games, size_t cou
         size_t p = find_pairing(o, g->seat[0], g->seat[1]);
         if (p == o->pair_count) {
             if (p == sizeof o->pairs / sizeof o->pairs[0])
-                return bad_args("too many pairings", NULL);
+                return tool_bad_args(&cli, "too many pairings", NULL);
             o->pairs[o->pair_count++] = (struct pairing){g->seat[0], g->seat[1], 0};
         }
         g->pairing = p;
@@ -410,13 +386,6 @@ static int check_duplicates(const struct tournament *t)
                 return EXIT_BAD_ARGS;
             }
     return -1;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int run(const struct options *o, struct rule_list *rl, struct loaded_game *loaded,
@@ -464,14 +433,14 @@ static int run(const struct options *o, struct rule_list *rl, struct loaded_game
     fflush(tables);
     struct report rep = {0};
     report_load(rep.load_before, sizeof rep.load_before);
-    double start = now();
+    double start = tool_seconds();
     tg_status st = tournament_play(&t);
     rc = 1;
     if (st == TG_OK) {
         if (!report_build(&rep, &t, anchor, o->prior)) {
             fputs("tg-arena: out of memory\n", stderr);
         } else {
-            rep.wall_seconds = now() - start;
+            rep.wall_seconds = tool_seconds() - start;
             report_load(rep.load_after, sizeof rep.load_after);
             report_print(&rep, tables);
             if (json != NULL)
@@ -496,7 +465,7 @@ static int setup_and_run(struct options *o, struct rule_list *rl, struct loaded_
             return EXIT_BAD_ARGS;
         }
         if (rl->count == before)
-            return bad_args("a rule set is given twice", o->specs[i]);
+            return tool_bad_args(&cli, "a rule set is given twice", o->specs[i]);
     }
     rl->played = rl->count;
     int rc = load_all(o, rl, loaded, loaded_count);
@@ -529,13 +498,12 @@ static int setup_and_run(struct options *o, struct rule_list *rl, struct loaded_
 int main(int argc, char **argv)
 {
     struct options o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
     struct rule_list rl = {{NULL}, 0, 0};
     struct loaded_game *loaded = NULL;
     size_t loaded_count = 0;
-    rc = setup_and_run(&o, &rl, &loaded, &loaded_count);
+    int rc = parse_args(argc, argv, &o);
+    if (rc < 0)
+        rc = setup_and_run(&o, &rl, &loaded, &loaded_count);
     load_free(loaded, loaded_count);
     for (size_t i = 0; i < rl.count; i++)
         tg_rules_free(rl.rules[i]);

@@ -32,12 +32,13 @@
 
 #include "play/describe.h"
 #include "play/record.h"
+#include "tool-args.h"
 
 #include <traditional-games.h>
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@
 
 /* Not 0 or 1, and not any tg_state_player() value either (TG_CHANCE is -1). */
 enum { HUMAN_NONE = -100, HUMAN_DEFAULT = -101 };
-enum { EXIT_BAD_ARGS = 2 };
+enum { EXIT_BAD_ARGS = TOOL_EXIT_BAD_ARGS };
 
 struct options {
     const char *spec;
@@ -67,65 +68,40 @@ struct options {
     "               [--bot1 BOT] [--games N [--alternate]] [--quiet] [--max-plies N]\n"            \
     "               [--save FILE] [--load FILE]\n"
 
-static void usage(FILE *f)
-{
-    fputs(USAGE_LINE
-          "\n"
-          "  --spec SPEC      game and options, e.g. halusa or halusa:remainder=owner,quiet=50\n"
-          "                   (default: halusa)\n"
-          "  --seed N         seed of the bots and of chance (default: from the clock);\n"
-          "                   one seed gives one game\n"
-          "  --human P        the side a person plays: 0, 1, or none for two bots\n"
-          "                   (default: 0 if standard input is a terminal, else none;\n"
-          "                   a match, --games, is for bots only)\n"
-          "  --bot BOT        the bot of every side the person does not play (default random):\n"
-          "                   random, greedy, mcts, or mcts:iterations=N,c=X (N from 1 to\n"
-          "                   10000000, default 1000; X the exploration constant, default 1)\n"
-          "  --bot0 BOT       the bot of player 0 (south), whatever --bot says\n"
-          "  --bot1 BOT       the bot of player 1 (north), whatever --bot says\n"
-          "  --games N        a match of N games between the bots, game i (from 0) with seed\n"
-          "                   seed + i: one line per game, then a summary (not with\n"
-          "                   --human 0 or 1)\n"
-          "  --alternate      in a match, swap the seats in every odd game so that bot A\n"
-          "                   (--bot0) and bot B (--bot1) each play both sides\n"
-          "  --quiet          print the moves and the result, not the board; in a match,\n"
-          "                   only the summary\n"
-          "  --max-plies N    stop a game after N plies (default 100000, 0 for no limit); in a\n"
-          "                   match the game counts as unfinished\n"
-          "  --save FILE      when the game stops, write its record to FILE (not in a match)\n"
-          "  --load FILE      read a game record, list its moves and continue the game from\n"
-          "                   its end (a finished game is only shown; not with --spec)\n"
-          "  --list           list the games and their options, then exit\n"
-          "  --help           show this text\n"
-          "\n"
-          "At your turn type a move in the game's notation (e.g. c1), or:\n"
-          "  moves   list the legal moves     undo   take back your last move\n"
-          "  board   show the board again     quit   stop the game\n",
-          f);
-}
+/* What --help writes after the usage. */
+static const char help_text[] =
+    "  --spec SPEC      game and options, e.g. halusa or halusa:remainder=owner,quiet=50\n"
+    "                   (default: halusa)\n"
+    "  --seed N         seed of the bots and of chance (default: from the clock);\n"
+    "                   one seed gives one game\n"
+    "  --human P        the side a person plays: 0, 1, or none for two bots\n"
+    "                   (default: 0 if standard input is a terminal, else none;\n"
+    "                   a match, --games, is for bots only)\n"
+    "  --bot BOT        the bot of every side the person does not play (default random):\n"
+    "                   random, greedy, mcts, or mcts:iterations=N,c=X (N from 1 to\n"
+    "                   10000000, default 1000; X the exploration constant, default 1)\n"
+    "  --bot0 BOT       the bot of player 0 (south), whatever --bot says\n"
+    "  --bot1 BOT       the bot of player 1 (north), whatever --bot says\n"
+    "  --games N        a match of N games between the bots, game i (from 0) with seed\n"
+    "                   seed + i: one line per game, then a summary (not with\n"
+    "                   --human 0 or 1)\n"
+    "  --alternate      in a match, swap the seats in every odd game so that bot A\n"
+    "                   (--bot0) and bot B (--bot1) each play both sides\n"
+    "  --quiet          print the moves and the result, not the board; in a match,\n"
+    "                   only the summary\n"
+    "  --max-plies N    stop a game after N plies (default 100000, 0 for no limit); in a\n"
+    "                   match the game counts as unfinished\n"
+    "  --save FILE      when the game stops, write its record to FILE (not in a match)\n"
+    "  --load FILE      read a game record, list its moves and continue the game from\n"
+    "                   its end (a finished game is only shown; not with --spec)\n"
+    "  --list           list the games and their options, then exit\n"
+    "  --help           show this text\n"
+    "\n"
+    "At your turn type a move in the game's notation (e.g. c1), or:\n"
+    "  moves   list the legal moves     undo   take back your last move\n"
+    "  board   show the board again     quit   stop the game\n";
 
-static int parse_u64(const char *text, uint64_t *out)
-{
-    char *end;
-    if (text == NULL || !isdigit((unsigned char)text[0]))
-        return 0;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno != 0 || *end != '\0')
-        return 0;
-    *out = (uint64_t)v;
-    return 1;
-}
-
-static int bad_args(const char *why, const char *arg)
-{
-    if (arg != NULL)
-        fprintf(stderr, "tg-play: %s: '%s'\n", why, arg);
-    else
-        fprintf(stderr, "tg-play: %s\n", why);
-    fputs(USAGE_LINE "       (tg-play --help for more)\n", stderr);
-    return EXIT_BAD_ARGS;
-}
+static const struct tool_cli cli = {"tg-play", USAGE_LINE, help_text};
 
 /* A bot spec from the command line, checked now rather than at the first move. */
 static int check_bot(const char *option, const char *value, const char **out)
@@ -174,9 +150,8 @@ static int parse_args(int argc, char **argv, struct options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
+        if (tool_is_help(a)) {
+            return tool_help(&cli, stdout);
         } else if (strcmp(a, "--list") == 0) {
             list_games();
             return 0;
@@ -184,25 +159,26 @@ static int parse_args(int argc, char **argv, struct options *o)
             o->quiet = 1;
         } else if (strcmp(a, "--spec") == 0) {
             if (value == NULL)
-                return bad_args("--spec needs a value", NULL);
+                return tool_bad_args(&cli, "--spec needs a value", NULL);
             o->spec = value;
             spec_given = 1;
             i++;
         } else if (strcmp(a, "--save") == 0 || strcmp(a, "--load") == 0) {
             if (value == NULL)
-                return bad_args(
-                    a[2] == 's' ? "--save needs a file name" : "--load needs a file name", NULL);
+                return tool_bad_args(
+                    &cli, a[2] == 's' ? "--save needs a file name" : "--load needs a file name",
+                    NULL);
             *(a[2] == 's' ? &o->save : &o->load) = value;
             i++;
         } else if (strcmp(a, "--seed") == 0) {
-            if (!parse_u64(value, &o->seed))
-                return bad_args("--seed needs a whole number", value);
+            if (!tool_parse_whole(value, 0, UINT64_MAX, &o->seed, NULL))
+                return tool_bad_args(&cli, "--seed needs a whole number", value);
             o->seed_given = 1;
             i++;
         } else if (strcmp(a, "--max-plies") == 0) {
             uint64_t n;
-            if (!parse_u64(value, &n) || n > (uint64_t)(unsigned long)-1)
-                return bad_args("--max-plies needs a whole number", value);
+            if (!tool_parse_whole(value, 0, ULONG_MAX, &n, NULL))
+                return tool_bad_args(&cli, "--max-plies needs a whole number", value);
             o->max_plies = (unsigned long)n;
             i++;
         } else if (strcmp(a, "--bot") == 0 || strcmp(a, "--bot0") == 0 ||
@@ -214,15 +190,15 @@ static int parse_args(int argc, char **argv, struct options *o)
             i++;
         } else if (strcmp(a, "--games") == 0) {
             uint64_t n;
-            if (!parse_u64(value, &n) || n == 0 || n > (uint64_t)(unsigned long)-1)
-                return bad_args("--games needs a whole number from 1", value);
+            if (!tool_parse_whole(value, 0, ULONG_MAX, &n, NULL) || n == 0)
+                return tool_bad_args(&cli, "--games needs a whole number from 1", value);
             o->games = (unsigned long)n;
             i++;
         } else if (strcmp(a, "--alternate") == 0) {
             o->alternate = 1;
         } else if (strcmp(a, "--human") == 0) {
             if (value == NULL)
-                return bad_args("--human needs 0, 1 or none", NULL);
+                return tool_bad_args(&cli, "--human needs 0, 1 or none", NULL);
             if (strcmp(value, "0") == 0)
                 o->human = 0;
             else if (strcmp(value, "1") == 0)
@@ -230,10 +206,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             else if (strcmp(value, "none") == 0)
                 o->human = HUMAN_NONE;
             else
-                return bad_args("--human needs 0, 1 or none", value);
+                return tool_bad_args(&cli, "--human needs 0, 1 or none", value);
             i++;
         } else {
-            return bad_args("unknown argument", a);
+            return tool_bad_args(&cli, "unknown argument", a);
         }
     }
     for (int p = 0; p < 2; p++)
@@ -241,15 +217,18 @@ static int parse_args(int argc, char **argv, struct options *o)
     if (o->games != 0) {
         /* A match is between bots only: a person cannot sit in on it. */
         if (o->human == 0 || o->human == 1)
-            return bad_args("--games plays a match between bots: it needs --human none", NULL);
+            return tool_bad_args(&cli, "--games plays a match between bots: it needs --human none",
+                                 NULL);
         o->human = HUMAN_NONE;
         if (o->save != NULL || o->load != NULL)
-            return bad_args("--save and --load are for a single game, not a match", NULL);
+            return tool_bad_args(&cli, "--save and --load are for a single game, not a match",
+                                 NULL);
     } else if (o->alternate) {
-        return bad_args("--alternate only applies to a match: it needs --games", NULL);
+        return tool_bad_args(&cli, "--alternate only applies to a match: it needs --games", NULL);
     }
     if (o->load != NULL && spec_given)
-        return bad_args("--load takes the rule set from the record: no --spec with it", NULL);
+        return tool_bad_args(&cli, "--load takes the rule set from the record: no --spec with it",
+                             NULL);
     if (o->human == HUMAN_DEFAULT)
         o->human = isatty(STDIN_FILENO) ? 0 : HUMAN_NONE;
     if (!o->seed_given)
@@ -309,19 +288,36 @@ static void end_move_line(const tg_state *s)
     fputc('\n', stdout);
 }
 
+/* text_alloc()'s contract for a list of moves (the legal ones, or the history), for the
+ * person's commands. Returns the list (to be freed) with its length in `*count`, or NULL
+ * after printing `none` (the list is empty or cannot be measured) or `failed` (it cannot be
+ * written). */
+typedef tg_status (*list_fn)(const tg_state *, tg_move *, size_t, size_t *);
+
+static tg_move *list_alloc(const tg_state *s, list_fn fn, size_t *count, const char *none,
+                           const char *failed)
+{
+    *count = 0;
+    if (fn(s, NULL, 0, count) != TG_OK || *count == 0) {
+        puts(none);
+        return NULL;
+    }
+    tg_move *buf = malloc(*count * sizeof *buf);
+    if (buf == NULL || fn(s, buf, *count, count) != TG_OK) {
+        free(buf);
+        puts(failed);
+        return NULL;
+    }
+    return buf;
+}
+
 static void print_moves(const tg_state *s)
 {
-    size_t count = 0;
-    if (tg_state_moves(s, NULL, 0, &count) != TG_OK || count == 0) {
-        puts("no legal moves");
+    size_t count;
+    tg_move *moves =
+        list_alloc(s, tg_state_moves, &count, "no legal moves", "(cannot list the moves)");
+    if (moves == NULL)
         return;
-    }
-    tg_move *moves = malloc(count * sizeof *moves);
-    if (moves == NULL || tg_state_moves(s, moves, count, &count) != TG_OK) {
-        free(moves);
-        puts("(cannot list the moves)");
-        return;
-    }
     fputs("legal moves:", stdout);
     for (size_t i = 0; i < count; i++) {
         char name[64];
@@ -335,17 +331,10 @@ static void print_moves(const tg_state *s)
  * does not reach such a state, nothing is changed. */
 static void undo_to_human(tg_state *s, int human)
 {
-    size_t count = 0;
-    if (tg_state_history(s, NULL, 0, &count) != TG_OK || count == 0) {
-        puts("nothing to undo");
+    size_t count;
+    tg_move *h = list_alloc(s, tg_state_history, &count, "nothing to undo", "cannot undo");
+    if (h == NULL)
         return;
-    }
-    tg_move *h = malloc(count * sizeof *h);
-    if (h == NULL || tg_state_history(s, h, count, &count) != TG_OK) {
-        free(h);
-        puts("cannot undo");
-        return;
-    }
     size_t undone = 0;
     while (undone < count) {
         if (tg_state_undo(s) != TG_OK)
@@ -408,7 +397,7 @@ static int human_turn(tg_state *s, tg_state *before, int human, int quiet)
         return TURN_AGAIN;
     }
     if (strcmp(cmd, "help") == 0) {
-        usage(stdout);
+        tool_help(&cli, stdout);
         return TURN_AGAIN;
     }
     if (strcmp(cmd, "undo") == 0) {
@@ -643,19 +632,13 @@ static int play_loaded(const struct options *o)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* A single game or a match from the initial state of --spec. */
+static int play_new(const struct options *o)
 {
-    struct options o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
-
-    if (o.load != NULL)
-        return play_loaded(&o);
     tg_rules *rules = NULL;
-    tg_status st = tg_rules_new(o.spec, &rules);
+    tg_status st = tg_rules_new(o->spec, &rules);
     if (st != TG_OK) {
-        fprintf(stderr, "tg-play: bad spec '%s': %s\n", o.spec, tg_status_string(st));
+        fprintf(stderr, "tg-play: bad spec '%s': %s\n", o->spec, tg_status_string(st));
         fputs("games:", stderr);
         for (size_t i = 0; i < tg_game_count(); i++)
             fprintf(stderr, " %s", tg_game_id(i));
@@ -672,28 +655,38 @@ int main(int argc, char **argv)
         tg_rules_free(rules);
         return 1;
     }
-    if (o.games != 0) {
+    int rc;
+    if (o->games != 0) {
         /* `before` is still the initial state: each game of the match starts from it. */
         printf("%s, seeds %" PRIu64 " to %" PRIu64 ", a match of %lu game%s, A %s, B %s, %s\n",
-               tg_rules_spec(rules), o.seed, o.seed + (o.games - 1), o.games,
-               o.games == 1 ? "" : "s", o.bot[0], o.bot[1],
-               o.alternate ? "seats alternating (A is player 0 in odd-numbered games)"
-                           : "A is player 0");
+               tg_rules_spec(rules), o->seed, o->seed + (o->games - 1), o->games,
+               o->games == 1 ? "" : "s", o->bot[0], o->bot[1],
+               o->alternate ? "seats alternating (A is player 0 in odd-numbered games)"
+                            : "A is player 0");
         fflush(stdout);
-        rc = play_match(s, before, &o);
+        rc = play_match(s, before, o);
     } else {
-        printf("%s, seed %" PRIu64 ", ", tg_rules_spec(rules), o.seed);
-        if (o.human == HUMAN_NONE)
-            printf("player 0 %s, player 1 %s\n", o.bot[0], o.bot[1]);
+        printf("%s, seed %" PRIu64 ", ", tg_rules_spec(rules), o->seed);
+        if (o->human == HUMAN_NONE)
+            printf("player 0 %s, player 1 %s\n", o->bot[0], o->bot[1]);
         else
-            printf("you are player %d (%s) against %s\n", o.human, o.human == 0 ? "south" : "north",
-                   o.bot[!o.human]);
-        rc = play(s, before, &o);
-        if (o.save != NULL && !record_save(s, o.save, o.bot, o.human, o.seed))
+            printf("you are player %d (%s) against %s\n", o->human,
+                   o->human == 0 ? "south" : "north", o->bot[!o->human]);
+        rc = play(s, before, o);
+        if (o->save != NULL && !record_save(s, o->save, o->bot, o->human, o->seed))
             rc = 1;
     }
     tg_state_free(before);
     tg_state_free(s);
     tg_rules_free(rules);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    return o.load != NULL ? play_loaded(&o) : play_new(&o);
 }

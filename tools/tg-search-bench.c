@@ -25,6 +25,8 @@
 
 #include <traditional-games.h>
 
+#include "clock-random.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,19 +34,10 @@
 #include <string.h>
 #include <time.h>
 
+/* Milliseconds: the unit of everything this program reports. */
 static double now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
+    return tool_seconds() * 1e3;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -77,7 +70,7 @@ static tg_state *position(const tg_rules *r, uint64_t *seed)
         tg_status st = tg_state_new(r, &s);
         if (st != TG_OK)
             die("tg_state_new", st);
-        unsigned plies = (unsigned)(splitmix(seed) % 40);
+        unsigned plies = (unsigned)(tool_splitmix64(seed) % 40);
         for (unsigned i = 0; i < plies && !tg_state_is_terminal(s); i++)
             tg_state_apply_random(s, seed);
         while (tg_state_player(s) == TG_CHANCE)
@@ -89,12 +82,10 @@ static tg_state *position(const tg_rules *r, uint64_t *seed)
     }
 }
 
+/* NaN when the clock cannot be read. */
 static double clock_ms(clockid_t id)
 {
-    struct timespec t;
-    if (clock_gettime(id, &t) != 0)
-        return 0.0;
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+    return tool_clock_seconds(id) * 1e3;
 }
 
 struct job {
@@ -118,7 +109,7 @@ static void *run_job(void *arg)
     atomic_store(&j->started, true);
     j->status = tg_search_choose(j->h, j->s, &rng, &m);
     j->returned_ms = now_ms();
-    j->returned_cpu_ms = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+    j->returned_cpu_ms = tool_thread_cpu_seconds() * 1e3;
     return NULL;
 }
 
@@ -151,7 +142,7 @@ static void stop_latency(const tg_rules *r, const char *spec, unsigned stops, ui
             die("pthread_create", TG_ERR_NO_MEMORY);
         while (!atomic_load(&j.started))
             sleep_ms(0.1);
-        sleep_ms(5.0 + (double)(splitmix(seed) % 46));
+        sleep_ms(5.0 + (double)(tool_splitmix64(seed) % 46));
         double asked_cpu = clock_ms(j.cpu);
         double asked = now_ms();
         tg_search_stop(h);
@@ -163,7 +154,7 @@ static void stop_latency(const tg_rules *r, const char *spec, unsigned stops, ui
         } else {
             lat[n++] = j.returned_ms - asked;
             double used = j.returned_cpu_ms - asked_cpu;
-            if (asked_cpu > 0.0 && used > cpu_max) /* 0: the clock could not be read */
+            if (used > cpu_max) /* NaN, false, where a clock could not be read */
                 cpu_max = used;
         }
         tg_state_free(s);

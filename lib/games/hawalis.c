@@ -94,12 +94,7 @@ static TG__ALWAYS_INLINE bool hawalis_next_lap(void *ctx, const struct tg_ring *
     int hole = ring->hole[last];
     if (cell[hole] == 1)
         return false;
-    if (story)
-        tg__story_lift(story, (unsigned)hole, cell[hole]);
-    next->at = last;
-    next->hand = cell[hole];
-    cell[hole] = 0;
-    return true;
+    return tg__mancala_lift_on(cell, (unsigned)hole, last, next, story);
 }
 
 /* The capture of a move whose last counter fell into the empty hole `hole` of player `me`:
@@ -133,22 +128,13 @@ static TG__ALWAYS_INLINE unsigned capture(const struct tg_config *cfg, uint8_t *
 static TG__ALWAYS_INLINE uint64_t hawalis_play(const struct tg_config *cfg, struct tg_pos *pos,
                                                tg_move m, struct tg__story *story)
 {
-    uint8_t before[TG__SOWN_BOARD_MAX]; /* the board, in case the move proves endless */
-    memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
-    struct tg_lap lap = {ring->at[m], pos->cell[m]};
-    if (story)
-        tg__story_lift(story, m, pos->cell[m]);
-    pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hawalis_next_lap, NULL, &last, &sown,
-                   story)) {
-        memcpy(pos->cell, before, sizeof before);
-        tg__end_endless(story, pos, 1 - me);
+    if (!tg__mancala_relay_move(cfg, pos, ring, m, TG__SOWN_BOARD_MAX, hawalis_next_lap, NULL,
+                                &last, &sown, story))
         return TG__ENDLESS | TG__SOWN(sown);
-    }
     unsigned taken = capture(cfg, pos->cell, me, ring->hole[last], story);
     pos->score[me] = (uint16_t)(pos->score[me] + taken);
     pos->side = (uint8_t)(1 - me);

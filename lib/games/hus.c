@@ -96,36 +96,22 @@ static TG__ALWAYS_INLINE bool hus_next_lap(void *ctx, const struct tg_ring *ring
             return true;
         }
     }
-    if (story)
-        tg__story_lift(story, (unsigned)hole, cell[hole]);
-    next->at = last;
-    next->hand = cell[hole];
-    cell[hole] = 0;
-    return true;
+    return tg__mancala_lift_on(cell, (unsigned)hole, last, next, story);
 }
 
 /* The move, with its story when `story` is not NULL. */
 static TG__ALWAYS_INLINE uint64_t hus_play(const struct tg_config *cfg, struct tg_pos *pos,
                                            tg_move m, struct tg__story *story)
 {
-    uint8_t before[TG__SOWN_BOARD_MAX]; /* the board, in case the move proves endless */
-    memcpy(before, pos->cell, sizeof before);
     int me = pos->side;
     const struct tg_ring *ring = &cfg->ring[me];
     int w = cfg->cols;
     struct hus_turn turn = {me, me == 0 ? w : 2 * w, w, me == 0 ? w : -w, false};
-    struct tg_lap lap = {ring->at[m], pos->cell[m]};
-    if (story)
-        tg__story_lift(story, m, pos->cell[m]);
-    pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(ring, pos->cell, lap, cfg->lap_limit, hus_next_lap, &turn, &last, &sown,
-                   story)) {
-        memcpy(pos->cell, before, sizeof before);
-        tg__end_endless(story, pos, 1 - me);
+    if (!tg__mancala_relay_move(cfg, pos, ring, m, TG__SOWN_BOARD_MAX, hus_next_lap, &turn, &last,
+                                &sown, story))
         return TG__ENDLESS | TG__SOWN(sown);
-    }
     uint16_t old_score[2] = {pos->score[0], pos->score[1]};
     update_scores(cfg, pos);
     if (story)

@@ -113,15 +113,9 @@ static TG__ALWAYS_INLINE bool relay_next_hole(void *ctx, const struct tg_ring *r
 {
     (void)ctx;
     unsigned n1 = tg__ring_next(ring, last);
-    uint8_t *hole = &cell[ring->hole[n1]];
-    if (*hole == 0)
+    if (cell[ring->hole[n1]] == 0)
         return false;
-    if (story)
-        tg__story_lift(story, ring->hole[n1], *hole);
-    next->at = n1;
-    next->hand = *hole;
-    *hole = 0;
-    return true;
+    return tg__mancala_lift_on(cell, ring->hole[n1], n1, next, story);
 }
 
 /* Pussa kanawa: across the empty hole after the last lap, the occupied hole beyond is taken;
@@ -214,8 +208,6 @@ static unsigned round_over(const struct tg_config *cfg, struct tg_pos *pos, int 
 static TG__ALWAYS_INLINE uint64_t wp_play(const struct tg_config *cfg, struct tg_pos *pos,
                                           tg_move m, struct tg__story *story)
 {
-    uint8_t before[WP_HOLES]; /* the board, in case the move proves endless */
-    memcpy(before, pos->cell, sizeof before);
     struct tg_ring ring;
     const struct tg_ring *r = &cfg->ring[0];
     if (get_dead(pos)) {
@@ -223,18 +215,11 @@ static TG__ALWAYS_INLINE uint64_t wp_play(const struct tg_config *cfg, struct tg
         r = &ring;
     }
     int me = pos->side;
-    struct tg_lap lap = {r->at[m], pos->cell[m]};
-    if (story)
-        tg__story_lift(story, m, pos->cell[m]);
-    pos->cell[m] = 0;
     unsigned last;
     uint64_t sown;
-    if (!tg__relay(r, pos->cell, lap, cfg->lap_limit, relay_next_hole, NULL, &last, &sown, story)) {
-        /* De Voogt's rule for endless moves (rules/README.md): the mover loses, nothing moves. */
-        memcpy(pos->cell, before, sizeof before);
-        tg__end_endless(story, pos, 1 - me);
-        return TG__ENDLESS | TG__SOWN(sown);
-    }
+    if (!tg__mancala_relay_move(cfg, pos, r, m, WP_HOLES, relay_next_hole, NULL, &last, &sown,
+                                story))
+        return TG__ENDLESS | TG__SOWN(sown); /* the mover lost, nothing moved */
     unsigned taken = capture_chain(r, pos->cell, last, me, story);
     pos->score[me] = (uint16_t)(pos->score[me] + taken);
     pos->side = (uint8_t)(1 - me);

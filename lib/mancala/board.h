@@ -60,4 +60,44 @@ bool tg__quiet_end_reached(const struct tg_config *cfg, const struct tg_pos *pos
  * empty board and the winner by score. */
 bool tg__mancala_emptied_by_score(const struct tg_config *cfg, const struct tg_pos *pos);
 
+/* The relay games' move and lap, inline like tg__relay() so that each game's rule and a NULL
+ * story fold into its apply. */
+
+/* A relay rule's next lap when the sowing goes on from cell `hole` (ring position `at`): its
+ * counters lifted (a LIFT for a story) and sown on. Returns true, the rule's answer. */
+static TG__ALWAYS_INLINE bool tg__mancala_lift_on(uint8_t *cell, unsigned hole, unsigned at,
+                                                  struct tg_lap *next, struct tg__story *story)
+{
+    if (story)
+        tg__story_lift(story, hole, cell[hole]);
+    next->at = at;
+    next->hand = cell[hole];
+    cell[hole] = 0;
+    return true;
+}
+
+/* The sowing of a relay move: the counters of hole `m` lifted and sown on `ring` under the
+ * game's `rule` (with `ctx`) until it ends, *last and *sown as tg__relay() gives them. False
+ * for an endless move: by de Voogt's rule (rules/README.md) the mover loses and nothing moves,
+ * the board put back from a snapshot of its first `board_bytes` bytes (a constant, at most
+ * TG__SOWN_BOARD_MAX, so that the copies are a few vector moves). */
+static TG__ALWAYS_INLINE bool tg__mancala_relay_move(const struct tg_config *cfg,
+                                                     struct tg_pos *pos, const struct tg_ring *ring,
+                                                     tg_move m, size_t board_bytes,
+                                                     tg__relay_rule rule, void *ctx, unsigned *last,
+                                                     uint64_t *sown, struct tg__story *story)
+{
+    uint8_t before[TG__SOWN_BOARD_MAX];
+    memcpy(before, pos->cell, board_bytes);
+    struct tg_lap lap = {ring->at[m], pos->cell[m]};
+    if (story)
+        tg__story_lift(story, m, pos->cell[m]);
+    pos->cell[m] = 0;
+    if (tg__relay(ring, pos->cell, lap, cfg->lap_limit, rule, ctx, last, sown, story))
+        return true;
+    memcpy(pos->cell, before, board_bytes);
+    tg__end_endless(story, pos, 1 - pos->side);
+    return false;
+}
+
 #endif

@@ -64,34 +64,36 @@ static double points_of_player0(int winner)
     return winner == 0 ? 1.0 : winner == 1 ? 0.0 : 0.5;
 }
 
+/* Files a game's result under the side that sat at `seat`: its win, its loss, a draw, or a
+ * game stopped unfinished. Returns that side's points. */
+static double count_result(int winner, int seat, unsigned long *wins, unsigned long *losses,
+                           unsigned long *draws, unsigned long *unfinished)
+{
+    if (winner == seat)
+        ++*wins;
+    else if (winner == 1 - seat)
+        ++*losses;
+    else if (winner == TG_DRAW)
+        ++*draws;
+    else
+        ++*unfinished;
+    double p0 = points_of_player0(winner);
+    return seat == 0 ? p0 : 1.0 - p0;
+}
+
 static void tally(const struct tournament *t, const struct game *g, struct rules_summary *rs)
 {
-    double p0 = points_of_player0(g->winner);
     for (int p = 0; p < 2; p++) {
         struct bot_summary *b = &rs->bots[g->seat[p]];
         b->games++;
-        b->points += p == 0 ? p0 : 1.0 - p0;
-        if (g->winner == p)
-            b->wins++;
-        else if (g->winner == 1 - p)
-            b->losses++;
-        else if (g->winner == TG_DRAW)
-            b->draws++;
-        else
-            b->unfinished++;
+        b->points += count_result(g->winner, p, &b->wins, &b->losses, &b->draws, &b->unfinished);
     }
+    /* For the pairing, bot a's side: b's wins are a's losses. */
     struct pairing_summary *ps = &rs->pairings[g->pairing];
     int a_seat = g->seat[0] == t->pairings[g->pairing].a ? 0 : 1;
     ps->games++;
-    ps->a_points += a_seat == 0 ? p0 : 1.0 - p0;
-    if (g->winner == a_seat)
-        ps->a_wins++;
-    else if (g->winner == 1 - a_seat)
-        ps->b_wins++;
-    else if (g->winner == TG_DRAW)
-        ps->draws++;
-    else
-        ps->unfinished++;
+    ps->a_points +=
+        count_result(g->winner, a_seat, &ps->a_wins, &ps->b_wins, &ps->draws, &ps->unfinished);
     rs->seconds += g->seconds;
     rs->plies += g->plies;
 }

@@ -1,7 +1,11 @@
 /* The Elo fit of tg-arena over synthetic results, plain TAP: closed forms for two bots,
  * symmetry, the anchor, ratings recovered from games drawn with known gaps (and how often
  * the 95% interval covers the truth), the prior on perfect scores, and bad input. */
+#define _POSIX_C_SOURCE 200112L /* clock_gettime in clock-random.h */
+
 #include "elo.h"
+
+#include "clock-random.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -28,17 +32,9 @@ static int near(double a, double b, double tolerance)
     return fabs(a - b) <= tolerance;
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 static double uniform(uint64_t *rng)
 {
-    return (double)(splitmix64(rng) >> 11) * 0x1.0p-53;
+    return (double)(tool_splitmix64(rng) >> 11) * 0x1.0p-53;
 }
 
 /* One game between bots rated ra and rb: a draw with probability `draw` (at most twice the

@@ -8,23 +8,21 @@
 
 #include "tournament.h"
 
+#include "clock-random.h"
+
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 uint64_t tournament_stream(uint64_t seed, unsigned stream)
 {
     /* One splitmix64 step from a state that differs per stream: nearby seeds and streams
      * give unrelated generators. */
     uint64_t z = seed ^ ((uint64_t)(stream + 1) * UINT64_C(0xD1B54A32D192ED03));
-    z += UINT64_C(0x9E3779B97F4A7C15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
+    return tool_splitmix64(&z);
 }
 
 int tournament_schedule(struct tournament *t, size_t extra)
@@ -65,13 +63,6 @@ void tournament_free_games(struct tournament *t)
     free(t->games);
     t->games = NULL;
     t->game_count = 0;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 struct shared {
@@ -171,7 +162,7 @@ static tg_status play_moves(const struct tournament *t, struct game *g, tg_state
     uint64_t rng[2] = {tournament_stream(g->seed, 1), tournament_stream(g->seed, 2)};
     uint64_t opening = tournament_stream(g->seed, 3);
     size_t cap[2] = {0, 0};
-    double start = now();
+    double start = tool_seconds();
     /* A deterministic game from one start would be played over and over by two
      * deterministic bots: a random opening, the same for both colourings of the seed, makes
      * each seed a different game. Throws in it come from the chance stream, as later. */
@@ -185,17 +176,17 @@ static tg_status play_moves(const struct tournament *t, struct game *g, tg_state
             st = tg_bot_choose(s, "random", &chance, &m);
         } else {
             const char *bot = t->bots[g->seat[player]];
-            double before = now();
+            double before = tool_seconds();
             st = tg_bot_choose(s, bot, &rng[player], &m);
             if (st == TG_OK)
-                st = record_time(g, player, cap, now() - before);
+                st = record_time(g, player, cap, tool_seconds() - before);
         }
         if (st == TG_OK)
             st = tg_state_apply(s, m);
         if (st != TG_OK)
             return st;
     }
-    g->seconds = now() - start;
+    g->seconds = tool_seconds() - start;
     g->winner = tg_state_winner(s);
     g->plies = tg_state_ply(s);
     g->score[0] = tg_state_score(s, 0);
