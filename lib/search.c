@@ -132,8 +132,12 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
 /* The heuristic: the score lead in centi-counters (captured counters in Halusa, Hawalis and
  * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in Halusa
  * 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet limit
- * gives each player, and the material that captures come from); in At-Tab wa-d-Dukk 0.3
- * of a piece for each piece freed from its home row. */
+ * gives each player, and the material that captures come from); in Walak-pussa 0.6 a counter
+ * of the lead on the board (either ending gives each player their own row) less 0.7 for each
+ * more empty hole on one's row (an empty hole is where the opponent's sowing stops and
+ * captures the hole after it): a least-squares fit to self-play results gave both signs,
+ * and matches against mcts chose these weights near it (docs/bots.md); in At-Tab
+ * wa-d-Dukk 0.3 of a piece for each piece freed from its home row. */
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {
     long v = 100L * ((long)pos->score[me] - (long)pos->score[1 - me]);
@@ -148,6 +152,15 @@ static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
                 other += n;
         }
         v += 30 * (own - other);
+    }
+    if (cfg->game == &tg__walak_pussa) {
+        long row = 0, empty = 0;
+        for (int cell = 0; cell < cfg->cells; cell++) {
+            int sign = cell / cfg->cols == me ? 1 : -1;
+            row += sign * pos->cell[cell];
+            empty += sign * (pos->cell[cell] == 0);
+        }
+        v += 60 * row - 70 * empty;
     }
     if (cfg->game == &tg__tab) {
         for (int cell = 0; cell < cfg->cells; cell++) {

@@ -52,7 +52,7 @@ TUPLES: List[Tuple[str, str, str, str]] = [
      'search:depth=3,tt=1', 'f1'),
     ('walak-pussa',
      'walak-pussa:rounds=single,laps=10000,quiet=100 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0,0 quiet=0',
-     'search:nodes=5000,tt=1', 'b1'),
+     'search:nodes=5000,tt=1', 'a1'),
     ('walak-pussa',
      'walak-pussa:rounds=single,laps=10000,quiet=100 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0,0 quiet=0',
      'search:depth=3,tt=1', 'b1'),
