@@ -94,6 +94,12 @@ async function waitForPerson(page, timeout = 60000) {
 }
 
 // Through the controls, as a person would: game, options, seats, New game.
+// The chosen game's ratings are read (docs/ratings) and the seat choices carry them: the form
+// is still while the test goes on (the seats' words change when the file comes in).
+async function ratingsShown(page) {
+  await page.waitForSelector('#levels-note code');
+}
+
 async function newGame(page, { game, options = {}, south = 'person', north = 'greedy' }) {
   await page.select('#game-select', game);
   for (const [key, value] of Object.entries(options)) {
@@ -106,6 +112,7 @@ async function newGame(page, { game, options = {}, south = 'person', north = 'gr
   }
   await page.select('#seat0', south);
   await page.select('#seat1', north);
+  await ratingsShown(page);
   // The click's handler replaces the game before the click returns.
   await page.click('#new-game-button');
   assert.equal(await textOf(page, '#spec-error'), '');
@@ -473,6 +480,7 @@ test('the flip button turns the board (and the seat bars) round; How to play sho
 
   for (const game of tg.games()) {
     await page.select('#game-select', game.id);
+    await ratingsShown(page);
     await page.click('#new-game-button');
     await page.$eval('#learn', (n) => { n.open = true; });
     const learn = await page.$eval('#learn-body', (n) => ({
@@ -805,6 +813,7 @@ test('two bots play on their own; Pause stops them, Undo takes a move back, Resu
   await page.select('#game-select', 'tab');
   await page.select('#seat0', 'random');
   await page.select('#seat1', 'random');
+  await ratingsShown(page);
   await page.click('#new-game-button');
   await page.waitForFunction(() => Number(document.body.dataset.ply) >= 20);
   await page.click('#pause');
