@@ -337,6 +337,22 @@ static void order_keys(struct ctx *c, const struct tg_pos *pos, struct frame f, 
     }
 }
 
+/* Plays every move but `done` (already played, and already searched: its key is spent) and
+ * gives each its ordering key. */
+static void expand(struct ctx *c, const struct tg_pos *pos, struct frame f, size_t n, size_t done,
+                   tg_move tt_move, int ply)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i == done)
+            continue;
+        f.child[i] = *pos;
+        tg__play(c->cfg, &f.child[i], f.move[i]);
+    }
+    order_keys(c, pos, f, n, tt_move, ply);
+    if (done < n)
+        f.key[done] = INT32_MIN;
+}
+
 /* The next option to try: the highest key left, the first on ties; its key is spent. */
 static size_t next_best(struct frame f, size_t n)
 {
@@ -388,17 +404,35 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
 
     struct frame f = frame_at(c->e, ply);
     size_t n = c->cfg->game->moves(c->cfg, pos, f.move);
-    for (size_t i = 0; i < n; i++) {
-        f.child[i] = *pos;
-        tg__play(c->cfg, &f.child[i], f.move[i]);
+    /* The table's move is searched first (its key is the highest), so it is played alone
+     * first, and the other moves only if it does not cut off: the same tree, without the
+     * moves a cut-off never looks at (most of the applies of a search). */
+    size_t first = n;
+    for (size_t i = 0; tt_move != NO_MOVE && i < n; i++)
+        if (f.move[i] == tt_move)
+            first = i;
+    bool expanded = first == n;
+    if (expanded)
+        expand(c, pos, f, n, n, tt_move, ply);
+    else {
+        f.child[first] = *pos;
+        tg__play(c->cfg, &f.child[first], f.move[first]);
     }
-    order_keys(c, pos, f, n, tt_move, ply);
 
     int alpha0 = alpha, best = -INF;
     tg_move best_move = NO_MOVE;
     bool all_proven = true, best_proven = false;
     for (size_t k = 0; k < n; k++) {
-        size_t i = next_best(f, n);
+        size_t i;
+        if (k == 0 && !expanded)
+            i = first;
+        else {
+            if (!expanded) {
+                expand(c, pos, f, n, first, tt_move, ply);
+                expanded = true;
+            }
+            i = next_best(f, n);
+        }
         const struct tg_pos *child = &f.child[i];
         bool p;
         int v;
