@@ -15,6 +15,15 @@
 #include <string.h>
 #include <time.h>
 
+/* A lease taken if free, ours, or run out ($1 match, $2 owner, $3 milliseconds): the row lock
+ * makes two servers' claims take turns. */
+#define CLAIM_LEASE                                                                                \
+    "INSERT INTO leases (match_id, owner, expires_at) "                                            \
+    "VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond') "                          \
+    "ON CONFLICT (match_id) DO UPDATE SET owner = EXCLUDED.owner, "                                \
+    "expires_at = EXCLUDED.expires_at WHERE leases.owner = EXCLUDED.owner "                        \
+    "OR leases.expires_at <= clock_timestamp() RETURNING match_id"
+
 #define LIVE_MATCH(alias)                                                                          \
     "NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = " alias ") AND NOT EXISTS (SELECT 1 "  \
     "FROM clocks c WHERE c.match_id = " alias " AND c.flagged IS NOT NULL) AND NOT EXISTS "        \
@@ -181,19 +190,10 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_EXISTS] = "SELECT 1 FROM matches WHERE id = $1",
     [P_EACH_SET_ASIDE] = "SELECT match_id, reason FROM set_aside ORDER BY match_id",
     [P_LIST] = "SELECT id FROM matches WHERE id > $1 ORDER BY id LIMIT $2",
-    /* Taken if free, ours, or run out; the row lock makes two servers' claims take turns. */
-    [P_CLAIM] = "INSERT INTO leases (match_id, owner, expires_at) "
-                "VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond') "
-                "ON CONFLICT (match_id) DO UPDATE SET owner = EXCLUDED.owner, "
-                "expires_at = EXCLUDED.expires_at WHERE leases.owner = EXCLUDED.owner "
-                "OR leases.expires_at <= clock_timestamp() RETURNING match_id",
+    [P_CLAIM] = CLAIM_LEASE,
     /* The claim of a change in one round trip: the lease, then the version counted (and the
      * other servers told) only if the lease was had and the copy is current. */
-    [P_CLAIM_BUMP] = "WITH l AS (INSERT INTO leases (match_id, owner, expires_at) "
-                     "VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond') "
-                     "ON CONFLICT (match_id) DO UPDATE SET owner = EXCLUDED.owner, "
-                     "expires_at = EXCLUDED.expires_at WHERE leases.owner = EXCLUDED.owner "
-                     "OR leases.expires_at <= clock_timestamp() RETURNING match_id), "
+    [P_CLAIM_BUMP] = "WITH l AS (" CLAIM_LEASE "), "
                      "u AS (UPDATE matches SET version = version + 1 WHERE id = $1 AND "
                      "version = $4 AND EXISTS (SELECT 1 FROM l) RETURNING version) "
                      "SELECT (SELECT count(*) FROM l), (SELECT count(*) FROM u), "

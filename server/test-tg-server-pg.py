@@ -107,6 +107,13 @@ class PgTestCase(unittest.TestCase):
         out = self.sql("SELECT notation FROM moves WHERE match_id = %d ORDER BY ply" % mid)
         return out.split("\n") if out else []
 
+    def assert_acked(self, conn: Any, acked: "dict[int, list[str]]", stored: bool = True) -> None:
+        """Every acknowledged ply is served by the server of `conn` (and in the moves table)."""
+        for mid, plies in acked.items():
+            self.assertEqual(conn.ok("history %d" % mid).split(), plies)
+            if stored:
+                self.assertEqual(self.stored_history(mid), plies)
+
 
 def play_one(conn: Any, mid: int, tokens: list[str], rng: random.Random) -> Optional[list[str]]:
     """One decision for the seat to move: the plies acknowledged, or None if the match is over.
@@ -145,9 +152,7 @@ class OneServerTest(PgTestCase):
             s.kill()
             s.start()
             conn = Conn(s.port)
-            for mid, plies in acked.items():
-                self.assertEqual(conn.ok("history %d" % mid).split(), plies)
-                self.assertEqual(self.stored_history(mid), plies)
+            self.assert_acked(conn, acked)
         self.assertIn("set-aside=0", conn.ok("status"))
         conn.close()
 
@@ -292,15 +297,12 @@ class BadInputTest(PgTestCase):
                     time.sleep(0.1)
                 self.assertTrue(reply.startswith("ok"), reply)
                 acked[mid] += reply[3:].split()
-        for mid, plies in acked.items():
-            self.assertEqual(conn.ok("history %d" % mid).split(), plies)
-            self.assertEqual(self.stored_history(mid), plies)
+        self.assert_acked(conn, acked)
         conn.close()
         s.kill()
         s.start()
         conn = Conn(s.port)
-        for mid, plies in acked.items():
-            self.assertEqual(conn.ok("history %d" % mid).split(), plies)
+        self.assert_acked(conn, acked, stored=False)
         conn.close()
 
 
