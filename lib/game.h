@@ -16,6 +16,8 @@
 #define TG__MAX_MOVES 512
 #define TG__MAX_OPTIONS 4
 #define TG__MAX_FIELD_BYTES 16
+/* Slots of a position's hash after its cells: two scores, quiet, side, phase, winner, fields. */
+#define TG__HASH_TAIL (6 + TG__MAX_FIELD_BYTES)
 
 enum tg__phase { TG__DECIDE = 0, TG__CHANCE = 1, TG__OVER = 2 };
 
@@ -165,6 +167,10 @@ struct tg_config {
     int total;                 /* counters (or pieces) in play, for validation */
     const char *const *fields; /* names of the position fields these options need, in order */
     size_t field_count;
+    /* Zobrist keys of the value 0 in each slot after the cells (tg__pos_hash), and all of them
+     * combined: they depend on nothing, but kept here a hash mixes only the slots not 0. */
+    uint64_t hash_zero[TG__HASH_TAIL];
+    uint64_t hash_zero_all;
     union {
         struct tg_ring ring[2];   /* mancala: each player's sowing ring (shared or own) */
         struct tg_track track[2]; /* race games: each player's track */

@@ -53,6 +53,7 @@ tg_status tg__state_make(const struct tg_rules *rules, const struct tg_pos *pos,
                          tg_state **out);
 tg_status tg__state_push(tg_state *s, tg_move m);
 uint64_t tg__pos_hash(const struct tg_config *cfg, const struct tg_pos *pos);
+void tg__hash_setup(struct tg_config *cfg);
 
 /* notation.c */
 tg_status tg__pos_parse(const struct tg_rules *rules, const char *text, struct tg_pos *out);

@@ -117,6 +117,7 @@ tg_status tg__rules_parse(const char *spec, size_t len, struct tg_rules *out)
     r.cfg.quiet_limit = g->quiet_option >= 0 ? (unsigned)r.cfg.opt[g->quiet_option] : 0;
     r.cfg.lap_limit = g->laps_option >= 0 ? (uint32_t)r.cfg.opt[g->laps_option] : 0;
     g->setup(&r.cfg);
+    tg__hash_setup(&r.cfg);
     write_canonical(&r);
     *out = r;
     return TG_OK;
