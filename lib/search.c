@@ -143,24 +143,21 @@ static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
     long v = 100L * ((long)pos->score[me] - (long)pos->score[1 - me]);
     const struct tg_config *cfg = c->cfg;
     if (cfg->game == &tg__halusa) {
-        long own = 0, other = 0;
-        for (int cell = 0; cell < cfg->cells; cell++) {
-            long n = pos->cell[cell];
-            if (cell / cfg->cols == me)
-                own += n;
-            else
-                other += n;
-        }
-        v += 30 * (own - other);
+        long own = 0, all = 0;
+        for (int cell = 0; cell < cfg->cells; cell++)
+            all += pos->cell[cell];
+        for (int cell = me * cfg->cols; cell < (me + 1) * cfg->cols; cell++)
+            own += pos->cell[cell];
+        v += 30 * (2 * own - all);
     }
     if (cfg->game == &tg__walak_pussa) {
-        long row = 0, empty = 0;
-        for (int cell = 0; cell < cfg->cells; cell++) {
-            int sign = cell / cfg->cols == me ? 1 : -1;
-            row += sign * pos->cell[cell];
-            empty += sign * (pos->cell[cell] == 0);
-        }
-        v += 60 * row - 70 * empty;
+        long row[2] = {0, 0}, empty[2] = {0, 0};
+        for (int r = 0; r < 2; r++)
+            for (int cell = r * cfg->cols; cell < (r + 1) * cfg->cols; cell++) {
+                row[r] += pos->cell[cell];
+                empty[r] += pos->cell[cell] == 0;
+            }
+        v += 60 * (row[me] - row[1 - me]) - 70 * (empty[me] - empty[1 - me]);
     }
     if (cfg->game == &tg__tab) {
         for (int cell = 0; cell < cfg->cells; cell++) {
