@@ -18,10 +18,6 @@
 #define EVAL_MAX (WIN_MIN - 1)
 #define NO_MOVE 0xFFFFFFFFu
 #define CLOCK_EVERY 256u /* positions between two reads of the clock */
-/* Late-move reductions (Walak-pussa): from this many moves into a node's order, at depths of
- * at least REDUCE_DEPTH, a move that gains nothing at once is searched a ply shallower first. */
-#define REDUCE_AFTER 2
-#define REDUCE_DEPTH 3
 /* The table is cleared by pages of this many entries (4 KB), only those written since the
  * last clearing, with a look at the stop before each page and at the clock every 16. */
 #define TT_CLEAR_CHUNK 256u
@@ -46,7 +42,6 @@ struct ctx {
     struct tg__control *ctl;
     bool adjust;   /* results are nearer the larger: not where throws average them */
     bool majority; /* more than half the counters in score is a won game (Halusa) */
-    bool reduce;   /* late-move reductions (Walak-pussa: where matches measured them better) */
     bool stopped;
     uint64_t nodes, node_limit;
     tg_move killer[MAX_PLY][2];
@@ -441,16 +436,7 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
         if (k == 0) {
             v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1, &p);
         } else {
-            /* A late quiet move is looked at a ply shallower first, and again at the full
-             * depth only if it then beats the best so far: the depth this saves goes to the
-             * moves the ordering puts first. */
-            int d = depth - 1;
-            if (c->reduce && depth >= REDUCE_DEPTH && k >= REDUCE_AFTER &&
-                child->score[me] - child->score[1 - me] <= pos->score[me] - pos->score[1 - me])
-                d--;
-            v = child_value(c, child, me, d, alpha, alpha + 1, ply + 1, &p);
-            if (!c->stopped && v > alpha && d < depth - 1)
-                v = child_value(c, child, me, depth - 1, alpha, alpha + 1, ply + 1, &p);
+            v = child_value(c, child, me, depth - 1, alpha, alpha + 1, ply + 1, &p);
             if (!c->stopped && v > alpha && v < beta)
                 v = child_value(c, child, me, depth - 1, alpha, beta, ply + 1, &p);
         }
@@ -573,7 +559,6 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
     c->ctl = ctl;
     c->adjust = cfg->game->chance == NULL;
     c->majority = cfg->game == &tg__halusa;
-    c->reduce = cfg->game == &tg__walak_pussa;
     c->node_limit = b->nodes;
     for (int p = 0; p < MAX_PLY; p++)
         c->killer[p][0] = c->killer[p][1] = NO_MOVE;
