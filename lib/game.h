@@ -167,8 +167,9 @@ struct tg_config {
     int total;                 /* counters (or pieces) in play, for validation */
     const char *const *fields; /* names of the position fields these options need, in order */
     size_t field_count;
-    /* Zobrist keys of the value 0 in each slot after the cells (tg__pos_hash), and all of them
-     * combined: they depend on nothing, but kept here a hash mixes only the slots not 0. */
+    /* The Zobrist key of 0 in each slot after the cells, and all of them combined. They are the
+     * same for every rule set; computed once here (C cannot compute them at compile time), so
+     * that tg__pos_hash mixes only the slots that are not 0. */
     uint64_t hash_zero[TG__HASH_TAIL];
     uint64_t hash_zero_all;
     union {
