@@ -408,8 +408,7 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
     for (size_t i = 0; tt_move != NO_MOVE && i < n; i++)
         if (f.move[i] == tt_move)
             first = i;
-    bool expanded = first == n;
-    if (expanded)
+    if (first == n)
         expand(c, pos, f, n, n, tt_move, ply);
     else {
         f.child[first] = *pos;
@@ -420,14 +419,10 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
     tg_move best_move = NO_MOVE;
     bool all_proven = true, best_proven = false;
     for (size_t k = 0; k < n; k++) {
-        size_t i;
-        if (k == 0 && !expanded)
-            i = first;
-        else {
-            if (!expanded) {
+        size_t i = first;
+        if (k > 0 || first == n) {
+            if (k == 1 && first < n)
                 expand(c, pos, f, n, first, tt_move, ply);
-                expanded = true;
-            }
             i = next_best(f, n);
         }
         const struct tg_pos *child = &f.child[i];
