@@ -4,8 +4,9 @@ usage: python3 ratings_md.py FILE.json...   (one file per game, e.g. docs/rating
 
 Prints, in Markdown: the ratings of every bot in every game (Elo and its 95% interval, games,
 score), each game's pairings (wins, draws, losses), and for every pairing of `search:time=100`
-with `mcts:time=100` the target line (score, games, draws)."""
+with `mcts:time=100` the target line (score, games, draws) and how far the seat decided it."""
 import json
+import os
 import sys
 
 TARGET = ("search:time=100", "mcts:time=100")
@@ -40,26 +41,49 @@ def seat_results(d, rules, seat):
     return "%d / %d / %d" % tuple(wdl)
 
 
+def seat_balance(d, rules):
+    """How far the seat decided the target games: games won by player 0 and by player 1,
+    draws, the openings (a seed, played with both colourings) that one seat won twice, by
+    player 0 and by player 1, and search:time=100's points and games over the other openings."""
+    games = [g for g in d["games"] if g["rules"] == rules and set(g["bots"]) == set(TARGET)]
+    by_seed = {}
+    for g in games:
+        by_seed.setdefault(g["seed"], []).append(g)
+    won_twice = [0, 0]
+    points = played = 0.0
+    for pair in by_seed.values():
+        winners = {g["winner"] for g in pair}
+        if len(pair) == 2 and len(winners) == 1 and winners <= {0, 1}:
+            won_twice[pair[0]["winner"]] += 1
+            continue
+        for g in pair:
+            seat = g["bots"].index(TARGET[0])
+            points += 1.0 if g["winner"] == seat else 0.0 if g["winner"] == 1 - seat else 0.5
+            played += 1
+    wins = [sum(g["winner"] == p for g in games) for p in (0, 1)]
+    return wins, len(games) - wins[0] - wins[1], len(by_seed), won_twice, points, played
+
+
 def main(paths):
     runs = []
     for p in paths:
         with open(p) as f:
             d = json.load(f)
         for rs in d["rule_sets"]:
-            runs.append((d, rs))
+            runs.append((d, rs, os.path.basename(p)))
     bots = []
-    for d, rs in runs:
+    for d, rs, _ in runs:
         for r in rs["ratings"]:
             if r["games"] > 0 and r["bot"] not in bots:
                 bots.append(r["bot"])
     # The levels in order of budget, then any other bot in the order the files name them.
     bots.sort(key=lambda b: ORDER.index(b) if b in ORDER else len(ORDER) + bots.index(b))
 
-    print("| bot | " + " | ".join(game_name(rs["rules"]) for _, rs in runs) + " |")
+    print("| bot | " + " | ".join(game_name(rs["rules"]) for _, rs, _ in runs) + " |")
     print("|---|" + "---|" * len(runs))
     for b in bots:
         cells = []
-        for d, rs in runs:
+        for d, rs, _ in runs:
             r = next((x for x in rs["ratings"] if x["bot"] == b and x["games"] > 0), None)
             if r is None or r["elo"] is None:
                 cells.append("-")
@@ -69,7 +93,7 @@ def main(paths):
                 cells.append("%.0f ± %.0f (%d games)" % (r["elo"], r["half_width"], r["games"]))
         print("| `%s` | %s |" % (b, " | ".join(cells)))
 
-    for d, rs in runs:
+    for d, rs, _ in runs:
         print("\n%s (`%s`): pairings (wins / draws / losses of the first bot)\n"
               % (game_name(rs["rules"]), rs["rules"]))
         print("| first bot | second bot | games | result | score of the first | "
@@ -90,7 +114,7 @@ def main(paths):
     print("| game | games | search wins / draws / losses | search's score | as player 0 | "
           "as player 1 | search ms/move (mean, p99) | mcts ms/move (mean, p99) |")
     print("|---|---|---|---|---|---|---|---|")
-    for d, rs in runs:
+    for d, rs, _ in runs:
         bots_here = d["bots"]
         for pr in rs["pairings"]:
             pair = (bots_here[pr["a"]], bots_here[pr["b"]])
@@ -104,6 +128,19 @@ def main(paths):
             print("| %s | %d | %d / %d / %d | %.1f%% | %s | %s | %.0f, %.0f | %.0f, %.0f |"
                   % (game_name(rs["rules"]), pr["games"], w, pr["draws"], l,
                      100.0 * pts / pr["games"], seats[0], seats[1], s[0], s[1], m[0], m[1]))
+
+    print("\nSeats in the target games: an opening one seat won with both colourings scores "
+          "50% whoever plays better\n")
+    print("| file | rules | games won by player 0 / 1 | draws | openings | won twice by player 0 / 1 | "
+          "search's score over the other openings |")
+    print("|---|---|---|---|---|---|---|")
+    for d, rs, name in runs:
+        wins, draws, openings, twice, points, played = seat_balance(d, rs["rules"])
+        if openings == 0:
+            continue
+        score = "%.1f%% (%g of %d)" % (100.0 * points / played, points, played) if played else "-"
+        print("| `%s` | `%s` | %d / %d | %d | %d | %d / %d | %s |"
+              % (name, rs["rules"], wins[0], wins[1], draws, openings, twice[0], twice[1], score))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,47 @@
+"""ratings_md.py's seat balance: on hand-made games, and on the file of record that
+docs/bots.md quotes ("The seats of the balanced openings").
+
+usage: python3 test_ratings_md.py DOCS_RATINGS_DIR"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ratings_md  # noqa: E402
+
+RULES = "walak-pussa:rounds=single,laps=10000,quiet=100"
+S, M = ratings_md.TARGET
+
+
+def game(seed, seats, winner, rules=RULES):
+    return {"rules": rules, "seed": seed, "bots": list(seats), "winner": winner}
+
+
+def made_up():
+    games = [
+        game(1, (S, M), 1), game(1, (M, S), 1),      # player 1 won twice: the seat decided
+        game(2, (S, M), 0), game(2, (M, S), 1),      # search won twice
+        game(3, (S, M), -1), game(3, (M, S), 0),     # a draw, and mcts won as player 0
+        game(4, (S, M), -1), game(4, (M, S), -1),    # drawn twice: not decided by a seat
+        game(5, (S, M), 0, rules="halusa"),          # other rules: not counted
+        game(6, ("random", M), 0),                   # other bots: not counted
+    ]
+    wins, draws, openings, twice, points, played = ratings_md.seat_balance({"games": games}, RULES)
+    assert wins == [2, 3] and draws == 3 and openings == 4, (wins, draws, openings)
+    assert twice == [0, 1], twice
+    # Seeds 2 to 4: 2 + 0.5 + 0 + 0.5 + 0.5 points over 6 games.
+    assert (points, played) == (3.5, 6), (points, played)
+
+
+def of_record(ratings_dir):
+    with open(os.path.join(ratings_dir, "walak-pussa-target-balanced-500.json")) as f:
+        d = json.load(f)
+    wins, draws, openings, twice, points, played = ratings_md.seat_balance(d, RULES)
+    assert (wins, draws, openings, twice) == ([128, 199], 173, 250, [11, 41]), (wins, twice)
+    assert (points, played) == (284.5, 396), (points, played)
+
+
+if __name__ == "__main__":
+    made_up()
+    of_record(sys.argv[1])
+    print("ok")
