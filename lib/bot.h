@@ -85,6 +85,7 @@ double tg__engine_value(int v, bool proven, bool averaged);
 
 /* search.c: the alpha-beta engine's memory, owned by a handle. */
 struct tg__engine {
+    void *tt_block;             /* the allocation the table lies in, aligned within it */
     struct tg__tt_entry *tt;
     size_t tt_entries;  /* a power of two */
     uint64_t *tt_dirty; /* a bit per 4 KB page of the table written since cleared */

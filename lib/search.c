@@ -9,6 +9,7 @@
  * can better. A heuristic leaf is never proven. */
 #include "bot.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_PLY 128
@@ -21,6 +22,9 @@
 /* The table is cleared by pages of this many entries (4 KB), only those written since the
  * last clearing, with a look at the stop before each page and at the clock every 16. */
 #define TT_CLEAR_CHUNK 256u
+/* A bucket (two entries, 32 bytes) on one cache line rather than across two: a lookup is a
+ * random access to the whole table, most of them a cache miss. */
+#define TT_LINE ((size_t)64)
 
 enum { TT_UPPER = 1, TT_LOWER = 2, TT_EXACT = 3, TT_BOUND = 3, TT_PROVEN = 4 };
 
@@ -65,13 +69,16 @@ tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb)
 {
     memset(e, 0, sizeof *e);
     size_t entries = ((size_t)tt_mb << 20) / sizeof(struct tg__tt_entry);
-    e->tt = tg__calloc(entries * sizeof *e->tt);
-    if (!e->tt)
+    size_t bytes = entries * sizeof *e->tt;
+    e->tt_block = tg__calloc(bytes + TT_LINE);
+    if (!e->tt_block)
         return TG_ERR_NO_MEMORY;
+    e->tt = (struct tg__tt_entry *)(void *)((char *)e->tt_block +
+                                            (TT_LINE - (uintptr_t)e->tt_block % TT_LINE));
     e->tt_dirty = tg__calloc(dirty_words(entries) * sizeof *e->tt_dirty);
     if (!e->tt_dirty) {
-        tg__realloc(e->tt, 0);
-        e->tt = NULL;
+        tg__realloc(e->tt_block, 0);
+        e->tt = e->tt_block = NULL;
         return TG_ERR_NO_MEMORY;
     }
     e->tt_entries = entries;
@@ -80,7 +87,7 @@ tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb)
 
 void tg__engine_release(struct tg__engine *e)
 {
-    tg__realloc(e->tt, 0);
+    tg__realloc(e->tt_block, 0);
     tg__realloc(e->tt_dirty, 0);
     tg__realloc(e->frames, 0);
     memset(e, 0, sizeof *e);
@@ -199,6 +206,50 @@ static int from_tt(const struct ctx *c, int v, int ply)
 }
 
 /* ---- the table ----------------------------------------------------------------------- */
+
+/* The table's key of a position, the search's own (tg_state_hash() keeps its Zobrist hash):
+ * the position's bytes as little-endian words, each word that is not 0 mixed with its index
+ * by a bijective 64-bit finaliser, the results combined by XOR, so two positions that differ
+ * in one word never share a key. A Walak-pussa position is three words here, where the
+ * Zobrist hash mixes every occupied cell. The same key on every platform, so a search
+ * bounded by nodes or depth fills its table alike everywhere. */
+static uint64_t word_le(const uint8_t *b)
+{
+    uint64_t w = 0;
+    for (int i = 7; i >= 0; i--)
+        w = w << 8 | b[i];
+    return w;
+}
+
+static uint64_t mix_word(uint64_t w, uint64_t index)
+{
+    uint64_t z = w + 0x9E3779B97F4A7C15u * (index + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static uint64_t table_key(const struct tg_config *cfg, const struct tg_pos *pos)
+{
+    /* Unused cells are 0 (game.h), so whole words of cells need no mask. */
+    size_t words = ((size_t)cfg->cells + 7) / 8, index = 0;
+    uint64_t key = 0;
+    for (size_t w = 0; w < words; w++, index++) {
+        uint64_t cells = word_le(&pos->cell[8 * w]);
+        if (cells) /* At-Tab wa-d-Dukk's board is mostly empty */
+            key ^= mix_word(cells, index);
+    }
+    uint64_t head = (uint64_t)pos->score[0] | (uint64_t)pos->score[1] << 16 |
+                    (uint64_t)pos->quiet << 32 | (uint64_t)pos->side << 48 |
+                    (uint64_t)pos->phase << 50 | (uint64_t)(uint8_t)pos->winner << 56;
+    key ^= mix_word(head, index++);
+    for (size_t at = 0; at < TG__MAX_FIELD_BYTES; at += 8, index++) {
+        uint64_t fields = word_le(&pos->field[at]);
+        if (fields)
+            key ^= mix_word(fields, index);
+    }
+    return key;
+}
 
 /* Two entries a bucket: the first keeps the deeper search, the second the latest one. */
 static struct tg__tt_entry *tt_probe(const struct ctx *c, uint64_t key)
@@ -375,9 +426,10 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
     }
     if (depth <= 0 || ply >= MAX_PLY - 1)
         return evaluate(c, pos, me);
-    uint64_t key = tg__pos_hash(c->cfg, pos);
+    bool tabled = depth > 1 || pos->phase == TG__CHANCE;
+    uint64_t key = tabled ? table_key(c->cfg, pos) : 0;
     tg_move tt_move = NO_MOVE;
-    const struct tg__tt_entry *te = tt_probe(c, key);
+    const struct tg__tt_entry *te = tabled ? tt_probe(c, key) : NULL;
     if (te) {
         tt_move = te->move;
         bool exact = te->flags & TT_PROVEN;
@@ -456,7 +508,8 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
     unsigned bound = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
     /* A won result needs no other move searched to the end: nothing can better it. */
     *proven = all_proven || (best_proven && sure_win(c, best));
-    tt_store(c, key, depth, best, ply, bound | (*proven ? TT_PROVEN : 0), best_move);
+    if (tabled)
+        tt_store(c, key, depth, best, ply, bound | (*proven ? TT_PROVEN : 0), best_move);
     return best;
 }
 
@@ -480,14 +533,38 @@ int tg__engine_evaluate(const struct tg_config *cfg, const struct tg_pos *pos, i
     return evaluate(&c, pos, me);
 }
 
-/* The principal line after a root option: the table's moves, and at a throw the likeliest
- * outcome (the first of equal ones). */
+/* The option a search one ply deep picks: the best finished result or evaluation of the
+ * position it leaves, the first of equals. */
+static tg_move best_at_a_glance(const struct ctx *c, const struct tg_pos *pos,
+                                const tg_move *options, size_t n)
+{
+    tg_move best = NO_MOVE;
+    int best_value = -INF;
+    for (size_t i = 0; i < n; i++) {
+        struct tg_pos child = *pos;
+        tg__play(c->cfg, &child, options[i]);
+        int winner = decided(c, &child);
+        int v = child.phase == TG__OVER ? result_value(c, &child, pos->side, 1)
+                : winner >= 0           ? (winner == pos->side ? WIN - 1 : -(WIN - 1))
+                                        : evaluate(c, &child, pos->side);
+        if (v > best_value) {
+            best_value = v;
+            best = options[i];
+        }
+    }
+    return best;
+}
+
+/* The principal line after a root option: the table's moves; where the table has none
+ * (positions one ply above the leaves are not stored, and entries get replaced), once, the
+ * move picked at a glance; at a throw the likeliest outcome (the first of equal ones). */
 static uint32_t principal_line(struct ctx *c, const struct tg_pos *after, tg_move first,
                                tg_move *line)
 {
     tg_move options[TG__MAX_MOVES];
     double prob[TG__MAX_MOVES];
     uint32_t len = 0;
+    bool guessed = false;
     line[len++] = first;
     struct tg_pos pos = *after;
     while (len < TG__LINE_MAX && pos.phase != TG__OVER) {
@@ -502,10 +579,14 @@ static uint32_t principal_line(struct ctx *c, const struct tg_pos *after, tg_mov
                     best = i;
             m = options[best];
         } else {
-            const struct tg__tt_entry *te = tt_probe(c, tg__pos_hash(c->cfg, &pos));
+            const struct tg__tt_entry *te = tt_probe(c, table_key(c->cfg, &pos));
             for (size_t i = 0; te && i < n; i++)
                 if (options[i] == te->move)
                     m = te->move;
+            if (m == NO_MOVE && !guessed) {
+                m = best_at_a_glance(c, &pos, options, n);
+                guessed = true;
+            }
         }
         if (m == NO_MOVE)
             break;

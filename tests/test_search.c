@@ -378,6 +378,23 @@ static const struct endgame {
 #define ENDGAME_COUNT (sizeof endgames / sizeof endgames[0])
 #define ENDGAME_SPEC "search:nodes=200000,tt=2"
 
+/* The principal line of a proven win (no throws) plays the win out: it ends the game, won by
+ * the player to move. Its last decision comes from no table entry (the positions one ply
+ * above the leaves are not stored), so this also checks the line's move picked at a glance. */
+static void won_line_wins(const tg_search *h, size_t i, const tg_state *s, const char *text)
+{
+    char line[1024], moves[1024];
+    TU_OK(tg_search_result_line(h, i, line, sizeof line, NULL));
+    memcpy(moves, line, sizeof moves);
+    tg_state *replay = NULL;
+    TU_OK(tg_state_clone(s, &replay));
+    for (char *tok = strtok(moves, " "); tok; tok = strtok(NULL, " "))
+        tu_play(replay, tok);
+    if (!tg_state_is_terminal(replay) || tg_state_winner(replay) != tg_state_player(s))
+        TU_FAIL("%s: the line of a proven win does not win: %s", text, line);
+    tg_state_free(replay);
+}
+
 static void test_endgames_agree_with_minimax(void **unused)
 {
     (void)unused;
@@ -412,6 +429,8 @@ static void test_endgames_agree_with_minimax(void **unused)
                         exact);
             if (proven && fabs(v - exact) > 1e-3)
                 TU_FAIL("%s: move %u valued %.6f, minimax %.6f", endgames[e].text, m, v, exact);
+            if (proven && v == 1.0 && tg_state_player(s) != TG_CHANCE)
+                won_line_wins(h, i, s, endgames[e].text);
             proven_here += proven;
         }
         printf("# %-12s %zu of %zu moves proven\n", endgames[e].rules, proven_here, n);

@@ -11,6 +11,8 @@
  *               P positions (default 40), p50 / p99 / max, two ways: "handle" on one kept
  *               tg_search handle (as a server or a GUI would keep it), "bot" through
  *               tg_bot_choose (a new handle, table and all, every call, as tg-play does)
+ *   depth       the mean depth those time=MS searches on the kept handle completed: what
+ *               the engine's speed buys in plies (a proven position ends its search early)
  *   stop        from tg_search_stop() on this thread to the return of the stopped
  *               search:time=600000 (and mcts:time=600000) on another, over S stops
  *               (default 40) at 5 to 50 ms into the search: p50 / p99 / max of the wall
@@ -201,6 +203,7 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
 
     /* time=MS returns, on a kept handle and through tg_bot_choose */
     double *kept = malloc(positions * sizeof *kept), *fresh = malloc(positions * sizeof *fresh);
+    double depths = 0.0;
     if (!kept || !fresh || (st = tg_search_new(timed, &h)) != TG_OK)
         die("tg_search_new", st);
     for (unsigned i = 0; i < positions; i++) {
@@ -211,6 +214,9 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
         if ((st = tg_search_choose(h, s, &rng, &m)) != TG_OK)
             die("search", st);
         double t1 = now_ms();
+        uint32_t depth;
+        tg_search_stats(h, NULL, &depth);
+        depths += depth;
         if ((st = tg_bot_choose(s, timed, &rng, &m)) != TG_OK)
             die("tg_bot_choose", st);
         kept[i] = t1 - t0;
@@ -226,10 +232,11 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
     free(fresh);
     stop_latency(r, "search:time=600000", stops, &seed, ps, &fs);
     stop_latency(r, "mcts:time=600000", stops, &seed, pm, &fm);
-    printf("%-28s %10.0f  %6.1f %6.1f %6.1f  %6.1f %6.1f %6.1f  %5.2f %5.2f %5.2f %5.2f %4u  "
-           "%5.2f %5.2f %5.2f %5.2f %4u\n",
+    printf("%-28s %10.0f  %6.1f %6.1f %6.1f  %6.1f %6.1f %6.1f  %5.1f  %5.2f %5.2f %5.2f %5.2f "
+           "%4u  %5.2f %5.2f %5.2f %5.2f %4u\n",
            tg_rules_spec(r), (double)nodes / (spent / 1e3), pk[0], pk[1], pk[2], pf[0], pf[1],
-           pf[2], ps[0], ps[1], ps[2], ps[3], fs, pm[0], pm[1], pm[2], pm[3], fm);
+           pf[2], depths / positions, ps[0], ps[1], ps[2], ps[3], fs, pm[0], pm[1], pm[2], pm[3],
+           fm);
     fflush(stdout);
     tg_rules_free(r);
 }
@@ -269,11 +276,12 @@ int main(int argc, char **argv)
         }
     }
     static const char *const defaults[] = {"halusa", "hus", "hawalis", "walak-pussa", "tab"};
-    printf("%-28s %10s  %-20s  %-20s  %-28s  %-28s\n", "rule set", "nodes/s",
-           "time return (handle)", "time return (bot)", "stop search", "stop mcts");
-    printf("%-28s %10s  %6s %6s %6s  %6s %6s %6s  %5s %5s %5s %5s %4s  %5s %5s %5s %5s %4s\n", "",
-           "", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99", "max", "cpu", "fin", "p50",
-           "p99", "max", "cpu", "fin");
+    printf("%-28s %10s  %-20s  %-20s  %5s  %-28s  %-28s\n", "rule set", "nodes/s",
+           "time return (handle)", "time return (bot)", "depth", "stop search", "stop mcts");
+    printf("%-28s %10s  %6s %6s %6s  %6s %6s %6s  %5s  %5s %5s %5s %5s %4s  %5s %5s %5s %5s "
+           "%4s\n",
+           "", "", "p50", "p99", "max", "p50", "p99", "max", "mean", "p50", "p99", "max", "cpu",
+           "fin", "p50", "p99", "max", "cpu", "fin");
     if (first_spec < argc)
         for (int i = first_spec; i < argc; i++)
             bench(argv[i], seed, positions, stops, time_ms);
