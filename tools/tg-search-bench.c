@@ -203,7 +203,7 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
 
     /* time=MS returns, on a kept handle and through tg_bot_choose */
     double *kept = malloc(positions * sizeof *kept), *fresh = malloc(positions * sizeof *fresh);
-    double depths = 0.0;
+    double depth_sum = 0.0;
     if (!kept || !fresh || (st = tg_search_new(timed, &h)) != TG_OK)
         die("tg_search_new", st);
     for (unsigned i = 0; i < positions; i++) {
@@ -216,7 +216,7 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
         double t1 = now_ms();
         uint32_t depth;
         tg_search_stats(h, NULL, &depth);
-        depths += depth;
+        depth_sum += depth;
         if ((st = tg_bot_choose(s, timed, &rng, &m)) != TG_OK)
             die("tg_bot_choose", st);
         kept[i] = t1 - t0;
@@ -235,7 +235,7 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
     printf("%-28s %10.0f  %6.1f %6.1f %6.1f  %6.1f %6.1f %6.1f  %5.1f  %5.2f %5.2f %5.2f %5.2f "
            "%4u  %5.2f %5.2f %5.2f %5.2f %4u\n",
            tg_rules_spec(r), (double)nodes / (spent / 1e3), pk[0], pk[1], pk[2], pf[0], pf[1],
-           pf[2], depths / positions, ps[0], ps[1], ps[2], ps[3], fs, pm[0], pm[1], pm[2], pm[3],
+           pf[2], depth_sum / positions, ps[0], ps[1], ps[2], ps[3], fs, pm[0], pm[1], pm[2], pm[3],
            fm);
     fflush(stdout);
     tg_rules_free(r);
