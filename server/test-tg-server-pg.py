@@ -333,8 +333,12 @@ class Watcher(threading.Thread):
                 s = self.servers[self.at]
                 if s.proc.poll() is None:
                     conn = Conn(s.port, timeout=0.2)
-                    for mid, plies in self.seen.items():
-                        conn.send("watch %d %d" % (mid, len(plies)))
+                    try:
+                        for mid, plies in self.seen.items():
+                            conn.send("watch %d %d" % (mid, len(plies)))
+                    except OSError:
+                        conn.close()
+                        raise
                     return conn
             except OSError:
                 pass
@@ -361,10 +365,14 @@ class Watcher(threading.Thread):
             while conn is not None and not self.stop.is_set():
                 with self.lock:
                     new, self.wanted = self.wanted, []
-                for mid in new:
-                    self.seen.setdefault(mid, [])
-                    conn.send("watch %d 0" % mid)
                 try:
+                    # A server killed between two reads breaks the pipe here as well as in
+                    # recv; the new matches are in `seen` first, so the next server is asked
+                    # for them too.
+                    for mid in new:
+                        self.seen.setdefault(mid, [])
+                    for mid in new:
+                        conn.send("watch %d 0" % mid)
                     chunk = conn.sock.recv(65536)
                     if not chunk:
                         raise ConnectionError

@@ -262,7 +262,10 @@ test('pasted positions: a good one is loaded (a Tab king to split), bad text sho
   const choices = await page.$$eval('#choices button', (nodes) => nodes.map((n) => n.dataset.move));
   assert.deepEqual(choices, state.legalMoveNames());
   await page.click('#choices button[data-move="d3+2x2"]');
-  await page.waitForFunction(() => Number(document.body.dataset.ply) >= 1);
+  // The split spends the last throw, so the page throws the sticks next (ply 2); the moves and
+  // the position are read once the person is to move again, not while the throw is under way.
+  await page.waitForFunction(() => Number(document.body.dataset.ply) >= 2
+    && ['person', 'over'].includes(document.body.dataset.phase));
   state.apply('d3+2x2');
   const afterSplit = await movesOf(page);
   assert.equal(afterSplit[0], 'd3+2x2');
