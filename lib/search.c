@@ -143,7 +143,7 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
  * of the lead on the board (either ending gives each player their own row) less 0.7 for each
  * more empty hole on one's row (an empty hole is where the opponent's sowing stops and
  * captures the hole after it): a least-squares fit to self-play results gave both signs,
- * and matches against mcts chose these weights near it (docs/bots.md); in At-Tab
+ * and matches against mcts chose these weights near it (docs/strength.md); in At-Tab
  * wa-d-Dukk 0.3 of a piece for each piece freed from its home row. */
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {

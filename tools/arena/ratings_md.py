@@ -1,4 +1,4 @@
-"""The tables of docs/bots.md's "Measured strength" from tg-arena JSON files (--json).
+"""Docs tables (bots.md "Ratings per game", strength.md) from tg-arena JSON files (--json).
 
 usage: python3 ratings_md.py FILE.json...   (one file per game, e.g. docs/ratings/*.json)
 

@@ -1,5 +1,5 @@
 """ratings_md.py's seat balance: on hand-made games, and on the file of record that
-docs/bots.md quotes ("The seats of the balanced openings").
+docs/strength.md quotes ("The seats of the balanced openings").
 
 usage: python3 test_ratings_md.py DOCS_RATINGS_DIR"""
 import json
