@@ -4,7 +4,7 @@ SQLite server, in one run (docs/server.md, "PostgreSQL: what is measured").
 
     bench-server-pg.py SERVER [--seconds S] [--clients 20,200] [--rounds R]
 
-A throw-away PostgreSQL cluster (server/pgcluster.py) in a temporary directory, the SQLite
+A throw-away PostgreSQL cluster (server/tests/pgcluster.py) in a temporary directory, the SQLite
 database beside it (the same disk). For each set-up and client count: acknowledged moves per
 second and the p50/p99 latency of `play` (from sending it to its `ok`, that is, commit
 included), every client playing its own match through the server it is connected to (spread
@@ -29,7 +29,8 @@ import tempfile
 import time
 from typing import Optional
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server",
+                                "tests"))
 import pgcluster  # noqa: E402
 
 GAMES = ["halusa", "walak-pussa", "hawalis", "hus"]

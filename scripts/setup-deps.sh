@@ -12,7 +12,7 @@ set -euo pipefail
 # libsqlite3-dev: the match server's storage (server/).
 # libwebsockets-dev: the match server's WebSocket and HTTP port (server/web.c).
 # libpq-dev: the match server's PostgreSQL storage (server/store-pg.c); postgresql: the
-# throw-away cluster its tests start (server/pgcluster.py).
+# throw-away cluster its tests start (server/tests/pgcluster.py).
 # python3-mesonpy, python3-build, python3-venv, patchelf: the Python wheel built offline
 # (pyproject.toml; meson-python 0.12 needs patchelf for the library it bundles) and the fresh
 # venv it is tested in.  python3-mypy: the package's type hints, checked --strict.

@@ -3,7 +3,7 @@
 
     test-tg-server-pg.py PATH-TO-TG-SERVER
 
-The test starts a throw-away PostgreSQL cluster (server/pgcluster.py: initdb in a temporary
+The test starts a throw-away PostgreSQL cluster (server/tests/pgcluster.py: initdb in a temporary
 directory, a Unix socket there, an unprivileged user when run as root) and stops it after.
 Where PostgreSQL is missing or does not start, every test here fails and says why.
 

@@ -44,7 +44,7 @@ def library():
         if b"__asan_init" in f.read():
             return None  # an instrumented library: this interpreter cannot load it
     os.environ["TG_LIBRARY"] = os.path.abspath(lib)
-    sys.path.insert(0, os.path.join(_here, os.pardir, "bindings", "python"))
+    sys.path.insert(0, os.path.join(_here, os.pardir, os.pardir, "bindings", "python"))
     try:
         import traditional_games
     except ImportError:
