@@ -29,6 +29,22 @@ prefix="$root/install"
 
 step() { printf '\n==== %s\n' "$*"; }
 
+# The suites' timeouts (tests/meson.build and the others) are set for an idle machine and the
+# plain gcc build, with about ten times the time they take there. Instrumented builds run
+# slower, and a machine loaded by other work slower still, so each run below multiplies the
+# timeouts by its build's own slowdown (ASan/UBSan 4, TSan 6, valgrind 20) and by the load
+# factor read as the run starts: the load average over the cores, rounded up, at least 1 and at
+# most 10. A hang still ends, at a timeout that grows with the load only (at load 20 on two
+# cores, walak_pussa's 120 s under ASan becomes 4800 s: a hang costs time, never hides).
+timeout_multiplier() {
+  local slowdown=$1 cores load
+  cores=$(nproc)
+  load=$(cut -d ' ' -f 1 /proc/loadavg)
+  python3 -c 'import math, sys
+slowdown, load, cores = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+print(slowdown * max(1, min(10, math.ceil(load / cores))))' "$slowdown" "$load" "$cores"
+}
+
 # meson setup DIR ARGS..., or reconfigure DIR with ARGS if it was set up before.
 configure() {
   local dir=$1
@@ -50,7 +66,7 @@ CC=gcc CXX=g++ configure "$gcc_dir" \
 meson compile -C "$gcc_dir"
 
 step "gcc: meson test"
-meson test -C "$gcc_dir" --print-errorlogs
+meson test -C "$gcc_dir" --print-errorlogs --timeout-multiplier "$(timeout_multiplier 1)"
 
 step "docs (Doxygen, warnings are errors)"
 meson compile -C "$gcc_dir" docs
@@ -110,7 +126,8 @@ meson compile -C "$san_dir"
 step "clang + sanitizers: meson test (all suites but 'integration')"
 ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C "$san_dir" --print-errorlogs --no-suite integration --no-suite strength
+  meson test -C "$san_dir" --print-errorlogs --no-suite integration --no-suite strength \
+    --timeout-multiplier "$(timeout_multiplier 4)"
 
 # The ctypes test under the sanitizers too: the interpreter loads the instrumented library
 # with the ASan runtime preloaded. Leak detection stays off here, since it would report the
@@ -122,7 +139,8 @@ if [ -f "$asan_runtime" ]; then
   LD_PRELOAD="$asan_runtime" \
   ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    meson test -C "$san_dir" --no-rebuild --print-errorlogs --logbase ctypes-asan ctypes
+    meson test -C "$san_dir" --no-rebuild --print-errorlogs --logbase ctypes-asan ctypes \
+    --timeout-multiplier "$(timeout_multiplier 4)"
   ran_ctypes_asan=yes
 else
   step "clang + sanitizers: ctypes test skipped (no $asan_runtime)"
@@ -136,12 +154,13 @@ step "clang + sanitizers: the tg-server test (the server instrumented)"
 ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C "$san_dir" --no-rebuild --print-errorlogs --logbase server-asan tg-server \
-    tg-server-pg
+    tg-server-pg --timeout-multiplier "$(timeout_multiplier 4)"
 
 ran_valgrind=no
 if grep -qsE "add_test_setup\([[:space:]]*'valgrind'" meson.build tests/meson.build; then
   step "gcc: meson test --setup valgrind"
-  meson test -C "$gcc_dir" --setup valgrind --print-errorlogs
+  meson test -C "$gcc_dir" --setup valgrind --print-errorlogs \
+    --timeout-multiplier "$(timeout_multiplier 20)"
   ran_valgrind=yes
 else
   step "valgrind: skipped (no add_test_setup('valgrind', ...) in meson.build or tests/meson.build)"
@@ -163,7 +182,8 @@ if ! "$tsan_dir/tests/test_threads" > /dev/null 2> "$tsan_dir/probe.log" &&
   grep -q "unexpected memory mapping" "$tsan_dir/probe.log"; then
   tsan_wrap=(--wrapper "setarch $(uname -m) -R")
 fi
-meson test -C "$tsan_dir" --print-errorlogs "${tsan_wrap[@]}" threads search_threads
+meson test -C "$tsan_dir" --print-errorlogs "${tsan_wrap[@]}" threads search_threads \
+  --timeout-multiplier "$(timeout_multiplier 6)"
 unset TSAN_OPTIONS
 
 # One closing line for the whole run, summed over every `meson test` above.
