@@ -10,6 +10,17 @@ more client asks `show` every 5 ms and times the answers (p50, p99). Then each i
 over N stored matches (default 100,000) and timed until it accepts clients. Clients run in
 one asyncio loop, so that the load generator costs both servers the same. Prints a Markdown
 table of the medians.
+
+    bench-server.py --flood --new PATH [--seconds S] [--work DIR]
+
+measures instead what one address can do to another (docs/server.md, "What is measured"): the
+server runs with its shipped budgets, and a bystander (two browsers through the WebSocket relay,
+named 198.51.100.7 by X-Forwarded-For) plays moves every 20 ms and times each `play`, while the
+line port's clients (all from 127.0.0.1) flood, one kind at a time: `record` of a 20,000-ply
+match sent and never read, costly searches on every match they can make, idle connections to
+both ports, and `new` as fast as the budget lets them. Prints the bystander's p50/p99/max per
+flood, and what the server refused. Needs Debian's python3-websockets and the Python package
+(PYTHONPATH=bindings/python, TG_LIBRARY=the built library) to write the long match.
 """
 import argparse
 import asyncio
@@ -187,12 +198,24 @@ def restart_time(proc, runs=3):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--new", required=True)
-    ap.add_argument("--old", required=True)
+    ap.add_argument("--old")
+    ap.add_argument("--flood", action="store_true")
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--stored", type=int, default=100000)
     ap.add_argument("--work", default=None)
     a = ap.parse_args()
+    if a.flood:
+        import importlib.util
+        here = os.path.dirname(os.path.abspath(__file__))
+        spec = importlib.util.spec_from_file_location("bench_flood",
+                                                      os.path.join(here, "bench-server-flood.py"))
+        flood = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(flood)
+        flood.run(a.new, a.seconds, a.work)
+        return
+    if not a.old:
+        ap.error("--old is required (or --flood)")
     work = a.work or tempfile.mkdtemp(prefix="tg-bench-server-")
     os.makedirs(work, exist_ok=True)
     servers = {"file-log": (a.old, Flavour(False)), "sqlite": (a.new, Flavour(True))}
