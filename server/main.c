@@ -454,6 +454,21 @@ static void check_everything(struct server *sv, const struct id_gap *gaps, size_
     write_set_aside_marks(sv);
 }
 
+static void set_aside_for_damaged_table(uint64_t id, const char *reason, void *ctx)
+{
+    remember_set_aside(ctx, id, reason, false);
+}
+
+/* A damaged side table costs the matches it may concern, not every match (store.h). */
+static void quarantine_damaged_tables(struct server *sv)
+{
+    char report[2048];
+    store_quarantine_damaged_tables(sv->opt.db_path, set_aside_for_damaged_table, sv, report,
+                                    sizeof report);
+    if (report[0])
+        fprintf(stderr, "tg-server: WARNING: %s\n", report);
+}
+
 static void free_jobs(struct pool_job *list)
 {
     for (struct pool_job *next; list; list = next) {
@@ -495,12 +510,15 @@ int main(int argc, char **argv)
     bool postgres = store_names_postgres(sv.opt.db_path); /* no file, no log, no schema page */
     if (!postgres)
         check_wal(sv.opt.db_path, wal_warning, sizeof wal_warning);
+    if (!postgres)
+        quarantine_damaged_tables(&sv);
     sv.store = store_open(sv.opt.db_path, err, sizeof err);
     if (!sv.store && !postgres) {
         char report[1024];
         enum schema_repair r = store_repair_schema(sv.opt.db_path, report, sizeof report);
         if (r == SCHEMA_REPAIRED) {
             fprintf(stderr, "tg-server: %s\n", report);
+            quarantine_damaged_tables(&sv);
             sv.store = store_open(sv.opt.db_path, err, sizeof err);
         } else if (r == SCHEMA_NOT_REPAIRED && strstr(report, "schema")) {
             fatal("cannot open the database %s; %s", err, report);

@@ -304,3 +304,120 @@ class FailedSyncTest(DamageCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DamagedSideTableTest(DamageCase):
+    """Every page of the file but page 1 (the schema's: above) damaged in turn: the server
+    starts each time, serves every match it does not set aside exactly as made, and a damaged
+    side table sets aside only the matches whose rows it may have held (store-quarantine.c)."""
+
+    def build(self):
+        c = Conn(self.server.port)
+        rng = random.Random(11)
+        kinds = {}  # id -> what it is
+        for i in range(6):
+            m = Match(c, "halusa")
+            for _ in range(3 + i):
+                m.play(c, rng.choice(c.ok("moves %d" % m.id).split()))
+            kinds[m.id] = "plain"
+        clocked = Match(c, "walak-pussa clock=60+0")
+        clocked.play(c, c.ok("moves %d" % clocked.id).split()[0])
+        kinds[clocked.id] = "clocked"
+        unjoined = int(c.ok("new hus").split()[0])
+        kinds[unjoined] = "unjoined"
+        kinds[int(c.ok("new halusa clock=60+0").split()[0])] = "unjoined-clocked"
+        resigned = Match(c, "hawalis")
+        resigned.play(c, c.ok("moves %d" % resigned.id).split()[0])
+        c.ok("resign %d %s" % (resigned.id, resigned.tokens[0]))
+        kinds[resigned.id] = "resigned"
+        tab = Match(c, "tab")  # a decision taken back: its throws are kept
+        ply, turn, _ = tab.state(c)
+        c.ok("play %d %d %s %s" % (tab.id, ply, c.ok("moves %d" % tab.id).split()[0],
+                                   tab.tokens[int(turn)]))
+        ply, _, _ = tab.state(c)
+        c.ok("undo %d %d %s" % (tab.id, ply, tab.tokens[int(turn)]))
+        c.ok("accept %d %d %s" % (tab.id, ply, tab.tokens[1 - int(turn)]))
+        kinds[tab.id] = "tab"
+        asking = Match(c, "halusa")  # an open undo request
+        asking.play(c, c.ok("moves %d" % asking.id).split()[0])
+        c.ok("undo %d 1 %s" % (asking.id, asking.tokens[0]))
+        kinds[asking.id] = "undo-asked"
+        made = {}
+        for mid in kinds:
+            info = show(c, mid)
+            info.pop("clock", None)  # time left moves on; its presence is kept below
+            made[mid] = (c.ok("history %d" % mid).split(), info, "clock" in show(c, mid))
+        c.close()
+        return kinds, made
+
+    def check_served(self, made, lost_undo=False, writable=True):
+        """The ids set aside; every other match exactly as made (but for its undo request,
+        with lost_undo); and, if writable, new matches and moves are taken."""
+        c = Conn(self.server.port)
+        aside = set()
+        for mid, (history, info, clocked) in sorted(made.items()):
+            if c.ask("show %d" % mid).startswith("err set-aside"):
+                aside.add(mid)
+                continue
+            now = show(c, mid)
+            self.assertEqual("clock" in now, clocked, mid)
+            now.pop("clock", None)
+            want = dict(info)
+            if lost_undo:
+                want.pop("undo-requested-by", None)
+            self.assertEqual(now, want, "match %d" % mid)
+            self.assertEqual(c.ok("history %d" % mid).split(), history, "match %d" % mid)
+        if writable:
+            fresh = Match(c, "halusa")
+            move = c.ok("moves %d" % fresh.id).split()[0]
+            self.assertEqual(fresh.play(c, move), [move])
+        c.close()
+        return aside
+
+    def test_every_page_damaged_in_turn(self):
+        kinds, made = self.build()
+        self.server.stop()
+        db = sqlite3.connect(self.db)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        owner = dict(db.execute("SELECT pageno, name FROM dbstat WHERE pageno > 1"))
+        db.close()
+        with open(self.db, "rb") as f:
+            pristine = f.read()
+        with open(self.db + ".schema", "rb") as f:
+            schema_copy = f.read()
+        # What a damaged table may cost, at most: the matches the other tables cannot clear.
+        cost = {
+            "meta": set(), "sqlite_autoindex_meta_1": set(), "set_aside": set(),
+            "undo_requests": set(),
+            "invites": {m for m, k in kinds.items() if k.startswith("unjoined")},
+            "kept_throws": {m for m, k in kinds.items() if k == "tab"},
+            "aborted": {m for m, k in kinds.items() if k == "unjoined-clocked"},
+        }
+        # A damaged page of the main tables sets aside the matches on it (above); in a file
+        # this small each is one page, so nothing more can be written to it either.
+        main_tables = {"matches", "seats", "moves", "sqlite_autoindex_seats_1",
+                       "sqlite_autoindex_moves_1"}
+        seen_tables = set()
+        for page in sorted(owner):
+            name = owner[page]
+            with open(self.db, "wb") as f:
+                f.write(pristine)
+            with open(self.db + ".schema", "wb") as f:
+                f.write(schema_copy)
+            with open(self.db, "r+b") as f:
+                f.seek((page - 1) * page_size)
+                f.write(os.urandom(page_size))
+            with self.subTest(page=page, table=name):
+                self.start()
+                try:
+                    aside = self.check_served(made, lost_undo=name == "undo_requests",
+                                              writable=name not in main_tables)
+                finally:
+                    err = self.server.stop()
+                if name in cost:
+                    self.assertEqual(aside, cost[name])
+                    seen_tables.add(name)
+                    if name != "sqlite_autoindex_meta_1":
+                        self.assertIn("the %s table was damaged" % name, err)
+        self.assertEqual(seen_tables, set(cost))
