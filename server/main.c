@@ -454,17 +454,11 @@ static void check_everything(struct server *sv, const struct id_gap *gaps, size_
     write_set_aside_marks(sv);
 }
 
-static void set_aside_for_damaged_table(uint64_t id, const char *reason, void *ctx)
-{
-    remember_set_aside(ctx, id, reason, false);
-}
-
 /* A damaged side table costs the matches it may concern, not every match (store.h). */
 static void quarantine_damaged_tables(struct server *sv)
 {
     char report[2048];
-    store_quarantine_damaged_tables(sv->opt.db_path, set_aside_for_damaged_table, sv, report,
-                                    sizeof report);
+    store_quarantine_damaged_tables(sv->opt.db_path, report, sizeof report);
     if (report[0])
         fprintf(stderr, "tg-server: WARNING: %s\n", report);
 }

@@ -1,5 +1,5 @@
-/* What store.c and store-load.c share: the prepared statements and the store's state. Private
- * to the two files. */
+/* What store.c and store-load.c share: the prepared statements and the store's state; and the
+ * set-aside table's definition, which store-quarantine.c uses too. Private to those files. */
 #ifndef TG_SERVER_STORE_PRIVATE_H
 #define TG_SERVER_STORE_PRIVATE_H
 
@@ -51,6 +51,14 @@ enum stmt_id {
     S_SCHEMA_VERSION,
     S_COUNT_STATEMENTS
 };
+
+/* No reference to matches: a match whose own row is damaged is set aside too. Also made by
+ * store-quarantine.c, when the table itself was damaged. */
+#define SET_ASIDE_TABLE_SQL                                                                       \
+    "CREATE TABLE IF NOT EXISTS set_aside ("                                                      \
+    "  match_id INTEGER PRIMARY KEY,"                                                             \
+    "  reason   TEXT    NOT NULL,"                                                                \
+    "  at       INTEGER NOT NULL);"
 
 struct store {
     struct pg_store *pg; /* PostgreSQL instead (store-pg.c): every function hands over to it */

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "store.h"
+#include "store-private.h"
 
 #include <sqlite3.h>
 
@@ -19,15 +20,17 @@
 
 struct side_table {
     const char *name;
-    /* The matches that may have had a row in it, from the other tables; NULL: none needs
-     * setting aside (what it held is given up safely, as its reason says). */
+    /* The matches that may have had a row in it, from the other tables, as a column `id`;
+     * NULL: none needs setting aside (what it held is given up safely, as `why` says). No
+     * quote in `why`: it is written into SQL. */
     const char *suspects;
     const char *why;
 };
 
+/* set_aside first: the others write their suspects into it. */
 static const struct side_table side_tables[] = {
-    {"meta", NULL, "it holds only the schema version, which store_open writes again"},
     {"set_aside", NULL, "a match set aside for damage is found damaged again as it loads"},
+    {"meta", NULL, "it holds only the schema version, which store_open writes again"},
     {"undo_requests", NULL, "an open undo request is lost, as if it had lapsed"},
     /* An invite row exists only until the seat is joined, and nothing is played before. */
     {"invites", "SELECT id FROM matches WHERE plies = 0",
@@ -71,32 +74,6 @@ static bool table_sound(sqlite3 *db, const char *name)
     return sound;
 }
 
-struct ids {
-    uint64_t *v;
-    size_t n, cap;
-};
-
-static bool read_suspects(sqlite3 *db, const char *sql, struct ids *out)
-{
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return false;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (out->n == out->cap) {
-            size_t cap = out->cap ? out->cap * 2 : 64;
-            uint64_t *grown = realloc(out->v, cap * sizeof *grown);
-            if (!grown)
-                break;
-            out->v = grown;
-            out->cap = cap;
-        }
-        out->v[out->n++] = (uint64_t)sqlite3_column_int64(s, 0);
-    }
-    sqlite3_finalize(s);
-    return rc == SQLITE_DONE;
-}
-
 #define APPEND(report, cap, ...)                                                              \
     do {                                                                                      \
         size_t used_ = strlen(report);                                                        \
@@ -104,9 +81,34 @@ static bool read_suspects(sqlite3 *db, const char *sql, struct ids *out)
             snprintf((report) + used_, (cap) - used_, __VA_ARGS__);                           \
     } while (0)
 
-int store_quarantine_damaged_tables(const char *db_path,
-                                    void (*each)(uint64_t, const char *, void *), void *ctx,
-                                    char *report, size_t report_cap)
+/* In one transaction: the table renamed, the set-aside table made again if it was the one, and
+ * a set-aside row for each suspect (a match already set aside keeps its first reason). The
+ * number of matches newly set aside, or -1 (nothing changed). */
+static long long quarantine(sqlite3 *db, const struct side_table *t, long long stamp)
+{
+    char sql[512];
+    bool ok = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+    snprintf(sql, sizeof sql, "ALTER TABLE \"%s\" RENAME TO \"damaged_%s_%lld\"", t->name,
+             t->name, stamp);
+    ok = ok && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    if (ok && strcmp(t->name, "set_aside") == 0)
+        ok = sqlite3_exec(db, SET_ASIDE_TABLE_SQL, NULL, NULL, NULL) == SQLITE_OK;
+    long long marked = 0;
+    if (ok && t->suspects) {
+        snprintf(sql, sizeof sql,
+                 "INSERT OR IGNORE INTO set_aside (match_id, reason, at) SELECT id, "
+                 "'the %s table was damaged: %s', %lld FROM (%s)",
+                 t->name, t->why, stamp, t->suspects);
+        ok = sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+        marked = sqlite3_changes64(db);
+    }
+    if (ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+        return marked;
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int store_quarantine_damaged_tables(const char *db_path, char *report, size_t report_cap)
 {
     report[0] = '\0';
     sqlite3 *db = NULL;
@@ -122,33 +124,20 @@ int store_quarantine_damaged_tables(const char *db_path,
         const struct side_table *t = &side_tables[i];
         if (!table_exists(db, t->name) || table_sound(db, t->name))
             continue;
-        struct ids suspects = {0};
-        if (t->suspects && !read_suspects(db, t->suspects, &suspects)) {
+        long long marked = quarantine(db, t, stamp);
+        if (marked < 0) {
+            /* Its loads keep failing, so every match is set aside as it loads: safe. */
             APPEND(report, report_cap,
-                   "the %s table is damaged, and which matches it concerns cannot be read (%s): "
-                   "it is left as it is; ",
+                   "the %s table is damaged and could not be put aside (%s): every match that "
+                   "reads it is set aside as it loads; ",
                    t->name, sqlite3_errmsg(db));
-            free(suspects.v);
-            continue;
-        }
-        char sql[160], reason[200];
-        snprintf(sql, sizeof sql, "ALTER TABLE \"%s\" RENAME TO \"damaged_%s_%lld\"", t->name,
-                 t->name, stamp);
-        if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-            APPEND(report, report_cap, "the %s table is damaged and cannot be renamed (%s); ",
-                   t->name, sqlite3_errmsg(db));
-            free(suspects.v);
             continue;
         }
         quarantined++;
         APPEND(report, report_cap,
-               "the %s table was damaged: renamed damaged_%s_%lld and made anew; %s (%zu "
+               "the %s table was damaged: renamed damaged_%s_%lld and made anew; %s (%lld "
                "matches set aside); ",
-               t->name, t->name, stamp, t->why, suspects.n);
-        snprintf(reason, sizeof reason, "the %s table was damaged: %s", t->name, t->why);
-        for (size_t k = 0; k < suspects.n; k++)
-            each(suspects.v[k], reason, ctx);
-        free(suspects.v);
+               t->name, t->name, stamp, t->why, marked);
     }
     sqlite3_close(db);
     size_t n = strlen(report);

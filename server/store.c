@@ -88,11 +88,7 @@ static const char *const schema_sql =
     "  asked_at INTEGER NOT NULL,"
     "  answer   TEXT    CHECK (answer IN ('declined', 'timeout')));"
     "UPDATE meta SET value = '2' WHERE key = 'schema' AND value = '1';"
-    /* No reference to matches: a match whose own row is damaged is set aside too. */
-    "CREATE TABLE IF NOT EXISTS set_aside ("
-    "  match_id INTEGER PRIMARY KEY,"
-    "  reason   TEXT    NOT NULL,"
-    "  at       INTEGER NOT NULL);";
+    SET_ASIDE_TABLE_SQL;
 
 static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",

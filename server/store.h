@@ -125,16 +125,14 @@ bool store_put_undo_request(struct store *st, uint64_t id, int seat, uint64_t pl
  * ended by another change). */
 bool store_end_undo_request(struct store *st, uint64_t id, enum undo_state how);
 
-/* Before store_open, on SQLite: each side table that SQLite's quick_check finds damaged (meta,
- * set_aside, undo_requests, invites, kept_throws, aborted, clocks, results) is renamed
+/* Before store_open, on SQLite: each side table that SQLite's quick_check finds damaged
+ * (set_aside, meta, undo_requests, invites, kept_throws, aborted, clocks, results) is renamed
  * damaged_NAME_TIME, kept for an operator and never read again, for store_open to make anew,
- * empty; each(id, reason, ctx) is called for every match whose rows it may have held, to be set
- * aside (store-quarantine.c says which, table by table). What was done goes into report. The
- * number of tables renamed, or -1 when the file cannot be checked (none yet, or page 1
- * damaged: store_repair_schema's part). */
-int store_quarantine_damaged_tables(const char *db_path,
-                                    void (*each)(uint64_t, const char *, void *), void *ctx,
-                                    char *report, size_t report_cap);
+ * empty; in the same transaction every match whose rows it may have held is set aside
+ * (store-quarantine.c says which, table by table). What was done goes into report. The number
+ * of tables renamed, or -1 when the file cannot be checked (none yet, or page 1 damaged:
+ * store_repair_schema's part). */
+int store_quarantine_damaged_tables(const char *db_path, char *report, size_t report_cap);
 
 /* Marks a match as set aside, in its own small transaction outside any round. */
 bool store_set_aside(struct store *st, uint64_t id, const char *reason);

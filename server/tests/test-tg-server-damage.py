@@ -420,4 +420,12 @@ class DamagedSideTableTest(DamageCase):
                     seen_tables.add(name)
                     if name != "sqlite_autoindex_meta_1":
                         self.assertIn("the %s table was damaged" % name, err)
+                    # The marks are stored: the next start, on the table made anew, keeps them.
+                    self.start()
+                    try:
+                        self.assertEqual(self.check_served(made,
+                                                           lost_undo=name == "undo_requests"),
+                                         cost[name])
+                    finally:
+                        self.assertNotIn("renamed damaged_", self.server.stop())
         self.assertEqual(seen_tables, set(cost))
