@@ -32,6 +32,8 @@
 #define BACKLOG_HIGH (64u * 1024u) /* stop reading one side while this much waits for the other */
 #define EXTRA_CONNECTIONS 16       /* beyond max_clients: enough to tell them the server is full */
 #define FRAGMENT_MAX (16u * 1024u) /* the most of a message sent at once */
+/* An HTTP request's headers: room for a browser's large cookies; more closes the connection. */
+#define HEADERS_MAX (16u * 1024u)
 
 struct bytes {
     unsigned char *data;
@@ -245,32 +247,38 @@ static bool origin_allowed(const struct web *w, struct lws *wsi)
     return false;
 }
 
-/* The file an HTTP request names must be inside the site once symbolic links are followed. */
-static bool inside_site(const struct web *w, const char *uri)
+/* The file an HTTP request names (uri, len bytes, as libwebsockets parsed it) must be inside
+ * the site once symbolic links are followed. One too long for a path is refused. */
+static bool inside_site(const struct web *w, const char *uri, size_t len)
 {
-    if (!w->dir[0] || !uri)
+    if (!w->dir[0])
         return true;
-    char path[8192], real[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", w->dir, uri);
+    if (!uri)
+        len = 0;
+    char path[PATH_MAX], real[PATH_MAX];
+    int made = snprintf(path, sizeof path, "%s/%.*s", w->dir,
+                        (int)(len < PATH_MAX ? len : PATH_MAX), uri ? uri : "");
+    if (made < 0 || (size_t)made >= sizeof path)
+        return false;
     if (!realpath(path, real))
         return true; /* nothing there: libwebsockets answers 404 */
     size_t n = strlen(w->dir);
     return strncmp(real, w->dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
 }
 
+static void release_session(struct session *s);
+
 /* GET /metrics: the loop's text, in Prometheus' exposition format. Any other request that
  * reaches here (no file mount took it) is not found. */
-static int serve_metrics(struct web *w, struct session *s, struct lws *wsi)
+static int serve_metrics(struct web *w, struct session *s, struct lws *wsi, const char *uri)
 {
-    char uri[64];
     unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
                                        *end = head + sizeof head - 1;
-    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
-        strcmp(uri, "/metrics") != 0) {
+    release_session(s);
+    if (strcmp(uri, "/metrics") != 0) {
         lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
         return lws_http_transaction_completed(wsi) ? -1 : 0;
     }
-    memset(&s->to_browser, 0, sizeof s->to_browser);
     pthread_mutex_lock(&w->metrics_lock);
     bool copied = bytes_append(&s->to_browser, w->metrics.data ? w->metrics.data : (void *)"",
                                w->metrics.len);
@@ -392,29 +400,34 @@ static void close_line(struct session *s)
     }
 }
 
-/* The end of one HTTP transaction's use of the session: another may follow on the connection. */
-static int http_done(struct session *s, struct lws *wsi)
+/* What a session holds, let go: its connection to the line server and its buffers. The
+ * session is then as libwebsockets gave it (zeroed), ready for another HTTP transaction. */
+static void release_session(struct session *s)
 {
     close_line(s);
     free(s->to_browser.data);
     free(s->to_server.data);
+    free(s->message.data);
     memset(s, 0, sizeof *s);
+}
+
+/* The end of one HTTP transaction's use of the session: another may follow on the connection. */
+static int http_done(struct session *s, struct lws *wsi)
+{
+    release_session(s);
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 /* GET /matches/ID.tgr: `record ID` asked of the line server like any client's command (its
  * budgets and limits apply), the reply turned into the response. */
-static int ask_record(struct web *w, struct session *s, struct lws *wsi)
+static int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *uri)
 {
-    char uri[64], line[96];
-    int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
-    const char *id = uri + 9, *dot = n > 9 ? strchr(id, '.') : NULL;
+    char line[96];
+    const char *id = uri + strlen("/matches/"), *dot = strchr(id, '.');
     size_t digits = dot ? (size_t)(dot - id) : 0;
     bool plain = digits > 0 && digits <= 19 && id[0] != '0' && strcmp(dot, ".tgr") == 0 &&
                  strspn(id, "0123456789") == digits;
-    free(s->to_browser.data);
-    free(s->to_server.data);
-    memset(s, 0, sizeof *s);
+    release_session(s);
     if (!plain) {
         lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
         return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -495,14 +508,36 @@ static int send_record(struct session *s, struct lws *wsi)
     return http_done(s, wsi);
 }
 
+/* Whether a callback needs the connection's session. libwebsockets calls some of them on a
+ * connection it never gave one to (a request whose headers overflow its buffer, one it refused
+ * itself while parsing): these then have nothing to release and nothing to serve. */
+static bool needs_session(enum lws_callback_reasons reason)
+{
+    switch (reason) {
+    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_HTTP:
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+    case LWS_CALLBACK_CLOSED_HTTP:
+    case LWS_CALLBACK_RECEIVE:
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+    case LWS_CALLBACK_CLOSED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                       size_t len)
 {
     struct session *s = user;
     struct web *w = lws_context_user(lws_get_context(wsi));
+    if (!s && needs_session(reason))
+        /* Closing: nothing to do. Anything else: that connection alone is closed. */
+        return reason == LWS_CALLBACK_CLOSED_HTTP || reason == LWS_CALLBACK_CLOSED ? 0 : -1;
     switch (reason) {
     case LWS_CALLBACK_ESTABLISHED: {
-        memset(s, 0, sizeof *s);
+        release_session(s); /* a keep-alive connection's earlier HTTP transaction, if any */
         s->ws = wsi;
         if (!open_line(w, s, wsi, ""))
             refuse(s, "err io the server cannot take this connection now\n",
@@ -510,11 +545,14 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         return 0;
     }
     case LWS_CALLBACK_HTTP: {
-        char uri[16];
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 9 &&
-            strncmp(uri, "/matches/", 9) == 0)
-            return ask_record(w, s, wsi);
-        return serve_metrics(w, s, wsi);
+        /* The path as the client sent it (`in` holds only what follows the mount point); one
+         * longer than any this server answers does not fit and is not found. */
+        char uri[64];
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0)
+            uri[0] = '\0';
+        if (strncmp(uri, "/matches/", strlen("/matches/")) == 0)
+            return ask_record(w, s, wsi, uri);
+        return serve_metrics(w, s, wsi, uri);
     }
     case LWS_CALLBACK_HTTP_WRITEABLE: {
         if (s->http_record)
@@ -531,15 +569,12 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
     }
     case LWS_CALLBACK_CLOSED_HTTP:
-        close_line(s);
-        free(s->to_server.data);
-        free(s->to_browser.data);
-        memset(&s->to_browser, 0, sizeof s->to_browser);
+        release_session(s);
         return 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return origin_allowed(w, wsi) ? 0 : 1;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
-        return inside_site(w, in) ? 0 : 1;
+        return inside_site(w, in, len) ? 0 : 1;
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         /* Refused before it costs more descriptors: the process never runs out of them, so
          * libwebsockets never spins on a failing accept. */
@@ -557,11 +592,7 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return send_to_browser(s);
     case LWS_CALLBACK_CLOSED:
-        close_line(s);
-        free(s->to_browser.data);
-        free(s->to_server.data);
-        free(s->message.data);
-        memset(s, 0, sizeof *s);
+        release_session(s);
         return 0;
     default:
         return lws_callback_http_dummy(wsi, reason, user, in, len);
@@ -681,6 +712,7 @@ struct web *web_start(unsigned port, const struct web_options *o, unsigned line_
     info.protocols = protocols;
     info.user = w;
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    info.max_http_header_data = HEADERS_MAX;
     /* Every response: no sniffing, no framing by other sites, nothing loaded from elsewhere
      * (the board compiles WebAssembly), no referrer carrying a page's address away. */
     static const struct {
