@@ -42,6 +42,8 @@ struct bytes {
 
 static bool bytes_append(struct bytes *b, const void *p, size_t n)
 {
+    if (n == 0) /* an empty message: p may be NULL, and so may b->data */
+        return true;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 1024;
         while (cap < b->len + n)
