@@ -34,6 +34,13 @@
 #define FRAGMENT_MAX (16u * 1024u) /* the most of a message sent at once */
 /* An HTTP request's headers: room for a browser's large cookies; more closes the connection. */
 #define HEADERS_MAX (16u * 1024u)
+/* Browser connections that are not (yet) WebSockets, at once: beyond, the one least recently
+ * active is closed for the newcomer, so that idle HTTP connections never take the places of
+ * WebSockets. */
+#define HTTP_CONNECTIONS_MAX 64
+#define HTTP_KEEPALIVE_SECONDS 5 /* an HTTP connection's wait for its next request */
+#define HTTP_HEADERS_SECONDS 10  /* a connection's wait for a request's headers */
+#define METRICS_CONNECTIONS_MAX 4 /* on the metrics port, at once */
 
 struct bytes {
     unsigned char *data;
@@ -85,17 +92,22 @@ struct session {
 
 struct web {
     struct lws_context *context;
+    struct lws_vhost *web_vhost, *metrics_vhost; /* either may be NULL: not asked for */
     unsigned line_port;
+    unsigned web_port; /* the port bound: the server's own pages' origins name it */
     char relay_secret[64];
     const char *const *origins;
     size_t origin_count;
     const char *const *trusted;
     size_t trusted_count;
     struct lws_protocol_vhost_options headers[4];
-    struct lws_http_mount metrics_mount, records_mount;
+    struct lws_http_mount records_mount;
     pthread_mutex_t metrics_lock;
     struct bytes metrics;                /* the loop's latest text for GET /metrics */
     size_t max_connections, connections; /* browser-side sockets, counted on its thread */
+    struct lws *http[HTTP_CONNECTIONS_MAX]; /* those not WebSockets, least recently active first */
+    size_t http_count;
+    size_t metrics_connections;
     pthread_t thread;
     atomic_bool stop;
     char dir[4096];
@@ -228,25 +240,46 @@ static int send_to_browser(struct session *s)
     return 0;
 }
 
-/* A browser names the page that opens a WebSocket in Origin: only the configured ones (--origin),
- * or without a list the server's own pages, may; so another site cannot act with a visitor's
- * seat links. A client with no Origin is not a browser and is let in. */
-static bool origin_allowed(const struct web *w, struct lws *wsi)
+/* Whether host (a Host header, or an origin after its scheme) names this server's port on
+ * loopback, under any of the names a browser on this machine may use for it. */
+static bool names_this_server(const char *host, unsigned port)
 {
-    char origin[256], host[256], own[300];
-    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
-        return true;
-    for (size_t i = 0; i < w->origin_count; i++)
-        if (strcmp(origin, w->origins[i]) == 0)
-            return true;
-    if (w->origin_count || lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
-        return false;
-    for (int tls = 0; tls < 2; tls++) {
-        snprintf(own, sizeof own, "%s://%s", tls ? "https" : "http", host);
-        if (strcmp(origin, own) == 0)
+    static const char *const loopback[] = {"127.0.0.1", "localhost", "[::1]"};
+    for (size_t i = 0; i < sizeof loopback / sizeof *loopback; i++) {
+        char with_port[64];
+        snprintf(with_port, sizeof with_port, "%s:%u", loopback[i], port);
+        if (strcasecmp(host, with_port) == 0 || (port == 80 && strcasecmp(host, loopback[i]) == 0))
             return true;
     }
     return false;
+}
+
+/* A browser names the page that opens a WebSocket in Origin: only the configured ones
+ * (--origin) may, or without a list the server's own pages on loopback; so another site cannot
+ * act with a visitor's seat links. Without a list the Host must name this server too: a page of
+ * evil.example whose name was made to resolve to 127.0.0.1 (DNS rebinding) names
+ * evil.example in both. A client with no Origin is not a browser and is let in. */
+static bool origin_allowed(const struct web *w, struct lws *wsi)
+{
+    char origin[256], host[256];
+    bool has_origin = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) > 0;
+    if (has_origin && lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
+        return false; /* longer than any allowed */
+    if (w->origin_count) {
+        for (size_t i = 0; has_origin && i < w->origin_count; i++)
+            if (strcmp(origin, w->origins[i]) == 0)
+                return true;
+        return !has_origin;
+    }
+    if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0 ||
+        !names_this_server(host, w->web_port))
+        return false;
+    if (!has_origin)
+        return true;
+    const char *rest = strncasecmp(origin, "http://", 7) == 0    ? origin + 7
+                       : strncasecmp(origin, "https://", 8) == 0 ? origin + 8
+                                                                  : NULL;
+    return rest && names_this_server(rest, w->web_port);
 }
 
 /* The file an HTTP request names (uri, len bytes, as libwebsockets parsed it) must be inside
@@ -268,34 +301,10 @@ static bool inside_site(const struct web *w, const char *uri, size_t len)
     return strncmp(real, w->dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
 }
 
-static void release_session(struct session *s);
-
-/* GET /metrics: the loop's text, in Prometheus' exposition format. Any other request that
- * reaches here (no file mount took it) is not found. */
-static int serve_metrics(struct web *w, struct session *s, struct lws *wsi, const char *uri)
-{
-    unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
-                                       *end = head + sizeof head - 1;
-    release_session(s);
-    if (strcmp(uri, "/metrics") != 0) {
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
-    pthread_mutex_lock(&w->metrics_lock);
-    bool copied = bytes_append(&s->to_browser, w->metrics.data ? w->metrics.data : (void *)"",
-                               w->metrics.len);
-    pthread_mutex_unlock(&w->metrics_lock);
-    if (!copied ||
-        lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4",
-                                    s->to_browser.len, &p, end) ||
-        lws_finalize_write_http_header(wsi, start, &p, end))
-        return 1;
-    lws_callback_on_writable(wsi);
-    return 0;
-}
-
 void web_set_metrics(struct web *w, const char *text, size_t len)
 {
+    if (!w->metrics_vhost)
+        return; /* nobody can ask for it */
     pthread_mutex_lock(&w->metrics_lock);
     w->metrics.len = 0;
     bytes_append(&w->metrics, text, len);
@@ -510,6 +519,36 @@ static int send_record(struct session *s, struct lws *wsi)
     return http_done(s, wsi);
 }
 
+/* The browser connections that are not WebSockets, least recently active first. */
+static void http_forget(struct web *w, struct lws *wsi)
+{
+    for (size_t i = 0; i < w->http_count; i++)
+        if (w->http[i] == wsi) {
+            memmove(&w->http[i], &w->http[i + 1], (w->http_count - i - 1) * sizeof *w->http);
+            w->http_count--;
+            return;
+        }
+}
+
+/* A request came on wsi: it is the most recently active (if it is still among them). */
+static void http_touch(struct web *w, struct lws *wsi)
+{
+    size_t before = w->http_count;
+    http_forget(w, wsi);
+    if (w->http_count < before)
+        w->http[w->http_count++] = wsi;
+}
+
+static bool http_close_idlest(struct web *w)
+{
+    if (!w->http_count)
+        return false;
+    struct lws *idlest = w->http[0];
+    http_forget(w, idlest);
+    lws_set_timeout(idlest, PENDING_TIMEOUT_HTTP_KEEPALIVE_IDLE, LWS_TO_KILL_ASYNC);
+    return true;
+}
+
 /* Whether a callback needs the connection's session. libwebsockets calls some of them on a
  * connection it never gave one to (a request whose headers overflow its buffer, one it refused
  * itself while parsing): these then have nothing to release and nothing to serve. */
@@ -539,7 +578,8 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         return reason == LWS_CALLBACK_CLOSED_HTTP || reason == LWS_CALLBACK_CLOSED ? 0 : -1;
     switch (reason) {
     case LWS_CALLBACK_ESTABLISHED: {
-        release_session(s); /* a keep-alive connection's earlier HTTP transaction, if any */
+        http_forget(w, wsi); /* a WebSocket now, in the WebSockets' places */
+        release_session(s);  /* a keep-alive connection's earlier HTTP transaction, if any */
         s->ws = wsi;
         if (!open_line(w, s, wsi, ""))
             refuse(s, "err io the server cannot take this connection now\n",
@@ -550,43 +590,47 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         /* The path as the client sent it (`in` holds only what follows the mount point); one
          * longer than any this server answers does not fit and is not found. */
         char uri[64];
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0)
-            uri[0] = '\0';
-        if (strncmp(uri, "/matches/", strlen("/matches/")) == 0)
+        http_touch(w, wsi);
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 &&
+            strncmp(uri, "/matches/", strlen("/matches/")) == 0)
             return ask_record(w, s, wsi, uri);
-        return serve_metrics(w, s, wsi, uri);
+        release_session(s);
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
     }
-    case LWS_CALLBACK_HTTP_WRITEABLE: {
-        if (s->http_record)
-            return send_record(s, wsi);
-        unsigned char *frame = malloc(LWS_PRE + s->to_browser.len + 1);
-        int written = frame ? 0 : -1;
-        if (frame) {
-            memcpy(frame + LWS_PRE, s->to_browser.data, s->to_browser.len);
-            written = lws_write(wsi, frame + LWS_PRE, s->to_browser.len, LWS_WRITE_HTTP_FINAL);
-            free(frame);
-        }
-        free(s->to_browser.data);
-        memset(&s->to_browser, 0, sizeof s->to_browser);
-        return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return s->http_record ? send_record(s, wsi) : 0;
     case LWS_CALLBACK_CLOSED_HTTP:
         release_session(s);
         return 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return origin_allowed(w, wsi) ? 0 : 1;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        http_touch(w, wsi);
         return inside_site(w, in, len) ? 0 : 1;
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         /* Refused before it costs more descriptors: the process never runs out of them, so
-         * libwebsockets never spins on a failing accept. */
-        if (w->connections >= w->max_connections)
+         * libwebsockets never spins on a failing accept. When the places are taken, or the
+         * HTTP connections' share is, the idlest HTTP connection makes room; WebSockets never
+         * do. The ones closing may take a few places more, for a moment. */
+        if (w->connections >= w->max_connections + EXTRA_CONNECTIONS)
             return 1;
+        if (w->connections >= w->max_connections || w->http_count == HTTP_CONNECTIONS_MAX)
+            return http_close_idlest(w) ? 0 : 1;
+        return 0;
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        /* A browser's socket (the relay's are adopted, and never come here): marked so that
+         * its end is told from theirs. */
+        lws_set_opaque_user_data(wsi, w);
         w->connections++;
+        if (w->http_count < HTTP_CONNECTIONS_MAX)
+            w->http[w->http_count++] = wsi;
         return 0;
     case LWS_CALLBACK_WSI_DESTROY:
-        if (w->connections) /* the browser side's sockets come here, the relay's do not */
+        if (lws_get_opaque_user_data(wsi) == w) {
+            http_forget(w, wsi);
             w->connections--;
+        }
         return 0;
     case LWS_CALLBACK_RECEIVE:
         receive(s, in, len);
@@ -673,10 +717,93 @@ static void log_at_most_once_a_second(int level, const char *line)
     pthread_mutex_unlock(&lock);
 }
 
+/* One request on the metrics port: the text it is sent. */
+struct metrics_reply {
+    struct bytes text;
+};
+
+static void release_metrics_reply(struct metrics_reply *r)
+{
+    free(r->text.data);
+    memset(r, 0, sizeof *r);
+}
+
+/* GET /metrics: the loop's latest text, in Prometheus' exposition format. */
+static int serve_metrics(struct web *w, struct metrics_reply *r, struct lws *wsi)
+{
+    char uri[16];
+    unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                       *end = head + sizeof head - 1;
+    release_metrics_reply(r);
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
+        strcmp(uri, "/metrics") != 0) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    pthread_mutex_lock(&w->metrics_lock);
+    bool copied = bytes_append(&r->text, w->metrics.data, w->metrics.len);
+    pthread_mutex_unlock(&w->metrics_lock);
+    if (!copied ||
+        lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4",
+                                    r->text.len, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* The metrics port: GET /metrics and nothing else, a few connections at once. */
+static int on_metrics(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                      size_t len)
+{
+    struct metrics_reply *r = user;
+    struct web *w = lws_context_user(lws_get_context(wsi));
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        return w->metrics_connections >= METRICS_CONNECTIONS_MAX ? 1 : 0;
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        lws_set_opaque_user_data(wsi, w);
+        w->metrics_connections++;
+        return 0;
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (lws_get_opaque_user_data(wsi) == w)
+            w->metrics_connections--;
+        return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return 1; /* no WebSocket here */
+    case LWS_CALLBACK_HTTP:
+        return r ? serve_metrics(w, r, wsi) : -1;
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        if (!r)
+            return -1;
+        unsigned char *frame = malloc(LWS_PRE + r->text.len + 1);
+        int written = -1;
+        if (frame) {
+            if (r->text.len)
+                memcpy(frame + LWS_PRE, r->text.data, r->text.len);
+            written = lws_write(wsi, frame + LWS_PRE, r->text.len, LWS_WRITE_HTTP_FINAL);
+            free(frame);
+        }
+        release_metrics_reply(r);
+        return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if (r)
+            release_metrics_reply(r);
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
+
 static const struct lws_protocols protocols[] = {
     /* First: a WebSocket that names no subprotocol, and every HTTP request, come here. */
     {"tg-lines", on_browser, sizeof(struct session), 4096, 0, NULL, 0},
     {"tg-line", on_line, 0, 4096, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
+
+static const struct lws_protocols metrics_protocols[] = {
+    {"tg-metrics", on_metrics, sizeof(struct metrics_reply), 0, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void *serve_web(void *arg)
@@ -688,14 +815,39 @@ static void *serve_web(void *arg)
     return NULL;
 }
 
-struct web *web_start(unsigned port, const struct web_options *o, unsigned line_port,
-                      unsigned *bound, char *err, size_t err_cap)
+/* Listens on 127.0.0.1:port for a vhost of info's (its protocols, mounts...); the port bound,
+ * or 0. */
+static unsigned listen_vhost(struct web *w, struct lws_context_creation_info *info,
+                             const char *name, long port, struct lws_vhost **vhost)
+{
+    info->vhost_name = name;
+    info->port = (int)port;
+    info->iface = "127.0.0.1";
+    info->keepalive_timeout = HTTP_KEEPALIVE_SECONDS;
+    info->timeout_secs_ah_idle = HTTP_HEADERS_SECONDS;
+    *vhost = lws_create_vhost(w->context, info);
+    int listening = *vhost ? lws_get_vhost_listen_port(*vhost) : -1;
+    return listening > 0 ? (unsigned)listening : 0;
+}
+
+static void web_free(struct web *w)
+{
+    if (w->context)
+        lws_context_destroy(w->context);
+    pthread_mutex_destroy(&w->metrics_lock);
+    free(w->metrics.data);
+    free(w);
+}
+
+struct web *web_start(const struct web_options *o, unsigned line_port, struct web_ports *bound,
+                      char *err, size_t err_cap)
 {
     struct web *w = calloc(1, sizeof *w);
     if (!w) {
         snprintf(err, err_cap, "out of memory");
         return NULL;
     }
+    pthread_mutex_init(&w->metrics_lock, NULL);
     w->line_port = line_port;
     const char *dir = o->dir;
     snprintf(w->relay_secret, sizeof w->relay_secret, "%s", o->relay_secret);
@@ -706,79 +858,91 @@ struct web *web_start(unsigned port, const struct web_options *o, unsigned line_
     w->trusted_count = o->trusted_count;
     atomic_init(&w->stop, false);
     lws_set_log_level(LLL_ERR, log_at_most_once_a_second);
+    *bound = (struct web_ports){0, 0};
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    info.port = (int)port;
-    info.iface = "127.0.0.1";
-    info.protocols = protocols;
-    info.user = w;
-    info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    /* libwebsockets 4.1 reads the check of UTF-8 from the context's options, not the vhost's */
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_DISABLE_IPV6 |
+                   LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.max_http_header_data = HEADERS_MAX;
-    /* Every response: no sniffing, no framing by other sites, nothing loaded from elsewhere
-     * (the board compiles WebAssembly), no referrer carrying a page's address away. */
-    static const struct {
-        const char *name, *value;
-    } headers[] = {
-        {"x-content-type-options:", "nosniff"},
-        {"x-frame-options:", "DENY"},
-        {"referrer-policy:", "no-referrer"},
-        {"content-security-policy:",
-         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' "
-         "'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:; "
-         "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"},
-    };
-    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++)
-        w->headers[i] = (struct lws_protocol_vhost_options){
-            i + 1 < sizeof headers / sizeof *headers ? &w->headers[i + 1] : NULL, NULL,
-            headers[i].name, headers[i].value};
-    info.headers = w->headers;
-    if (dir) {
-        if (!realpath(dir, w->dir)) {
-            snprintf(err, err_cap, "--web %s: %s", dir, strerror(errno));
-            free(w);
-            return NULL;
-        }
-        /* Browsers compile WebAssembly as it streams in only under its own type. */
-        w->wasm_type = (struct lws_protocol_vhost_options){NULL, NULL, ".wasm", "application/wasm"};
-        w->mount = (struct lws_http_mount){
-            .mountpoint = "/",
-            .origin = w->dir,
-            .def = "index.html",
-            .extra_mimetypes = &w->wasm_type,
-            .origin_protocol = LWSMPRO_FILE,
-            .mountpoint_len = 1,
-        };
-    }
-    /* /metrics and /matches/ID.tgr are answered by the callback, before (more specific than)
-     * the files at /. */
-    w->records_mount = (struct lws_http_mount){
-        .mount_next = dir ? &w->mount : NULL,
-        .mountpoint = "/matches",
-        .origin = "tg-lines",
-        .origin_protocol = LWSMPRO_CALLBACK,
-        .mountpoint_len = 8,
-    };
-    w->metrics_mount = (struct lws_http_mount){
-        .mount_next = &w->records_mount,
-        .mountpoint = "/metrics",
-        .origin = "tg-lines",
-        .origin_protocol = LWSMPRO_CALLBACK,
-        .mountpoint_len = 8,
-    };
-    info.mounts = &w->metrics_mount;
-    pthread_mutex_init(&w->metrics_lock, NULL);
+    info.user = w;
     w->context = lws_create_context(&info);
-    struct lws_vhost *vh = w->context ? lws_get_vhost_by_name(w->context, "default") : NULL;
-    int listening = vh ? lws_get_vhost_listen_port(vh) : -1;
-    if (listening <= 0) {
-        snprintf(err, err_cap, "cannot listen on 127.0.0.1:%u for WebSocket and HTTP", port);
-        if (w->context)
-            lws_context_destroy(w->context);
-        free(w);
+    if (!w->context) {
+        snprintf(err, err_cap, "cannot start libwebsockets");
+        web_free(w);
         return NULL;
     }
-    *bound = (unsigned)listening;
+    if (o->metrics_port >= 0) {
+        struct lws_context_creation_info metrics;
+        memset(&metrics, 0, sizeof metrics);
+        metrics.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+        metrics.protocols = metrics_protocols;
+        bound->metrics = listen_vhost(w, &metrics, "metrics", o->metrics_port, &w->metrics_vhost);
+        if (!bound->metrics) {
+            snprintf(err, err_cap, "cannot listen on 127.0.0.1:%ld for metrics", o->metrics_port);
+            web_free(w);
+            return NULL;
+        }
+    }
+    if (o->port >= 0) {
+        info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_VALIDATE_UTF8;
+        info.protocols = protocols;
+        /* Every response: no sniffing, no framing by other sites, nothing loaded from
+         * elsewhere (the board compiles WebAssembly), no referrer carrying a page's address
+         * away. */
+        static const struct {
+            const char *name, *value;
+        } headers[] = {
+            {"x-content-type-options:", "nosniff"},
+            {"x-frame-options:", "DENY"},
+            {"referrer-policy:", "no-referrer"},
+            {"content-security-policy:",
+             "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' "
+             "'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+             "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"},
+        };
+        for (size_t i = 0; i < sizeof headers / sizeof *headers; i++)
+            w->headers[i] = (struct lws_protocol_vhost_options){
+                i + 1 < sizeof headers / sizeof *headers ? &w->headers[i + 1] : NULL, NULL,
+                headers[i].name, headers[i].value};
+        info.headers = w->headers;
+        if (dir) {
+            if (!realpath(dir, w->dir)) {
+                snprintf(err, err_cap, "--web %s: %s", dir, strerror(errno));
+                web_free(w);
+                return NULL;
+            }
+            /* Browsers compile WebAssembly as it streams in only under its own type. */
+            w->wasm_type =
+                (struct lws_protocol_vhost_options){NULL, NULL, ".wasm", "application/wasm"};
+            w->mount = (struct lws_http_mount){
+                .mountpoint = "/",
+                .origin = w->dir,
+                .def = "index.html",
+                .extra_mimetypes = &w->wasm_type,
+                .origin_protocol = LWSMPRO_FILE,
+                .mountpoint_len = 1,
+            };
+        }
+        /* /matches/ID.tgr is answered by the callback, before (more specific than) the files
+         * at /. */
+        w->records_mount = (struct lws_http_mount){
+            .mount_next = dir ? &w->mount : NULL,
+            .mountpoint = "/matches",
+            .origin = "tg-lines",
+            .origin_protocol = LWSMPRO_CALLBACK,
+            .mountpoint_len = 8,
+        };
+        info.mounts = &w->records_mount;
+        bound->web = w->web_port = listen_vhost(w, &info, "web", o->port, &w->web_vhost);
+        if (!bound->web) {
+            snprintf(err, err_cap, "cannot listen on 127.0.0.1:%ld for WebSocket and HTTP",
+                     o->port);
+            web_free(w);
+            return NULL;
+        }
+    }
     /* Stop signals go to the loop thread, which owns the shut-down. */
     sigset_t all, old;
     sigfillset(&all);
@@ -787,8 +951,7 @@ struct web *web_start(unsigned port, const struct web_options *o, unsigned line_
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         snprintf(err, err_cap, "cannot start the WebSocket thread: %s", strerror(rc));
-        lws_context_destroy(w->context);
-        free(w);
+        web_free(w);
         return NULL;
     }
     return w;
@@ -801,8 +964,5 @@ void web_stop(struct web *w)
     atomic_store(&w->stop, true);
     lws_cancel_service(w->context);
     pthread_join(w->thread, NULL);
-    lws_context_destroy(w->context);
-    pthread_mutex_destroy(&w->metrics_lock);
-    free(w->metrics.data);
-    free(w);
+    web_free(w);
 }
