@@ -6,7 +6,10 @@
   request lines, `..` paths, a request cut in the middle of its headers; after each the server
   still answers a WebSocket and a line-port client, and nothing outside the site is served;
 - `GET /matches/ID.tgr` for ids of one to four digits, a large one that does not exist (404)
-  and malformed ones (404).
+  and malformed ones (404);
+- without --origin, a WebSocket from a page whose name resolves to 127.0.0.1 (DNS rebinding:
+  Host and Origin evil.example) is refused, loopback's own names are let in;
+- 300 idle connections to the web port leave room for WebSockets.
 """
 import os
 import socket
@@ -208,6 +211,83 @@ class RecordOverHttpTest(unittest.TestCase):
                 c.close()
             finally:
                 server.stop()
+
+
+def handshake_status(port, host, origin=None):
+    """The status line of a WebSocket handshake naming that Host (and Origin, if given)."""
+    head = ("GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" % host)
+    if origin:
+        head += "Origin: %s\r\n" % origin
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    data = b""
+    try:
+        s.sendall((head + "\r\n").encode())
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    return status_line(data)
+
+
+class WebPortGuardsTest(unittest.TestCase):
+    def setUp(self):
+        ws.SERVER = base.SERVER = SERVER
+        self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_dns_rebinding_is_refused(self):
+        server = ws.WebServer(os.path.join(self.tmp.name, "m.db")).start()
+        try:
+            port = server.web_port
+            for name in ("127.0.0.1", "localhost", "[::1]"):
+                own = "%s:%d" % (name, port)
+                self.assertIn(" 101 ", handshake_status(port, own, "http://" + own), name)
+            self.assertIn(" 101 ", handshake_status(port, "127.0.0.1:%d" % port))  # no Origin
+            evil = "evil.example:%d" % port
+            self.assertNotIn(" 101 ", handshake_status(port, evil, "http://" + evil))
+            self.assertNotIn(" 101 ", handshake_status(port, evil))
+            self.assertNotIn(" 101 ", handshake_status(port, "127.0.0.1:%d" % port,
+                                                       "http://" + evil))
+            self.assertNotIn(" 101 ", handshake_status(port, evil,
+                                                       "http://127.0.0.1:%d" % port))
+            self.assertNotIn(" 101 ", handshake_status(port, "127.0.0.1:%d" % (port + 1),
+                                                       "http://127.0.0.1:%d" % (port + 1)))
+        finally:
+            server.stop()
+
+    def test_idle_http_connections_leave_room_for_websockets(self):
+        # --max-clients 120: 136 browser sockets at once. 300 idle connections would take
+        # every place if HTTP had no share of its own.
+        server = ws.WebServer(os.path.join(self.tmp.name, "m.db"), "--max-clients", "120")
+        server.limit_files = 400
+        server.start()
+        idle = []
+        try:
+            for _ in range(300):
+                try:
+                    idle.append(socket.create_connection(("127.0.0.1", server.web_port),
+                                                         timeout=10))
+                except OSError:
+                    break
+            self.assertEqual(len(idle), 300)
+            b = ws.WS(server.web_port)
+            self.assertTrue(b.ask("list").startswith("ok"))
+            # And again, with the idle ones still there: a second WebSocket beside the first.
+            b2 = ws.WS(server.web_port)
+            self.assertTrue(b2.ask("list").startswith("ok"))
+            b.close()
+            b2.close()
+        finally:
+            for s in idle:
+                s.close()
+            server.stop()
 
 
 if __name__ == "__main__":
