@@ -69,7 +69,7 @@ static const char usage_text[] =
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
-    "                 [--lease S]\n"
+    "                 [--metrics-port N] [--metrics-port-file PATH] [--lease S]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -115,7 +115,12 @@ static void usage(FILE *f)
           "                           (0 picks a free one); off unless given\n"
           "  --web DIR                serve the web app's files from DIR over HTTP on the\n"
           "                           web port (implies --web-port 8080 unless given)\n"
-          "  --web-port-file PATH     write the web port there once it accepts clients\n"
+          "  --web-port-file PATH     write the web port there once it accepts clients\n",
+          f);
+    fputs("  --metrics-port N         GET /metrics (Prometheus) on 127.0.0.1:N, a port of\n"
+          "                           its own for the operator (0 picks a free one); off\n"
+          "                           unless given\n"
+          "  --metrics-port-file PATH write the metrics port there once it listens\n"
           "  --no-bots-on-clock       refuse bot on a match with a clock (a search is not\n"
           "                           bounded by the seat's time)\n"
           "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
@@ -178,7 +183,8 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .address_rate = 100,
                           .max_buffered = 32u * 1024u * 1024u,
                           .lease_ms = 5000,
-                          .web_port = -1};
+                          .web_port = -1,
+                          .metrics_port = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long n;
@@ -233,6 +239,14 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!v || !*v)
                 return bad_args("--web-port-file needs a path", NULL);
             o->web_port_file = v;
+        } else if (strcmp(a, "--metrics-port") == 0) {
+            if (!parse_number(v, 65535, &n))
+                return bad_args("--metrics-port needs a number from 0 to 65535", v);
+            o->metrics_port = (long)n;
+        } else if (strcmp(a, "--metrics-port-file") == 0) {
+            if (!v || !*v)
+                return bad_args("--metrics-port-file needs a path", NULL);
+            o->metrics_port_file = v;
         } else if (strcmp(a, "--backup") == 0) {
             if (!v || !*v)
                 return bad_args("--backup needs a path", NULL);
@@ -575,20 +589,32 @@ int main(int argc, char **argv)
     printf("\n");
     fflush(stdout);
     struct web *web = NULL;
-    if (sv.opt.web_port >= 0 || sv.opt.web_dir) {
-        unsigned web_port = 0;
-        struct web_options wo = {sv.opt.web_dir,      sv.relay_secret,     sv.opt.max_clients,
-                                 sv.opt.origins,      sv.opt.origin_count, sv.opt.trusted,
+    bool web_port_wanted = sv.opt.web_port >= 0 || sv.opt.web_dir;
+    if (web_port_wanted || sv.opt.metrics_port >= 0) {
+        struct web_ports bound;
+        struct web_options wo = {web_port_wanted ? (sv.opt.web_port >= 0 ? sv.opt.web_port : 8080)
+                                                 : -1,
+                                 sv.opt.metrics_port,
+                                 sv.opt.web_dir,
+                                 sv.relay_secret,
+                                 sv.opt.max_clients,
+                                 sv.opt.origins,
+                                 sv.opt.origin_count,
+                                 sv.opt.trusted,
                                  sv.opt.trusted_count};
-        web = web_start(sv.opt.web_port >= 0 ? (unsigned)sv.opt.web_port : 8080, &wo, port,
-                        &web_port, err, sizeof err);
+        web = web_start(&wo, port, &bound, err, sizeof err);
         if (!web)
             fatal("%s", err);
-        printf("tg-server: WebSocket%s on 127.0.0.1:%u\n", sv.opt.web_dir ? " and web app" : "",
-               web_port);
+        if (bound.web)
+            printf("tg-server: WebSocket%s on 127.0.0.1:%u\n",
+                   sv.opt.web_dir ? " and web app" : "", bound.web);
+        if (bound.metrics)
+            printf("tg-server: metrics on 127.0.0.1:%u\n", bound.metrics);
         fflush(stdout);
-        if (sv.opt.web_port_file)
-            write_port_file(sv.opt.web_port_file, web_port);
+        if (sv.opt.web_port_file && bound.web)
+            write_port_file(sv.opt.web_port_file, bound.web);
+        if (sv.opt.metrics_port_file && bound.metrics)
+            write_port_file(sv.opt.metrics_port_file, bound.metrics);
     }
     if (sv.opt.port_file)
         write_port_file(sv.opt.port_file, port);

@@ -52,6 +52,8 @@ struct options {
     long web_port;           /* -1: no WebSocket and HTTP listener */
     const char *web_dir;
     const char *web_port_file;
+    long metrics_port; /* -1: GET /metrics is not served */
+    const char *metrics_port_file;
     const char *origins[ORIGINS_MAX]; /* --origin: pages allowed to open a WebSocket */
     size_t origin_count;
     const char *trusted[ORIGINS_MAX]; /* --trusted-proxy: whose X-Forwarded-For counts */

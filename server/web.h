@@ -11,6 +11,8 @@
 struct web;
 
 struct web_options {
+    long port;                  /* WebSocket and HTTP on 127.0.0.1:port; -1: none */
+    long metrics_port;          /* GET /metrics alone on 127.0.0.1:metrics_port; -1: none */
     const char *dir;            /* served over HTTP at / if not NULL; nothing outside it */
     const char *relay_secret;   /* each relayed connection opens with `via SECRET ADDRESS` */
     size_t max_clients;         /* browser connections open at once (a few more are told) */
@@ -22,12 +24,17 @@ struct web_options {
     size_t trusted_count;
 };
 
-/* Listens on 127.0.0.1:port (0 picks a free one) and starts the WebSocket thread; line_port is
- * the line server's port. The port bound is written to *bound. NULL (and why in err) on
+struct web_ports {
+    unsigned web, metrics; /* 0: not listening */
+};
+
+/* Listens on the ports of o (0 picks a free one) and starts the WebSocket thread; line_port is
+ * the line server's port. The ports bound are written to *bound. NULL (and why in err) on
  * failure. */
-struct web *web_start(unsigned port, const struct web_options *o, unsigned line_port,
-                      unsigned *bound, char *err, size_t err_cap);
-/* The text GET /metrics answers from now on (copied; called from the loop's thread). */
+struct web *web_start(const struct web_options *o, unsigned line_port, struct web_ports *bound,
+                      char *err, size_t err_cap);
+/* The text GET /metrics answers from now on on the metrics port (copied; called from the
+ * loop's thread). */
 void web_set_metrics(struct web *w, const char *text, size_t len);
 /* Closes every WebSocket connection and ends the thread. */
 void web_stop(struct web *w);

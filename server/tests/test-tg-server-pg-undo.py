@@ -171,7 +171,7 @@ class UndoAndSiteTests:
     def test_status_counts_the_site_and_max_matches_holds_when_servers_race(self) -> None:
         web_port_file = os.path.join(self.tmp.name, "b.web-port")  # type: ignore[attr-defined]
         a = self.server("--max-matches", "3")
-        b = self.server("--max-matches", "3", "--web-port", "0", "--web-port-file",
+        b = self.server("--max-matches", "3", "--metrics-port", "0", "--metrics-port-file",
                         web_port_file)
         ca, cb = Conn(a.port), Conn(b.port)
         made = [new_match(ca, "halusa") for _ in range(2)]

@@ -560,7 +560,7 @@ class SeveralServersTest(PgTestCase):
         web_port_file = os.path.join(self.tmp.name, "b.web-port")
         # Leases of 5 s here: A's must not run out on a busy machine while B is refused.
         a = self.server("--lease", "5")
-        b = self.server("--lease", "5", "--web-port", "0", "--web-port-file", web_port_file)
+        b = self.server("--lease", "5", "--metrics-port", "0", "--metrics-port-file", web_port_file)
         ca, cb = Conn(a.port), Conn(b.port)
         mid, tokens = new_match(ca, "halusa")
         cb.send("watch %d" % mid)

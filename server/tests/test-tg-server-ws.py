@@ -254,6 +254,27 @@ class WebSocketTest(unittest.TestCase):
                 self.assertTrue(other.ok("show %s" % mid).startswith("ply="))
         other.close()
 
+    def test_empty_messages(self):
+        # An empty line is no command over TCP, and an empty message none over WebSocket: the
+        # next command's reply is the next message. Found by UBSan (a copy from no buffer), on
+        # a connection's first message.
+        mid = self.ws().ok("new hus").split()[0]
+        empty_final = WS.frame(b"show ", fin=False) + WS.frame(mid.encode(), opcode=0, fin=False)
+        for name, data, commands in (
+                ("empty", WS.frame(b""), 0),
+                ("empty fragments", WS.frame(b"", fin=False) + WS.frame(b"", opcode=0), 0),
+                ("empty first fragment",
+                 WS.frame(b"", fin=False) + WS.frame(("show " + mid).encode(), opcode=0), 1),
+                ("empty final fragment", empty_final + WS.frame(b"", opcode=0), 1)):
+            with self.subTest(name):
+                a = self.ws()
+                a.send_raw(data)
+                a.send("show %s" % mid)
+                for _ in range(commands + 1):
+                    self.assertTrue(a.recv().startswith("ok ply=0"), name)
+                self.assertEqual(a.ask("frobnicate").split()[:2], ["err", "unknown-command"])
+                a.close()
+
     def test_oversized_messages(self):
         other = self.ws()
         # 1024 bytes is a line the protocol takes: answered, not refused.

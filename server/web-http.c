@@ -1,0 +1,239 @@
+/* The match server's HTTP answers (web-private.h): records as GET /matches/ID.tgr, the
+ * share of HTTP connections, and /metrics on the metrics port. */
+#define _XOPEN_SOURCE 700 /* realpath */
+
+#include "web-private.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The file an HTTP request names (uri, len bytes, as libwebsockets parsed it) must be inside
+ * the site once symbolic links are followed. One too long for a path is refused. */
+bool inside_site(const struct web *w, const char *uri, size_t len)
+{
+    if (!w->dir[0])
+        return true;
+    if (!uri)
+        len = 0;
+    char path[PATH_MAX], real[PATH_MAX];
+    int made = snprintf(path, sizeof path, "%s/%.*s", w->dir,
+                        (int)(len < PATH_MAX ? len : PATH_MAX), uri ? uri : "");
+    if (made < 0 || (size_t)made >= sizeof path)
+        return false;
+    if (!realpath(path, real))
+        return true; /* nothing there: libwebsockets answers 404 */
+    size_t n = strlen(w->dir);
+    return strncmp(real, w->dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
+}
+
+void web_set_metrics(struct web *w, const char *text, size_t len)
+{
+    if (!w->metrics_vhost)
+        return; /* nobody can ask for it */
+    pthread_mutex_lock(&w->metrics_lock);
+    w->metrics.len = 0;
+    bytes_append(&w->metrics, text, len);
+    pthread_mutex_unlock(&w->metrics_lock);
+}
+
+/* The end of one HTTP transaction's use of the session: another may follow on the connection. */
+static int http_done(struct session *s, struct lws *wsi)
+{
+    release_session(s);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* GET /matches/ID.tgr: `record ID` asked of the line server like any client's command (its
+ * budgets and limits apply), the reply turned into the response. */
+int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *uri)
+{
+    char line[96];
+    const char *id = uri + strlen("/matches/"), *dot = strchr(id, '.');
+    size_t digits = dot ? (size_t)(dot - id) : 0;
+    bool plain = digits > 0 && digits <= 19 && id[0] != '0' && strcmp(dot, ".tgr") == 0 &&
+                 strspn(id, "0123456789") == digits;
+    release_session(s);
+    if (!plain) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    s->ws = wsi;
+    s->http_record = true;
+    snprintf(line, sizeof line, "record %.*s\nquit\n", (int)digits, id);
+    if (!open_line(w, s, wsi, line)) {
+        lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL);
+        return http_done(s, wsi);
+    }
+    return 0;
+}
+
+/* Once the whole reply is in: the status and headers, then the body a fragment at a time. */
+int send_record(struct session *s, struct lws *wsi)
+{
+    unsigned char *data = s->to_browser.data;
+    size_t have = s->to_browser.len;
+    if (!s->headers_sent) {
+        unsigned char *nl = have ? memchr(data, '\n', have) : NULL;
+        if (!nl && !s->line_gone)
+            return 0; /* more to come */
+        unsigned status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        if (nl && strncmp((char *)data, "ok ", 3) == 0) {
+            size_t lines = strtoul((char *)data + 3, NULL, 10), at = (size_t)(nl - data) + 1;
+            s->body_at = at;
+            while (lines && at < have) {
+                unsigned char *end = memchr(data + at, '\n', have - at);
+                if (!end)
+                    break;
+                at = (size_t)(end - data) + 1;
+                lines--;
+            }
+            if (lines && !s->line_gone)
+                return 0;
+            status = lines ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK;
+            s->body_end = at;
+        } else if (nl && (strncmp((char *)data, "err no-such-match", 17) == 0 ||
+                          strncmp((char *)data, "err set-aside", 13) == 0)) {
+            status = HTTP_STATUS_NOT_FOUND;
+        } else if (nl && strncmp((char *)data, "err rate-limited", 16) == 0) {
+            status = 429;
+        }
+        close_line(s);
+        if (status != HTTP_STATUS_OK) {
+            lws_return_http_status(wsi, status, NULL);
+            return http_done(s, wsi);
+        }
+        unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                           *end = head + sizeof head - 1;
+        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; charset=utf-8",
+                                        s->body_end - s->body_at, &p, end) ||
+            lws_finalize_write_http_header(wsi, start, &p, end))
+            return -1;
+        s->headers_sent = true;
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    size_t len = s->body_end - s->body_at;
+    bool last = len <= FRAGMENT_MAX;
+    if (!last)
+        len = FRAGMENT_MAX;
+    unsigned char *frame = malloc(LWS_PRE + len + 1);
+    if (!frame)
+        return -1;
+    memcpy(frame + LWS_PRE, data + s->body_at, len);
+    int written =
+        lws_write(wsi, frame + LWS_PRE, len, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+    free(frame);
+    if (written < (int)len)
+        return -1;
+    s->body_at += len;
+    if (!last) {
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    return http_done(s, wsi);
+}
+
+/* The browser connections that are not WebSockets, least recently active first. */
+void http_forget(struct web *w, struct lws *wsi)
+{
+    for (size_t i = 0; i < w->http_count; i++)
+        if (w->http[i] == wsi) {
+            memmove(&w->http[i], &w->http[i + 1], (w->http_count - i - 1) * sizeof *w->http);
+            w->http_count--;
+            return;
+        }
+}
+
+/* A request came on wsi: it is the most recently active (if it is still among them). */
+void http_touch(struct web *w, struct lws *wsi)
+{
+    size_t before = w->http_count;
+    http_forget(w, wsi);
+    if (w->http_count < before)
+        w->http[w->http_count++] = wsi;
+}
+
+bool http_close_idlest(struct web *w)
+{
+    if (!w->http_count)
+        return false;
+    struct lws *idlest = w->http[0];
+    http_forget(w, idlest);
+    lws_set_timeout(idlest, PENDING_TIMEOUT_HTTP_KEEPALIVE_IDLE, LWS_TO_KILL_ASYNC);
+    return true;
+}
+
+static void release_metrics_reply(struct metrics_reply *r)
+{
+    free(r->text.data);
+    memset(r, 0, sizeof *r);
+}
+
+/* GET /metrics: the loop's latest text, in Prometheus' exposition format. */
+static int serve_metrics(struct web *w, struct metrics_reply *r, struct lws *wsi)
+{
+    char uri[16];
+    unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                       *end = head + sizeof head - 1;
+    release_metrics_reply(r);
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
+        strcmp(uri, "/metrics") != 0) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    pthread_mutex_lock(&w->metrics_lock);
+    bool copied = bytes_append(&r->text, w->metrics.data, w->metrics.len);
+    pthread_mutex_unlock(&w->metrics_lock);
+    if (!copied ||
+        lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4", r->text.len,
+                                    &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* The metrics port: GET /metrics and nothing else, a few connections at once. */
+int on_metrics(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    struct metrics_reply *r = user;
+    struct web *w = lws_context_user(lws_get_context(wsi));
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        return w->metrics_connections >= METRICS_CONNECTIONS_MAX ? 1 : 0;
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        lws_set_opaque_user_data(wsi, w);
+        w->metrics_connections++;
+        return 0;
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (lws_get_opaque_user_data(wsi) == w)
+            w->metrics_connections--;
+        return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return 1; /* no WebSocket here */
+    case LWS_CALLBACK_HTTP:
+        return r ? serve_metrics(w, r, wsi) : -1;
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        if (!r)
+            return -1;
+        unsigned char *frame = malloc(LWS_PRE + r->text.len + 1);
+        int written = -1;
+        if (frame) {
+            if (r->text.len)
+                memcpy(frame + LWS_PRE, r->text.data, r->text.len);
+            written = lws_write(wsi, frame + LWS_PRE, r->text.len, LWS_WRITE_HTTP_FINAL);
+            free(frame);
+        }
+        release_metrics_reply(r);
+        return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if (r)
+            release_metrics_reply(r);
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
