@@ -168,15 +168,17 @@ enum pool_submitted pool_submit(struct pool *p, struct pool_job *job, const char
     char name[OWNER_NAME_MAX];
     snprintf(name, sizeof name, "%s", owner);
     pthread_mutex_lock(&p->lock);
-    enum pool_submitted result = POOL_FULL;
     struct pool_owner **slot = owner_slot(p, name), *o = *slot;
-    if (p->queued >= p->max_queued || p->stopping) {
+    enum pool_submitted result = POOL_QUEUED;
+    if (p->queued >= p->max_queued || p->stopping)
         result = POOL_FULL;
-    } else if (o && owner_max && o->queued + o->running >= owner_max) {
+    else if (o && owner_max && o->queued + o->running >= owner_max)
         result = POOL_OWNER_FULL;
-    } else if (o || (o = *slot = calloc(1, sizeof *o)) != NULL) {
-        if (!o->name[0])
-            memcpy(o->name, name, sizeof name);
+    else if (!o && (o = *slot = calloc(1, sizeof *o)) != NULL)
+        memcpy(o->name, name, sizeof name);
+    else if (!o)
+        result = POOL_FULL; /* no memory for the owner's queue: as busy */
+    if (result == POOL_QUEUED) {
         job->owner = o;
         append(&o->head, &o->tail, job);
         o->queued++;
@@ -184,7 +186,6 @@ enum pool_submitted pool_submit(struct pool *p, struct pool_job *job, const char
             make_ready(p, o);
         p->queued++;
         pthread_cond_signal(&p->work_ready);
-        result = POOL_QUEUED;
     }
     pthread_mutex_unlock(&p->lock);
     return result;
