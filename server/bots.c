@@ -81,6 +81,11 @@ long bot_time_ms(const char *spec, unsigned long cap_ms, double now, double dead
     return t < 1 ? 1 : t;
 }
 
+bool bot_is_cheap(const char *spec, unsigned long cap_ms, double now, double deadline)
+{
+    return bot_time_ms(spec, cap_ms, now, deadline) <= BOT_CHEAP_MS;
+}
+
 bool bot_spec_with_time(const char *spec, long time_ms, char *out, size_t cap)
 {
     if (time_ms < 0) {

@@ -224,10 +224,12 @@ static void submit_move_job(struct server *sv, struct client *c, struct match *m
     }
     if (bot)
         snprintf(j->bot, sizeof j->bot, "%s", bot);
-    if (!pool_submit(kind == JOB_BOT ? sv->bot_pool : sv->move_pool, &j->base)) {
+    /* A search waits its address's turn on the bot workers; a bot that barely searches is a
+     * move's work and never waits behind searches. */
+    bool searching = kind == JOB_BOT && !bot_is_cheap(bot, sv->opt.max_bot_ms, sv->now, deadline);
+    if (!job_submit(searching ? sv->bot_pool : sv->move_pool, c, j,
+                    searching ? BOT_JOBS_PER_ADDRESS : 0)) {
         job_free(j);
-        reply_error(c, "overloaded", "the server's %s workers have too much queued; try again",
-                    kind == JOB_BOT ? "bot" : "move");
         return;
     }
     m->busy = true;

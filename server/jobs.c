@@ -26,6 +26,26 @@ void job_free(struct job *j)
     free(j);
 }
 
+bool job_submit(struct pool *pool, struct client *c, struct job *j, size_t address_max)
+{
+    /* A connection whose address could not be recorded shares the budget-less owner "". */
+    const char *address = c->address ? c->address->name : "";
+    switch (pool_submit(pool, &j->base, address, address_max)) {
+    case POOL_QUEUED:
+        return true;
+    case POOL_OWNER_FULL:
+        reply_error(c, "rate-limited",
+                    "this address already has %zu %s queued or running; ask again once one "
+                    "is answered",
+                    address_max, j->kind == JOB_RECORD ? "records" : "searches");
+        break;
+    case POOL_FULL:
+        reply_error(c, "overloaded", "the server's workers have too much queued; try again");
+        break;
+    }
+    return false;
+}
+
 /* Replays the stored rows on a fresh state and checks that each one is what was recorded:
  * the move legal, played by the seat recorded, named as recorded, and leaving the recorded
  * hash. */
@@ -208,12 +228,16 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
     j->base.work = work_load;
     j->kind = JOB_LOAD;
     j->match = m;
-    if (!table_insert(sv, m) || !pool_submit(sv->move_pool, &j->base)) {
-        if (loaded_match(sv, id) == m)
-            table_remove(sv, m);
+    if (!table_insert(sv, m)) {
         match_free(sv, m);
         job_free(j);
         reply_error(c, "overloaded", "the server has too much work queued; try again");
+        return RUN_DONE;
+    }
+    if (!job_submit(sv->move_pool, c, j, 0)) {
+        table_remove(sv, m);
+        match_free(sv, m);
+        job_free(j);
         return RUN_DONE;
     }
     return RUN_WAIT;
@@ -367,8 +391,8 @@ void take_finished_jobs(struct server *sv)
     char drain[256];
     while (read(sv->wake_read, drain, sizeof drain) > 0)
         ;
-    struct pool *pools[2] = {sv->move_pool, sv->bot_pool};
-    for (int p = 0; p < 2; p++)
+    struct pool *pools[3] = {sv->move_pool, sv->bot_pool, sv->record_pool};
+    for (int p = 0; p < 3; p++)
         for (struct pool_job *pj = pool_take_done(pools[p]), *next; pj; pj = next) {
             next = pj->next;
             struct job *j = (struct job *)pj;

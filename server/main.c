@@ -570,7 +570,8 @@ int main(int argc, char **argv)
     sv.wake_write = wake[1];
     sv.move_pool = pool_new(sv.opt.move_threads, 4096, sv.wake_write);
     sv.bot_pool = pool_new(sv.opt.bot_threads, 64u * sv.opt.bot_threads, sv.wake_write);
-    if (!sv.move_pool || !sv.bot_pool)
+    sv.record_pool = pool_new(RECORD_THREADS, 1024, sv.wake_write);
+    if (!sv.move_pool || !sv.bot_pool || !sv.record_pool)
         fatal("cannot start the worker threads");
 
     unsigned port = 0;
@@ -630,18 +631,20 @@ int main(int argc, char **argv)
     free(sv.clients);
     /* Searches cannot be interrupted: a stop waits a little for them, and if one is still
      * running its move is abandoned (never acknowledged) and the process just ends. */
-    struct pool_job *left_moves = NULL, *left_bots = NULL;
+    struct pool_job *left_moves = NULL, *left_bots = NULL, *left_records = NULL;
     bool moves_stopped = pool_stop(sv.move_pool, STOP_WAIT_SECONDS, &left_moves);
     bool bots_stopped = pool_stop(sv.bot_pool, STOP_WAIT_SECONDS, &left_bots);
+    bool records_stopped = pool_stop(sv.record_pool, STOP_WAIT_SECONDS, &left_records);
     store_close(sv.store);
     sv.store = NULL; /* the matches freed below have no database to tell */
-    if (!moves_stopped || !bots_stopped) {
+    if (!moves_stopped || !bots_stopped || !records_stopped) {
         printf("tg-server: stopped (a worker was still inside a move or search; abandoned)\n");
         fflush(stdout);
         _exit(0);
     }
     free_jobs(left_moves);
     free_jobs(left_bots);
+    free_jobs(left_records);
     for (size_t b = 0; b < sv.bucket_count; b++)
         for (struct match *m = sv.buckets[b], *next; m; m = next) {
             next = m->next_in_bucket;

@@ -107,15 +107,19 @@ static struct job *replay_job(struct client *c, struct match *m, size_t plies, e
     return j;
 }
 
+/* An undo is a change to the match and goes with the moves; a record is made on the record
+ * workers, each address's in turn, so that neither moves nor searches wait behind records. */
 static bool submit(struct server *sv, struct client *c, struct job *j)
 {
-    if (!pool_submit(sv->move_pool, &j->base)) {
+    bool record = j->kind == JOB_RECORD;
+    if (!job_submit(record ? sv->record_pool : sv->move_pool, c, j,
+                    record ? RECORD_JOBS_PER_ADDRESS : 0)) {
         rules_release(sv, j->rules);
         j->rules = NULL;
         job_free(j);
-        reply_error(c, "overloaded", "the server's move workers have too much queued; try again");
         return false;
     }
+    sv->record_bytes += j->reserved;
     c->awaiting = true;
     return true;
 }
@@ -137,11 +141,31 @@ bool submit_undo(struct server *sv, struct client *c, struct match *m, size_t ke
     return true;
 }
 
+/* What a record job may hold at once, reserved as it is queued: the copy of the names, and
+ * the record made from them (each ply's name, its move number and spacing, RECORD_PLY_EXTRA
+ * bytes at most: tg_state_record writes "12. a1 b2" a pair of plies to a line), and its tags.
+ * The library's history of the replay, on a worker, is not counted: at most RECORD_THREADS
+ * of them exist at once. */
+#define RECORD_PLY_EXTRA 8
+
+static size_t record_reserve(const struct match *m)
+{
+    return 2 * m->names.len + RECORD_PLY_EXTRA * m->ply_count + 256;
+}
+
 void cmd_record(struct server *sv, struct client *c, struct match *m)
 {
+    /* The records being made count against --max-buffered with the output waiting for
+     * clients, so that records asked and not read cannot take memory without bound. */
+    size_t reserve = record_reserve(m);
+    if (sv->out_total + sv->record_bytes + reserve > sv->opt.max_buffered) {
+        reply_error(c, "overloaded", "too much output waits for clients; try again");
+        return;
+    }
     struct job *j = replay_job(c, m, m->ply_count, JOB_RECORD);
     if (!j)
         return;
+    j->reserved = reserve;
     /* The server's own endings, which the rules' state cannot know. */
     int n =
         snprintf(j->tags, sizeof j->tags, "[Site \"tg-server\"]\n[Match \"%" PRIu64 "\"]\n", m->id);
@@ -161,6 +185,7 @@ void replay_done(struct server *sv, struct job *j)
     struct client *c = client_by_serial(sv, j->client_serial);
     rules_release(sv, j->rules);
     j->rules = NULL;
+    sv->record_bytes -= j->reserved;
     if (j->kind == JOB_RECORD) {
         if (!c)
             return;

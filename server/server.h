@@ -42,6 +42,14 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define BUDGET_SECONDS 5.0     /* a budget holds this many seconds' worth of costly commands */
 #define BOT_TT_MAX_MB 64       /* the largest transposition table a `search` request may ask */
 #define BOT_CLOCK_MARGIN_MS 50 /* a bot on a clock stops this far from its flag at least */
+/* Work one address may hold on the workers (docs/server.md, "Concurrency"): searches queued or
+ * running, records being made; beyond, `err rate-limited`. A bot whose search gets at most
+ * BOT_CHEAP_MS (random and greedy never search) runs on the move workers, never waiting
+ * behind searches. Records are made on RECORD_THREADS workers of their own. */
+#define BOT_JOBS_PER_ADDRESS 4
+#define RECORD_JOBS_PER_ADDRESS 2
+#define BOT_CHEAP_MS 20
+#define RECORD_THREADS 1
 
 struct options {
     unsigned port;
@@ -192,6 +200,7 @@ struct job {
     char tags[256];   /* JOB_RECORD: the tag pairs the server adds */
     char *text;       /* JOB_RECORD: the record */
     size_t text_len;
+    size_t reserved; /* JOB_RECORD: its bytes as counted in server.record_bytes */
 };
 
 /* CH_UNDO takes moves back (an accepted undo); CH_UNDO_ASK and CH_UNDO_END open and end an
@@ -236,7 +245,8 @@ struct set_aside_entry {
 struct server {
     struct options opt;
     struct store *store;
-    struct pool *bot_pool, *move_pool;
+    struct pool *bot_pool, *move_pool, *record_pool;
+    size_t record_bytes; /* what the record jobs queued or running may hold, reserved */
     int wake_read, wake_write;
     struct rules_entry **rules;
     size_t rules_count;
@@ -308,6 +318,8 @@ const char *bot_over_limit(const char *spec, const struct options *o, char *why,
 long bot_time_ms(const char *spec, unsigned long cap_ms, double now, double deadline);
 /* spec with its time= replaced by time_ms (as it is if time_ms < 0); false if out is short. */
 bool bot_spec_with_time(const char *spec, long time_ms, char *out, size_t cap);
+/* Whether a search with these limits (bot_time_ms's) costs at most BOT_CHEAP_MS. */
+bool bot_is_cheap(const char *spec, unsigned long cap_ms, double now, double deadline);
 
 /* clock.c */
 void check_flags(struct server *sv);
@@ -357,6 +369,9 @@ bool load_consistent(const struct job *j, char *why, size_t why_cap);
 enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
                            struct match **out);
 void job_free(struct job *j);
+/* Queues j on pool for the client's address, at most address_max (0: any number) of that
+ * address's jobs there at once; false (j not taken) after telling the client why not. */
+bool job_submit(struct pool *pool, struct client *c, struct job *j, size_t address_max);
 bool result_consistent(const struct job *j, char *why, size_t why_cap);
 void take_finished_jobs(struct server *sv);
 void work_bot(struct pool_job *pj);
