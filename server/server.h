@@ -40,6 +40,7 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define ORIGINS_MAX 16
 #define WEB_DESCRIPTORS 3      /* a WebSocket: its socket, the relay's, and the loop's end of it */
 #define BUDGET_SECONDS 5.0     /* a budget holds this many seconds' worth of costly commands */
+#define GREETING_SECONDS 2.0   /* a connection silent this long is counted as its peer's */
 #define BOT_TT_MAX_MB 64       /* the largest transposition table a `search` request may ask */
 #define BOT_CLOCK_MARGIN_MS 50 /* a bot on a clock stops this far from its flag at least */
 
@@ -57,6 +58,7 @@ struct options {
     const char *trusted[ORIGINS_MAX]; /* --trusted-proxy: whose X-Forwarded-For counts */
     size_t trusted_count;
     size_t max_clients;
+    size_t max_clients_per_address; /* 0 until parsed: max(8, max_clients / 8) */
     uint64_t max_matches;
     size_t max_loaded;
     double idle_timeout;
@@ -132,11 +134,13 @@ struct budget {
     double tokens, stamp;
 };
 
-/* The budget shared by every connection from one address (a browser's, told by the relay). */
+/* The budget shared by every connection from one address (a browser's, told by the relay);
+ * an IPv6 address stands for its whole /64. */
 struct address {
     char name[64];
     struct budget budget;
     size_t clients;
+    size_t counted; /* the clients counted against --max-clients-per-address */
     struct address *next;
 };
 
@@ -156,6 +160,8 @@ struct client {
     size_t watch_count;
     bool greeted; /* its first line was seen: only that one may be the relay's `via` */
     bool charged; /* the command waiting for a load has been charged to the budgets */
+    bool counted; /* counted against its address's connection cap (client_settle) */
+    double connected_at;
     struct budget budget;
     struct address *address;
 };
@@ -288,6 +294,11 @@ void metrics_publish(struct server *sv, struct web *web);
 /* limits.c */
 void fit_clients_to_descriptor_limit(struct options *o);
 bool client_greet(struct server *sv, struct client *c, char **w, size_t n);
+/* Counts the client against its address's connection cap, or refuses it (closing) if the
+ * address holds its share already; false: refused. */
+bool client_settle(struct server *sv, struct client *c);
+/* Whether the peer may hold one more connection still unsettled. */
+bool address_has_room(struct server *sv, const char *name);
 bool spend_budget(struct server *sv, struct client *c, const char *cmd);
 bool address_attach(struct server *sv, struct client *c, const char *name);
 void address_detach(struct server *sv, struct client *c);

@@ -211,7 +211,8 @@ class DescriptorsTest(LimitsCase):
         base.SERVER = ws.SERVER = SERVER
         self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
         self.db = os.path.join(self.tmp.name, "matches.db")
-        self.server = ws.WebServer(self.db)
+        # Its ten browsers share 127.0.0.1: the per-address cap is not what it tests.
+        self.server = ws.WebServer(self.db, "--max-clients-per-address", "100")
         self.server.limit_files = 64
         self.server.start()
 
@@ -256,6 +257,119 @@ class DescriptorsTest(LimitsCase):
         except (OSError, EOFError, ConnectionError):
             return False
 
+
+def conn_from(port, source):
+    """A line connection whose peer address is the loopback address source."""
+    c = Conn.__new__(Conn)
+    c.sock = socket.create_connection(("127.0.0.1", port), timeout=20,
+                                      source_address=(source, 0))
+    c.file = c.sock.makefile("rb")
+    return c
+
+
+def answered(conn, line):
+    """The reply to line, or "closed" if the connection ended without one."""
+    try:
+        return conn.ask(line)
+    except (OSError, ConnectionError):
+        return "closed"
+
+
+class ConnectionCapTest(LimitsCase):
+    """Connections are budgeted per address (issue 41 item 7): direct peers by their own
+    address, browsers by the one the relay names, IPv6 by its /64."""
+
+    def setUp(self):
+        base.SERVER = ws.SERVER = SERVER
+        self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
+        self.db = os.path.join(self.tmp.name, "matches.db")
+        self.server = ws.WebServer(self.db, "--max-clients", "24", "--max-clients-per-address",
+                                   "8", "--trusted-proxy", "127.0.0.1", "--rate", "1000",
+                                   "--address-rate", "1").start()
+
+    def ws_as(self, address):
+        return ws.WS(self.server.web_port, headers="X-Forwarded-For: %s\r\n" % address)
+
+    def test_one_address_idle_connections_do_not_lock_out_another(self):
+        # Thirty idle connections from 127.0.0.2 would fill --max-clients (24).
+        hogs = [conn_from(self.server.port, "127.0.0.2") for _ in range(30)]
+        time.sleep(2.5)  # past the greeting: each is counted as its peer's
+        replies = [answered(h, "help") for h in hogs]
+        self.assertEqual(sum(r.startswith("ok commands") for r in replies), 8, replies)
+        self.assertEqual(sum(r.startswith("err too-many-connections") for r in replies), 22,
+                         replies)
+        # Another address is served, over TCP and through the relay...
+        self.assertTrue(conn_from(self.server.port, "127.0.0.3").ok("help"))
+        local = [Conn(self.server.port) for _ in range(8)]
+        self.assertTrue(all(c.ok("help") for c in local))
+        # ...and the local clients holding 127.0.0.1's share do not shut the relay out: its
+        # connections count for the browser's address.
+        self.assertTrue(self.ws_as("203.0.113.7").ask("help").startswith("ok commands"))
+        self.assertReply(answered(Conn(self.server.port), "help"), "err too-many-connections")
+
+    def test_an_ipv6_64_is_one_address(self):
+        # Twenty browsers of one /64 share one connection cap and one budget (1 a second,
+        # 5 at once).
+        browsers = [self.ws_as("2001:db8:1:2::%x" % (i + 1)) for i in range(20)]
+        replies = [b.ask("list") for b in browsers]
+        self.assertEqual(sum(r.startswith("err too-many-connections") for r in replies), 12,
+                         replies)
+        ok = sum(r.startswith("ok") for r in replies)
+        self.assertTrue(5 <= ok <= 7, replies)
+        self.assertTrue(any(r.startswith("err rate-limited") for r in replies), replies)
+        # The next /64 is another address; an IPv4-mapped address is the IPv4 one.
+        self.assertTrue(self.ws_as("2001:db8:1:3::1").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("::ffff:198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("::ffff:198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(any(not self.ws_as("198.51.100.4").ask("list").startswith("ok")
+                            for _ in range(4)))
+
+
+class SilentWatcherIdleTest(LimitsCase):
+    server_args = ("--idle-timeout", "2")
+
+    def test_a_silent_watcher_is_closed_while_the_match_changes(self):
+        c, watcher, keeper = (Conn(self.server.port) for _ in range(3))
+        m = Match(c, "halusa")
+        watcher.ok("watch %d" % m.id)
+        keeper.ok("watch %d" % m.id)
+        stop, plies = threading.Event(), []
+
+        def mover():  # a move every 0.2 s until told to stop
+            while not stop.is_set():
+                moves = c.ok("moves %d" % m.id).split()
+                if not moves:
+                    return
+                m.play(c, moves[0])
+                plies.append(time.monotonic())
+                keeper.send("show %d" % m.id)  # a watcher that wants to stay sends a command
+                time.sleep(0.2)
+        thread = threading.Thread(target=mover, daemon=True)
+        thread.start()
+        watcher.sock.settimeout(8)
+        lines = []
+        try:
+            while True:
+                lines.append(watcher.read())
+        except ConnectionError:
+            closed_at = time.monotonic()
+        except socket.timeout:
+            closed_at = None
+        stop.set()
+        thread.join()
+        self.assertIsNotNone(closed_at, "a silent watcher was kept open: %r" % lines[-3:])
+        # Closed while the match was changing, by the idle timer.
+        self.assertGreater(plies[-1], closed_at, "the match stopped changing first")
+        self.assertEqual(lines[-1], "err idle-timeout no command for 2 s; closing")
+        self.assertTrue(any(x.startswith("event %d moves" % m.id) for x in lines), lines)
+        # The watcher that sent commands is still served.
+        keeper.send("show %d" % m.id)
+        keeper.sock.settimeout(3)
+        while not keeper.read().startswith("ok ply="):
+            pass
 
 class SilentWatchersTest(LimitsCase):
     server_args = ("--max-buffered", "256")
