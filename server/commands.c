@@ -161,7 +161,7 @@ static int acting_seat(struct client *c, struct match *m, const char *ply_text, 
         return -1;
     }
     if (m->aborted) {
-        reply_error(c, "game-over", "the match was aborted: its first move did not come in time");
+        reply_error(c, "game-over", "the match was aborted (%s)", abort_reason(m));
         return -1;
     }
     if (m->invite_seat >= 0) {

@@ -340,6 +340,7 @@ void serve(struct server *sv, int listen_fd)
         }
         if (sv->now >= next_housekeeping) {
             unload_idle_matches(sv);
+            expire_unplayed_matches(sv);
             if (store_in_transaction(sv->store)) /* lapsed undo requests: stored now */
                 finish_round(sv);
             addresses_sweep(sv);

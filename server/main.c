@@ -67,6 +67,7 @@ static const char usage_text[] =
     "                 [--move-threads N] [--max-bot-iterations N] [--max-bot-ms MS]\n"
     "                 [--max-laps N]\n"
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
+    "                 [--join-timeout S] [--abandon-after S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
@@ -107,6 +108,10 @@ static void usage(FILE *f)
           "  --unload-after S         unload a match unused for S seconds (default 60)\n"
           "  --first-move-timeout S   abort a clocked match with no decision after S seconds\n"
           "                           (default 60)\n"
+          "  --join-timeout S         abort a match whose second seat is not joined S seconds\n"
+          "                           after it was made (default 86400: a day)\n"
+          "  --abandon-after S        abort a match without a clock that has no move for S\n"
+          "                           seconds (default 2592000: 30 days)\n"
           "  --undo-timeout S         an undo request unanswered for S seconds lapses\n"
           "                           (default 60)\n"
           "  --rate N                 costly commands (new, bot, undo, accept, decline, watch,\n"
@@ -180,6 +185,8 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .max_bot_ms = 5000,
                           .max_laps = 10000,
                           .first_move_timeout = 60,
+                          .join_timeout = 86400,
+                          .abandon_after = 30 * 86400,
                           .undo_timeout = 60,
                           .rate = 20,
                           .address_rate = 100,
@@ -288,6 +295,14 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 86400, &n) || n == 0)
                 return bad_args("--first-move-timeout needs seconds, from 1 to 86400", v);
             o->first_move_timeout = (double)n;
+        } else if (strcmp(a, "--join-timeout") == 0) {
+            if (!parse_number(v, 31536000, &n) || n == 0)
+                return bad_args("--join-timeout needs seconds, from 1 to 31536000", v);
+            o->join_timeout = (double)n;
+        } else if (strcmp(a, "--abandon-after") == 0) {
+            if (!parse_number(v, 31536000, &n) || n == 0)
+                return bad_args("--abandon-after needs seconds, from 1 to 31536000", v);
+            o->abandon_after = (double)n;
         } else if (strcmp(a, "--undo-timeout") == 0) {
             if (!parse_number(v, 86400, &n) || n == 0)
                 return bad_args("--undo-timeout needs seconds, from 1 to 86400", v);

@@ -68,6 +68,8 @@ struct options {
     unsigned long max_bot_ms; /* the longest a bot search may take */
     unsigned long max_laps;
     double first_move_timeout; /* a clocked match with no decision by then is aborted */
+    double join_timeout;       /* a match whose second seat is not joined by then is aborted */
+    double abandon_after;      /* and one without a clock and without a move for this long */
     double undo_timeout;       /* an unanswered undo request lapses after this */
     double rate, address_rate; /* costly commands per second, per connection and per address */
     size_t max_buffered;       /* bytes of output waiting for all clients together */
@@ -280,6 +282,7 @@ struct server {
      * certain (store_settle): no change is taken until it can. */
     bool halted;
     struct id_gap *gaps; /* stretches of ids on a damaged page of matches, found at start-up */
+    uint64_t expiry_cursor; /* the matches nobody plays: ids up to it were looked at this pass */
     size_t gap_count;
 };
 
@@ -346,6 +349,10 @@ void cmd_watch(struct server *sv, struct client *c, struct match *m, const char 
 /* events.c */
 void catch_up(struct server *sv, struct client *c, const struct match *m, size_t from);
 const char *end_reason(const struct match *m);
+/* Why an aborted match was: its seat never joined (no-join), its clocked first decision
+ * never came (no-first-move), or nobody moved in an unclocked one (abandoned). Told by what the
+ * match is, so that no reason needs storing. */
+const char *abort_reason(const struct match *m);
 void push_clock(struct server *sv, const struct match *m);
 /* Sends one line to every connection watching the match. */
 void push_event(struct server *sv, const struct match *m, const char *fmt, ...) TG_PRINTF(3, 4);
@@ -394,6 +401,9 @@ bool evictable(const struct match *m);
 void match_touch(struct server *sv, struct match *m);
 void lru_unlink(struct server *sv, struct match *m);
 void unload_idle_matches(struct server *sv);
+/* Once a second: ends the next stretch of ids' matches nobody plays (--join-timeout,
+ * --abandon-after), so that --max-matches counts play. */
+void expire_unplayed_matches(struct server *sv);
 const struct set_aside_entry *find_set_aside(const struct server *sv, uint64_t id);
 void forget_plies(struct match *m, size_t keep);
 struct match *loaded_match(struct server *sv, uint64_t id);

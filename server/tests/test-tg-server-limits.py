@@ -371,6 +371,63 @@ class SilentWatcherIdleTest(LimitsCase):
         while not keeper.read().startswith("ok ply="):
             pass
 
+class UnplayedMatchesTest(LimitsCase):
+    """Matches nobody plays end (issue 41 item 8), so that --max-matches counts play."""
+    server_args = ("--join-timeout", "2", "--max-matches", "3", "--unload-after", "1")
+
+    def test_never_joined_matches_end_and_free_their_place(self):
+        c, watcher = Conn(self.server.port), Conn(self.server.port)
+        played = Match(c, "halusa")  # joined: not touched by the join timeout
+        watched = c.ok("new halusa").split()
+        unwatched = c.ok("new tab").split()
+        self.assertReply(c.ask("new halusa"), "err match-limit")
+        watcher.ok("watch %s" % watched[0])  # kept loaded: ended through the round
+        watcher.sock.settimeout(10)
+        self.assertEqual(watcher.read(), "event %s result aborted by=no-join" % watched[0])
+        # The unwatched one was unloaded: ended in the database, with the same reason.
+        self.assertTrue(wait_for(lambda: show(c, int(unwatched[0]))["result"] == "aborted"))
+        self.assertEqual(show(c, int(unwatched[0]))["by"], "no-join")
+        self.assertNotIn("waiting-for", show(c, int(unwatched[0])))
+        self.assertReply(c.ask("join %s %s" % (unwatched[0], unwatched[2])), "err game-over")
+        self.assertEqual(show(c, played.id)["result"], "running")
+        self.assertEqual(status(c)["live"], "1")
+        record = c.ok("record %s" % watched[0])
+        lines = [c.read() for _ in range(int(record))]
+        self.assertIn('[ServerEnd "no-join"]', lines)
+        c.ok("new halusa")
+        c.ok("new halusa")
+        self.assertReply(c.ask("new halusa"), "err match-limit")
+        # Kept across a restart, with its reason.
+        self.restart()
+        c = Conn(self.server.port)
+        self.assertEqual((show(c, int(watched[0]))["result"], show(c, int(watched[0]))["by"]),
+                         ("aborted", "no-join"))
+
+
+class AbandonedMatchesTest(LimitsCase):
+    server_args = ("--abandon-after", "5")
+
+    def test_an_unclocked_match_nobody_moves_in_ends_also_across_a_restart(self):
+        c = Conn(self.server.port)
+        left = Match(c, "halusa")
+        left.play(c, c.ok("moves %d" % left.id).split()[0])
+        clocked = Match(c, "halusa clock=60+0")
+        self.server.stop()
+        time.sleep(5.5)  # the server is down: its downtime counts, from the stored times
+        self.server = base.Server(self.db, *self.server_args).start()
+        c = Conn(self.server.port)
+        live = Match(c, "halusa")  # made just now
+        # Ended by the first pass after the start, long before 5 s from the restart.
+        self.assertTrue(wait_for(lambda: show(c, left.id)["result"] == "aborted", timeout=3))
+        self.assertEqual(show(c, left.id)["by"], "abandoned")
+        self.assertEqual(show(c, live.id)["result"], "running")
+        self.assertEqual(show(c, clocked.id)["result"], "running")  # a clock ends it, not this
+        self.assertReply(c.ask("play %d 1 a1 %s" % (left.id, left.tokens[1])), "err game-over")
+        record = c.ok("record %d" % left.id)
+        lines = [c.read() for _ in range(int(record))]
+        self.assertIn('[ServerEnd "abandoned"]', lines)
+
+
 class SilentWatchersTest(LimitsCase):
     server_args = ("--max-buffered", "256")
 
