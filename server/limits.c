@@ -222,7 +222,10 @@ bool address_has_room(struct server *sv, const char *name)
     char key[sizeof sv->addresses[0]->name];
     address_key(name, key, sizeof key);
     const struct address *a = address_find(sv, key);
-    return !a || a->clients - a->counted < sv->opt.max_clients_per_address;
+    /* The relay's connections open from 127.0.0.1, as many at once as browsers arrive. */
+    bool relay = (sv->opt.web_port >= 0 || sv->opt.web_dir) && strcmp(key, "127.0.0.1") == 0;
+    size_t opening = relay ? sv->opt.max_clients : sv->opt.max_clients_per_address;
+    return !a || a->clients - a->counted < opening;
 }
 
 /* Once a second: the entries of addresses with no client and a full budget go. */

@@ -357,6 +357,7 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
     m->clock.turn_began = sv->now;
     ch->clock = m->clock;
     m->invite_seat = invite_seat;
+    m->creator_serial = c->serial;
     if (invite)
         memcpy(m->invite, invite, sizeof m->invite);
     tg_status st = tg_state_new(rules->rules, &ch->state);

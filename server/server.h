@@ -118,6 +118,8 @@ struct match {
     bool flag_staged;  /* its flag fall is in this round's transaction */
     bool aborted;      /* a clocked match whose first decision did not come in time */
     int invite_seat;   /* the seat nobody has joined yet, or -1 once both are taken */
+    /* The connection that made it, which may not take its other seat (in memory only). */
+    uint64_t creator_serial;
     char *kept_throws; /* throws an accepted undo took back, to be made again; or NULL */
     char invite[TOKEN_HEX_LEN + 1];
     double undo_requested_at;
