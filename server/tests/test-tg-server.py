@@ -141,7 +141,7 @@ def new_match(conn, spec):
     """Creates a match and joins its other seat from a second connection (the creator's own may
     not): (id, [token of seat 0, token of seat 1])."""
     mid, token, invite = conn.ok("new " + spec).split()
-    guest = Conn(conn.sock.getpeername()[1])
+    guest = type(conn)(conn.sock.getpeername()[1])  # a line connection, or a WebSocket
     seat, other = guest.ok("join %s %s" % (mid, invite)).split()
     guest.close()
     tokens = [token, other] if seat == "1" else [other, token]
