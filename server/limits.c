@@ -94,9 +94,6 @@ bool spend_budget(struct server *sv, struct client *c, const char *cmd)
 
 /* ---- addresses ---------------------------------------------------------------------------- */
 
-/* One address may hold --max-clients-per-address connections; the relay's connections count
- * for the browser's address that their first line names, not for the relay's. */
-
 static size_t address_hash(const char *name)
 {
     uint64_t h = 14695981039346656037u;
@@ -194,7 +191,9 @@ void address_detach(struct server *sv, struct client *c)
     c->address = NULL;
 }
 
-/* A connection is counted against its address's cap once its address is known: the address
+/* One address may hold --max-clients-per-address connections; the relay's connections count
+ * for the browser's address that their first line names, not for the relay's. A connection is
+ * counted against its address's cap once its address is known: the address
  * the relay's `via` names, or the peer's own once the first line is another command or
  * GREETING_SECONDS passed without one. Before that it counts only against the peer's
  * unsettled connections (address_has_room), so that local clients holding their share of the
