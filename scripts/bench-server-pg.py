@@ -79,7 +79,10 @@ async def ask(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, line: 
 
 async def new_match(r: asyncio.StreamReader, w: asyncio.StreamWriter, spec: str) -> tuple[int, list[str]]:
     mid, token, invite = (await ask(r, w, "new " + spec))[3:].split()
-    seat, other = (await ask(r, w, "join %s %s" % (mid, invite)))[3:].split()
+    # The other seat is joined from another connection: the creator's own may not.
+    guest_r, guest_w = await asyncio.open_connection("127.0.0.1", w.get_extra_info("peername")[1])
+    seat, other = (await ask(guest_r, guest_w, "join %s %s" % (mid, invite)))[3:].split()
+    guest_w.close()
     return int(mid), ([token, other] if seat == "1" else [other, token])
 
 

@@ -87,10 +87,14 @@ async def ask(reader, writer, line):
 
 async def new_match(reader, writer, flavour, spec):
     words = (await ask(reader, writer, "new " + spec)).split()
-    # The SQLite server answers the creator's token and an invite for the other seat (join);
-    # the file-log server it is measured against answered both tokens.
-    writer.write(("join %s %s\n" % (words[0], words[2])).encode())
-    joined = (await reader.readline()).decode().split()
+    # The SQLite server answers the creator's token and an invite for the other seat (join,
+    # from another connection than the creator's); the file-log server it is measured against
+    # answered both tokens.
+    guest_reader, guest_writer = await asyncio.open_connection(
+        "127.0.0.1", writer.get_extra_info("peername")[1])
+    guest_writer.write(("join %s %s\n" % (words[0], words[2])).encode())
+    joined = (await guest_reader.readline()).decode().split()
+    guest_writer.close()
     if joined[:1] == ["ok"]:
         seat, token = joined[1:3]
         return int(words[0]), [words[1], token] if seat == "1" else [token, words[1]]

@@ -118,6 +118,14 @@ void cmd_join(struct server *sv, struct client *c, struct match *m, const char *
                     m->id);
         return;
     }
+    /* The opening throws are made at the join: the creator's own connection taking the other
+     * seat would see them before handing that seat out. */
+    if (c->serial == m->creator_serial) {
+        reply_error(c, "own-match",
+                    "this connection made match %" PRIu64 "; the invite is for the other player",
+                    m->id);
+        return;
+    }
     struct change *ch = change_new(sv, CH_JOIN, m, c->serial);
     tg_status st = !ch ? TG_ERR_NO_MEMORY : state_copy_short(m->state, &ch->state);
     /* A game that opens with a throw gets it now, from the server, like every later one. */
@@ -161,7 +169,7 @@ static int acting_seat(struct client *c, struct match *m, const char *ply_text, 
         return -1;
     }
     if (m->aborted) {
-        reply_error(c, "game-over", "the match was aborted: its first move did not come in time");
+        reply_error(c, "game-over", "the match was aborted (%s)", abort_reason(m));
         return -1;
     }
     if (m->invite_seat >= 0) {

@@ -58,11 +58,16 @@ void push_event(struct server *sv, const struct match *m, const char *fmt, ...)
     free(line.data);
 }
 
+const char *abort_reason(const struct match *m)
+{
+    return m->invite_seat >= 0 ? "no-join" : m->clock.kept.on ? "no-first-move" : "abandoned";
+}
+
 const char *end_reason(const struct match *m)
 {
     return m->resigned >= 0             ? "resignation"
            : m->clock.kept.flagged >= 0 ? "time"
-           : m->aborted                 ? "no-first-move"
+           : m->aborted                 ? abort_reason(m)
                                         : "rules";
 }
 

@@ -282,9 +282,11 @@ bool load_consistent(const struct job *j, char *why, size_t why_cap)
         snprintf(why, why_cap, "moves are recorded before its second seat joined");
         ok = false;
     }
+    /* Aborted: before its second seat joined, before a clocked first decision, or (no clock)
+     * once nobody moved for --abandon-after. */
     if (ok && j->stored.aborted &&
-        (!j->stored.clock.on || j->stored.clock.started || j->stored.clock.flagged >= 0 ||
-         j->stored.has_result || tg_state_is_terminal(j->state))) {
+        ((j->stored.clock.on && j->stored.clock.started && j->stored.invite_seat < 0) ||
+         j->stored.clock.flagged >= 0 || j->stored.has_result || tg_state_is_terminal(j->state))) {
         snprintf(why, why_cap, "an abort is recorded for a match that had begun or ended");
         ok = false;
     }

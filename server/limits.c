@@ -5,6 +5,7 @@
 
 #include "server.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,39 @@ static bool address_table_grow(struct server *sv)
     return true;
 }
 
+/* The name an address's budgets go by: an IPv4 address as it is (also when written as an
+ * IPv4-mapped IPv6 one), an IPv6 address as its /64, which one host or one subscriber usually
+ * holds whole: twenty addresses of one /64 share one budget. */
+static void address_key(const char *name, char *key, size_t cap)
+{
+    unsigned char bin[16];
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    char text[INET6_ADDRSTRLEN];
+    if (strchr(name, ':') && inet_pton(AF_INET6, name, bin) == 1) {
+        if (memcmp(bin, mapped, sizeof mapped) == 0 &&
+            inet_ntop(AF_INET, bin + 12, text, sizeof text)) {
+            snprintf(key, cap, "%s", text);
+            return;
+        }
+        memset(bin + 8, 0, 8);
+        if (inet_ntop(AF_INET6, bin, text, sizeof text)) {
+            snprintf(key, cap, "%s/64", text);
+            return;
+        }
+    }
+    snprintf(key, cap, "%s", name);
+}
+
+static struct address *address_find(const struct server *sv, const char *key)
+{
+    if (!sv->address_buckets)
+        return NULL;
+    struct address *a = sv->addresses[address_hash(key) & (sv->address_buckets - 1)];
+    while (a && strcmp(a->name, key) != 0)
+        a = a->next;
+    return a;
+}
+
 /* The address's entry stays after its last client leaves, until its budget has refilled: a
  * client cannot get a fresh budget by reconnecting. */
 bool address_attach(struct server *sv, struct client *c, const char *name)
@@ -127,15 +161,15 @@ bool address_attach(struct server *sv, struct client *c, const char *name)
     address_detach(sv, c);
     if (sv->address_count + 1 > sv->address_buckets && !address_table_grow(sv))
         return false;
-    size_t b = address_hash(name) & (sv->address_buckets - 1);
-    struct address *a = sv->addresses[b];
-    while (a && strcmp(a->name, name) != 0)
-        a = a->next;
+    char key[sizeof c->address->name];
+    address_key(name, key, sizeof key);
+    struct address *a = address_find(sv, key);
     if (!a) {
         a = calloc(1, sizeof *a);
         if (!a)
             return false;
-        snprintf(a->name, sizeof a->name, "%s", name);
+        snprintf(a->name, sizeof a->name, "%s", key);
+        size_t b = address_hash(key) & (sv->address_buckets - 1);
         a->next = sv->addresses[b];
         sv->addresses[b] = a;
         sv->address_count++;
@@ -148,9 +182,49 @@ bool address_attach(struct server *sv, struct client *c, const char *name)
 void address_detach(struct server *sv, struct client *c)
 {
     (void)sv;
-    if (c->address)
+    if (c->address) {
         c->address->clients--;
+        if (c->counted)
+            c->address->counted--;
+    }
+    c->counted = false;
     c->address = NULL;
+}
+
+/* One address may hold --max-clients-per-address connections; the relay's connections count
+ * for the browser's address that their first line names, not for the relay's. A connection is
+ * counted against its address's cap once its address is known: the address
+ * the relay's `via` names, or the peer's own once the first line is another command or
+ * GREETING_SECONDS passed without one. Before that it counts only against the peer's
+ * unsettled connections (address_has_room), so that local clients holding their share of the
+ * loopback address do not shut the relay's connections out. */
+bool client_settle(struct server *sv, struct client *c)
+{
+    if (c->counted || !c->address)
+        return true;
+    c->greeted = true; /* a connection past its greeting may no longer say via */
+    if (c->address->counted >= sv->opt.max_clients_per_address) {
+        sv->refused_full++;
+        reply_error(c, "too-many-connections",
+                    "this address has its %zu connections already; close one, then try again",
+                    sv->opt.max_clients_per_address);
+        c->closing = true;
+        return false;
+    }
+    c->address->counted++;
+    c->counted = true;
+    return true;
+}
+
+bool address_has_room(struct server *sv, const char *name)
+{
+    char key[sizeof sv->addresses[0]->name];
+    address_key(name, key, sizeof key);
+    const struct address *a = address_find(sv, key);
+    /* The relay's connections open from 127.0.0.1, as many at once as browsers arrive. */
+    bool relay = (sv->opt.web_port >= 0 || sv->opt.web_dir) && strcmp(key, "127.0.0.1") == 0;
+    size_t opening = relay ? sv->opt.max_clients : sv->opt.max_clients_per_address;
+    return !a || a->clients - a->counted < opening;
 }
 
 /* Once a second: the entries of addresses with no client and a full budget go. */
@@ -181,23 +255,27 @@ void addresses_free(struct server *sv)
 
 /* The relay's first line, `via SECRET ADDRESS`, names the browser's address; only the relay
  * knows the secret (made at start-up), and only a connection's first line may carry it.
- * Returns true if the line was this greeting (answered only when it is refused). */
+ * Returns true if the line was taken here: the greeting, or any first line of a connection
+ * refused by its address's connection cap (answered only when refused). */
 bool client_greet(struct server *sv, struct client *c, char **w, size_t n)
 {
     if (c->greeted)
         return false;
     c->greeted = true;
     if (n == 0 || strcmp(w[0], "via") != 0)
-        return false;
+        return !client_settle(sv, c);
     unsigned char diff = n != 3 || strlen(w[1]) != TOKEN_HEX_LEN;
     for (size_t i = 0; !diff && i < TOKEN_HEX_LEN; i++)
         diff |= (unsigned char)(w[1][i] ^ sv->relay_secret[i]);
     if (diff || strlen(w[2]) >= sizeof c->address->name) {
         reply_error(c, "bad-token", "only the server's WebSocket relay may say via");
+        client_settle(sv, c);
         return true;
     }
     if (!address_attach(sv, c, w[2]))
         c->dead = true;
+    else
+        client_settle(sv, c);
     return true;
 }
 

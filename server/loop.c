@@ -148,8 +148,11 @@ static bool client_run(struct server *sv, struct client *c)
     return !c->awaiting && c->in.len && memchr(c->in.data, '\n', c->in.len) != NULL;
 }
 
+/* Output does not count as activity: the idle timer counts the client's own commands, so a
+ * watcher that only receives events is closed like any silent client. */
 static void client_write(struct server *sv, struct client *c)
 {
+    (void)sv;
     while (c->out.len) {
         ssize_t w = send(c->fd, c->out.data, c->out.len, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
@@ -160,7 +163,6 @@ static void client_write(struct server *sv, struct client *c)
             c->dead = true;
             return;
         }
-        c->last_active = sv->now;
         buf_consume(&c->out, (size_t)w);
     }
 }
@@ -174,12 +176,13 @@ void client_free(struct server *sv, struct client *c)
     free(c);
 }
 
-static void refuse_client(struct server *sv, int fd)
+static const char too_many_clients[] = "err too-many-clients the server has its limit of "
+                                       "connections; try again later\n";
+
+static void refuse_client(struct server *sv, int fd, const char *line)
 {
     /* Told at once rather than left hanging in the listen queue. */
-    static const char full[] = "err too-many-clients the server has its limit of "
-                               "connections; try again later\n";
-    ssize_t ignored = send(fd, full, sizeof full - 1, MSG_NOSIGNAL);
+    ssize_t ignored = send(fd, line, strlen(line), MSG_NOSIGNAL);
     (void)ignored;
     close(fd);
     sv->refused_full++;
@@ -194,7 +197,7 @@ static bool refuse_with_reserve(struct server *sv, int listen_fd)
     close(sv->reserve_fd);
     int fd = accept(listen_fd, NULL, NULL);
     if (fd >= 0)
-        refuse_client(sv, fd);
+        refuse_client(sv, fd, too_many_clients);
     sv->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     return fd >= 0;
 }
@@ -217,7 +220,18 @@ static void accept_clients(struct server *sv, int listen_fd, double *accept_paus
             continue;
         }
         if (sv->client_count >= sv->opt.max_clients) {
-            refuse_client(sv, fd);
+            refuse_client(sv, fd, too_many_clients);
+            continue;
+        }
+        char name[INET6_ADDRSTRLEN] = "?";
+        if (peer.ss_family == AF_INET)
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr, name, sizeof name);
+        else if (peer.ss_family == AF_INET6)
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&peer)->sin6_addr, name, sizeof name);
+        if (!address_has_room(sv, name)) {
+            refuse_client(sv, fd,
+                          "err too-many-connections this address has too many connections "
+                          "opening at once; try again later\n");
             continue;
         }
         /* The kernel's buffer for a client that does not read is bounded too (the loop's own
@@ -235,12 +249,7 @@ static void accept_clients(struct server *sv, int listen_fd, double *accept_paus
         sv->clients = grown;
         c->fd = fd;
         c->serial = ++sv->next_serial;
-        c->last_active = sv->now;
-        char name[INET6_ADDRSTRLEN] = "?";
-        if (peer.ss_family == AF_INET)
-            inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr, name, sizeof name);
-        else if (peer.ss_family == AF_INET6)
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&peer)->sin6_addr, name, sizeof name);
+        c->last_active = c->connected_at = sv->now;
         address_attach(sv, c, name);
         sv->clients[sv->client_count++] = c;
     }
@@ -305,6 +314,9 @@ void serve(struct server *sv, int listen_fd)
                 client_write(sv, c);
             bool waiting = c->awaiting || c->blocked;
             bool has_line = c->in.len && memchr(c->in.data, '\n', c->in.len);
+            if (!c->counted && !c->dead && !c->closing && !has_line &&
+                sv->now - c->connected_at >= GREETING_SECONDS && !client_settle(sv, c))
+                client_write(sv, c);
             pending |= has_line && !waiting && c->out.len <= OUT_HIGH_WATER;
             if (!c->dead && !c->closing && !waiting &&
                 sv->now - c->last_active > sv->opt.idle_timeout) {
@@ -328,6 +340,7 @@ void serve(struct server *sv, int listen_fd)
         }
         if (sv->now >= next_housekeeping) {
             unload_idle_matches(sv);
+            expire_unplayed_matches(sv);
             if (store_in_transaction(sv->store)) /* lapsed undo requests: stored now */
                 finish_round(sv);
             addresses_sweep(sv);

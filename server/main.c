@@ -62,10 +62,12 @@
 
 static const char usage_text[] =
     "usage: tg-server [--port N] [--db PATH] [--port-file PATH] [--max-clients N]\n"
+    "                 [--max-clients-per-address N]\n"
     "                 [--max-matches N] [--max-loaded N] [--idle-timeout S] [--bot-threads N]\n"
     "                 [--move-threads N] [--max-bot-iterations N] [--max-bot-ms MS]\n"
     "                 [--max-laps N]\n"
     "                 [--unload-after S] [--first-move-timeout S] [--undo-timeout S]\n"
+    "                 [--join-timeout S] [--abandon-after S]\n"
     "                 [--rate N] [--address-rate N] [--max-buffered KB]\n"
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
@@ -85,10 +87,16 @@ static void usage(FILE *f)
           "  --port-file PATH         write the port there once the server accepts clients\n"
           "  --max-clients N          concurrent connections (default 1000); more are told\n"
           "                           err too-many-clients\n"
-          "  --max-matches N          matches stored in all (default 10000000)\n"
+          "  --max-clients-per-address N  connections from one address (an IPv6 /64; a\n"
+          "                           browser's as the relay names it); default an eighth\n"
+          "                           of --max-clients, at least 8; more are told\n"
+          "                           err too-many-connections\n",
+          f);
+    fputs(          "  --max-matches N          matches stored in all (default 10000000)\n"
           "  --max-loaded N           matches held in memory at once (default 100000); the\n"
           "                           least recently used idle one is unloaded for another\n"
-          "  --idle-timeout S         close a connection silent for S seconds (default 300)\n"
+          "  --idle-timeout S         close a connection that sends no command for S seconds\n"
+          "                           (default 300; events pushed to it do not count)\n"
           "  --bot-threads N          worker threads for bot searches (default 2)\n"
           "  --move-threads N         worker threads for moves and loading matches (default 2)\n"
           "  --max-bot-iterations N   the most mcts iterations a bot request may ask (default\n"
@@ -100,6 +108,10 @@ static void usage(FILE *f)
           "  --unload-after S         unload a match unused for S seconds (default 60)\n"
           "  --first-move-timeout S   abort a clocked match with no decision after S seconds\n"
           "                           (default 60)\n"
+          "  --join-timeout S         abort a match whose second seat is not joined S seconds\n"
+          "                           after it was made (default 86400: a day)\n"
+          "  --abandon-after S        abort a match without a clock that has no move for S\n"
+          "                           seconds (default 2592000: 30 days)\n"
           "  --undo-timeout S         an undo request unanswered for S seconds lapses\n"
           "                           (default 60)\n"
           "  --rate N                 costly commands (new, bot, undo, accept, decline, watch,\n"
@@ -178,6 +190,8 @@ static int parse_args(int argc, char **argv, struct options *o)
                           .max_bot_ms = 5000,
                           .max_laps = 10000,
                           .first_move_timeout = 60,
+                          .join_timeout = 86400,
+                          .abandon_after = 30 * 86400,
                           .undo_timeout = 60,
                           .rate = 20,
                           .address_rate = 100,
@@ -259,6 +273,10 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 100000, &n) || n == 0)
                 return bad_args("--max-clients needs a number from 1 to 100000", v);
             o->max_clients = n;
+        } else if (strcmp(a, "--max-clients-per-address") == 0) {
+            if (!parse_number(v, 100000, &n) || n == 0)
+                return bad_args("--max-clients-per-address needs a number from 1 to 100000", v);
+            o->max_clients_per_address = n;
         } else if (strcmp(a, "--max-matches") == 0) {
             if (!parse_number(v, 1000000000, &n) || n == 0)
                 return bad_args("--max-matches needs a number from 1 to 1000000000", v);
@@ -291,6 +309,14 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (!parse_number(v, 86400, &n) || n == 0)
                 return bad_args("--first-move-timeout needs seconds, from 1 to 86400", v);
             o->first_move_timeout = (double)n;
+        } else if (strcmp(a, "--join-timeout") == 0) {
+            if (!parse_number(v, 31536000, &n) || n == 0)
+                return bad_args("--join-timeout needs seconds, from 1 to 31536000", v);
+            o->join_timeout = (double)n;
+        } else if (strcmp(a, "--abandon-after") == 0) {
+            if (!parse_number(v, 31536000, &n) || n == 0)
+                return bad_args("--abandon-after needs seconds, from 1 to 31536000", v);
+            o->abandon_after = (double)n;
         } else if (strcmp(a, "--undo-timeout") == 0) {
             if (!parse_number(v, 86400, &n) || n == 0)
                 return bad_args("--undo-timeout needs seconds, from 1 to 86400", v);
@@ -544,6 +570,8 @@ int main(int argc, char **argv)
         return status;
     }
     fit_clients_to_descriptor_limit(&sv.opt);
+    if (!sv.opt.max_clients_per_address) /* an eighth of the room, at least 8 */
+        sv.opt.max_clients_per_address = sv.opt.max_clients / 8 > 8 ? sv.opt.max_clients / 8 : 8;
     struct id_gap *gaps = NULL;
     size_t gap_count = 0;
     count_matches(&sv, &gaps, &gap_count);

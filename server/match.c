@@ -156,6 +156,47 @@ void match_touch(struct server *sv, struct match *m)
  * requests lapse, and moves the pinned matches that were let go back to the LRU list. Once a
  * second: the pinned sweep is the only walk over many matches, and it never runs on a client's
  * request. */
+#define EXPIRY_IDS_PER_PASS 1000 /* ids looked at a second: a bounded query, however many */
+#define EXPIRY_MAX_PER_PASS 64
+
+void expire_unplayed_matches(struct server *sv)
+{
+    uint64_t ids[EXPIRY_MAX_PER_PASS];
+    size_t n;
+    bool more;
+    if (sv->halted || store_in_transaction(sv->store) ||
+        !store_expired_matches(sv->store, sv->expiry_cursor, EXPIRY_IDS_PER_PASS,
+                               sv->opt.join_timeout, sv->opt.abandon_after, ids,
+                               EXPIRY_MAX_PER_PASS, &n, &more))
+        return;
+    /* Past the last id, the next pass starts again from the first. */
+    sv->expiry_cursor =
+        n == EXPIRY_MAX_PER_PASS ? ids[n - 1] : more ? sv->expiry_cursor + EXPIRY_IDS_PER_PASS : 0;
+    for (size_t i = 0; i < n; i++) {
+        struct match *m = loaded_match(sv, ids[i]);
+        if (m) {
+            /* Loaded: ended through the round like any change, told to its watchers. */
+            if (m->loading || m->busy || match_over(m))
+                continue;
+            struct change *ch = change_new(sv, CH_ABORT, m, 0);
+            if (!ch)
+                return;
+            ch->seat = -1;
+            m->busy = true;
+            stage(sv, ch);
+            continue;
+        }
+        if (find_set_aside(sv, ids[i]))
+            continue;
+        bool ended;
+        if (!store_expire_match(sv->store, ids[i], sv->opt.join_timeout, sv->opt.abandon_after,
+                                &ended))
+            return;
+        if (ended && sv->live_count)
+            sv->live_count--;
+    }
+}
+
 void unload_idle_matches(struct server *sv)
 {
     for (struct match *m = sv->pinned_head, *next; m; m = next) {
@@ -316,6 +357,7 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
     m->clock.turn_began = sv->now;
     ch->clock = m->clock;
     m->invite_seat = invite_seat;
+    m->creator_serial = c->serial;
     if (invite)
         memcpy(m->invite, invite, sizeof m->invite);
     tg_status st = tg_state_new(rules->rules, &ch->state);

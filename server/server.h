@@ -40,6 +40,7 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define ORIGINS_MAX 16
 #define WEB_DESCRIPTORS 3      /* a WebSocket: its socket, the relay's, and the loop's end of it */
 #define BUDGET_SECONDS 5.0     /* a budget holds this many seconds' worth of costly commands */
+#define GREETING_SECONDS 2.0   /* a connection silent this long is counted as its peer's */
 #define BOT_TT_MAX_MB 64       /* the largest transposition table a `search` request may ask */
 #define BOT_CLOCK_MARGIN_MS 50 /* a bot on a clock stops this far from its flag at least */
 /* Work one address may hold on the workers (docs/server.md, "Concurrency"): searches queued or
@@ -67,6 +68,7 @@ struct options {
     const char *trusted[ORIGINS_MAX]; /* --trusted-proxy: whose X-Forwarded-For counts */
     size_t trusted_count;
     size_t max_clients;
+    size_t max_clients_per_address; /* 0 until parsed: max(8, max_clients / 8) */
     uint64_t max_matches;
     size_t max_loaded;
     double idle_timeout;
@@ -76,6 +78,8 @@ struct options {
     unsigned long max_bot_ms; /* the longest a bot search may take */
     unsigned long max_laps;
     double first_move_timeout; /* a clocked match with no decision by then is aborted */
+    double join_timeout;       /* a match whose second seat is not joined by then is aborted */
+    double abandon_after;      /* and one without a clock and without a move for this long */
     double undo_timeout;       /* an unanswered undo request lapses after this */
     double rate, address_rate; /* costly commands per second, per connection and per address */
     size_t max_buffered;       /* bytes of output waiting for all clients together */
@@ -124,6 +128,8 @@ struct match {
     bool flag_staged;  /* its flag fall is in this round's transaction */
     bool aborted;      /* a clocked match whose first decision did not come in time */
     int invite_seat;   /* the seat nobody has joined yet, or -1 once both are taken */
+    /* The connection that made it, which may not take its other seat (in memory only). */
+    uint64_t creator_serial;
     char *kept_throws; /* throws an accepted undo took back, to be made again; or NULL */
     char invite[TOKEN_HEX_LEN + 1];
     double undo_requested_at;
@@ -142,11 +148,13 @@ struct budget {
     double tokens, stamp;
 };
 
-/* The budget shared by every connection from one address (a browser's, told by the relay). */
+/* The budget shared by every connection from one address (a browser's, told by the relay);
+ * an IPv6 address stands for its whole /64. */
 struct address {
     char name[64];
     struct budget budget;
     size_t clients;
+    size_t counted; /* the clients counted against --max-clients-per-address */
     struct address *next;
 };
 
@@ -166,6 +174,8 @@ struct client {
     size_t watch_count;
     bool greeted; /* its first line was seen: only that one may be the relay's `via` */
     bool charged; /* the command waiting for a load has been charged to the budgets */
+    bool counted; /* counted against its address's connection cap (client_settle) */
+    double connected_at;
     struct budget budget;
     struct address *address;
 };
@@ -286,6 +296,7 @@ struct server {
      * certain (store_settle): no change is taken until it can. */
     bool halted;
     struct id_gap *gaps; /* stretches of ids on a damaged page of matches, found at start-up */
+    uint64_t expiry_cursor; /* the matches nobody plays: ids up to it were looked at this pass */
     size_t gap_count;
 };
 
@@ -300,6 +311,11 @@ void metrics_publish(struct server *sv, struct web *web);
 /* limits.c */
 void fit_clients_to_descriptor_limit(struct options *o);
 bool client_greet(struct server *sv, struct client *c, char **w, size_t n);
+/* Counts the client against its address's connection cap, or refuses it (closing) if the
+ * address holds its share already; false: refused. */
+bool client_settle(struct server *sv, struct client *c);
+/* Whether the peer may hold one more connection still unsettled. */
+bool address_has_room(struct server *sv, const char *name);
 bool spend_budget(struct server *sv, struct client *c, const char *cmd);
 bool address_attach(struct server *sv, struct client *c, const char *name);
 void address_detach(struct server *sv, struct client *c);
@@ -349,6 +365,10 @@ void cmd_watch(struct server *sv, struct client *c, struct match *m, const char 
 /* events.c */
 void catch_up(struct server *sv, struct client *c, const struct match *m, size_t from);
 const char *end_reason(const struct match *m);
+/* Why an aborted match was: its seat never joined (no-join), its clocked first decision
+ * never came (no-first-move), or nobody moved in an unclocked one (abandoned). Told by what the
+ * match is, so that no reason needs storing. */
+const char *abort_reason(const struct match *m);
 void push_clock(struct server *sv, const struct match *m);
 /* Sends one line to every connection watching the match. */
 void push_event(struct server *sv, const struct match *m, const char *fmt, ...) TG_PRINTF(3, 4);
@@ -400,6 +420,9 @@ bool evictable(const struct match *m);
 void match_touch(struct server *sv, struct match *m);
 void lru_unlink(struct server *sv, struct match *m);
 void unload_idle_matches(struct server *sv);
+/* Once a second: ends the next stretch of ids' matches nobody plays (--join-timeout,
+ * --abandon-after), so that --max-matches counts play. */
+void expire_unplayed_matches(struct server *sv);
 const struct set_aside_entry *find_set_aside(const struct server *sv, uint64_t id);
 void forget_plies(struct match *m, size_t keep);
 struct match *loaded_match(struct server *sv, uint64_t id);

@@ -412,7 +412,10 @@ bool pg_connected(struct pg_store *pg)
      * (each bounded by connect_timeout), not one a round. */
     double now = seconds_now();
     if (now - pg->last_attempt < 1.0)
-        return pg_fail(pg, "the connection to PostgreSQL was lost (%s)", pg->last_cause);
+        return pg->last_cause[0]
+                   ? pg_fail(pg, "the connection to PostgreSQL was lost (%s)", pg->last_cause)
+                   : pg_fail(pg, "the connection to PostgreSQL was lost; it is made again "
+                                 "within a second");
     pg->last_attempt = now;
     pg->prepared = false;
     PQreset(pg->conn);
@@ -421,6 +424,7 @@ bool pg_connected(struct pg_store *pg)
         snprintf(pg->last_cause, sizeof pg->last_cause, "%s", pg->last_error);
         return false;
     }
+    pg->last_cause[0] = '\0'; /* made again: an earlier failure's cause is no longer news */
     pg->missed = true;
     return set_up_connection(pg);
 }

@@ -41,6 +41,11 @@ bool pg_put_kept_throws(struct pg_store *pg, uint64_t id, const char *notations)
 bool pg_put_invite(struct pg_store *pg, uint64_t id, int seat, const char *invite);
 bool pg_delete_invite(struct pg_store *pg, uint64_t id);
 bool pg_set_aborted(struct pg_store *pg, uint64_t id);
+bool pg_expired_matches(struct pg_store *pg, uint64_t after, uint64_t span, double join_timeout,
+                        double abandon_after, uint64_t *ids, size_t max, size_t *count,
+                        bool *more);
+bool pg_expire_match(struct pg_store *pg, uint64_t id, double join_timeout, double abandon_after,
+                     bool *ended);
 bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c);
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason);
 bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply);

@@ -113,6 +113,17 @@ bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invit
 bool store_delete_invite(struct store *st, uint64_t id);
 /* Ends a match with no result: its first decision did not come in time. */
 bool store_set_aborted(struct store *st, uint64_t id);
+/* The matches being played that nobody plays (store-expire.c): never joined for join_timeout
+ * seconds since created, or without a clock and without a move for abandon_after seconds (since
+ * the last move, or the creation), by the stored times. Up to max such ids in (after,
+ * after + span], ascending; *more: there are ids above that range. */
+bool store_expired_matches(struct store *st, uint64_t after, uint64_t span, double join_timeout,
+                           double abandon_after, uint64_t *ids, size_t max, size_t *count,
+                           bool *more);
+/* Ends match id with an `aborted` row if it is (still) expired, in one statement outside any
+ * round, for a match this server does not hold loaded; *ended: it was. */
+bool store_expire_match(struct store *st, uint64_t id, double join_timeout, double abandon_after,
+                        bool *ended);
 /* The matches still being played (no result, no flag fall, not aborted). */
 bool store_count_live_matches(struct store *st, uint64_t *count);
 /* Writes the match's clocks row (a match without a time control has none). */

@@ -211,7 +211,8 @@ class DescriptorsTest(LimitsCase):
         base.SERVER = ws.SERVER = SERVER
         self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
         self.db = os.path.join(self.tmp.name, "matches.db")
-        self.server = ws.WebServer(self.db)
+        # Its ten browsers share 127.0.0.1: the per-address cap is not what it tests.
+        self.server = ws.WebServer(self.db, "--max-clients-per-address", "100")
         self.server.limit_files = 64
         self.server.start()
 
@@ -255,6 +256,176 @@ class DescriptorsTest(LimitsCase):
             return reply.startswith("ok ")
         except (OSError, EOFError, ConnectionError):
             return False
+
+
+def conn_from(port, source):
+    """A line connection whose peer address is the loopback address source."""
+    c = Conn.__new__(Conn)
+    c.sock = socket.create_connection(("127.0.0.1", port), timeout=20,
+                                      source_address=(source, 0))
+    c.file = c.sock.makefile("rb")
+    return c
+
+
+def answered(conn, line):
+    """The reply to line, or "closed" if the connection ended without one."""
+    try:
+        return conn.ask(line)
+    except (OSError, ConnectionError):
+        return "closed"
+
+
+class ConnectionCapTest(LimitsCase):
+    """Connections are budgeted per address (issue 41 item 7): direct peers by their own
+    address, browsers by the one the relay names, IPv6 by its /64."""
+
+    def setUp(self):
+        base.SERVER = ws.SERVER = SERVER
+        self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
+        self.db = os.path.join(self.tmp.name, "matches.db")
+        self.server = ws.WebServer(self.db, "--max-clients", "24", "--max-clients-per-address",
+                                   "8", "--trusted-proxy", "127.0.0.1", "--rate", "1000",
+                                   "--address-rate", "1").start()
+
+    def ws_as(self, address):
+        return ws.WS(self.server.web_port, headers="X-Forwarded-For: %s\r\n" % address)
+
+    def test_one_address_idle_connections_do_not_lock_out_another(self):
+        # Thirty idle connections from 127.0.0.2 would fill --max-clients (24).
+        hogs = [conn_from(self.server.port, "127.0.0.2") for _ in range(30)]
+        time.sleep(2.5)  # past the greeting: each is counted as its peer's
+        replies = [answered(h, "help") for h in hogs]
+        self.assertEqual(sum(r.startswith("ok commands") for r in replies), 8, replies)
+        self.assertEqual(sum(r.startswith("err too-many-connections") for r in replies), 22,
+                         replies)
+        # Another address is served, over TCP and through the relay...
+        self.assertTrue(conn_from(self.server.port, "127.0.0.3").ok("help"))
+        local = [Conn(self.server.port) for _ in range(8)]
+        self.assertTrue(all(c.ok("help") for c in local))
+        # ...and the local clients holding 127.0.0.1's share do not shut the relay out: its
+        # connections count for the browser's address.
+        self.assertTrue(self.ws_as("203.0.113.7").ask("help").startswith("ok commands"))
+        self.assertReply(answered(Conn(self.server.port), "help"), "err too-many-connections")
+
+    def test_an_ipv6_64_is_one_address(self):
+        # Twenty browsers of one /64 share one connection cap and one budget (1 a second,
+        # 5 at once).
+        browsers = [self.ws_as("2001:db8:1:2::%x" % (i + 1)) for i in range(20)]
+        replies = [b.ask("list") for b in browsers]
+        self.assertEqual(sum(r.startswith("err too-many-connections") for r in replies), 12,
+                         replies)
+        ok = sum(r.startswith("ok") for r in replies)
+        self.assertTrue(5 <= ok <= 7, replies)
+        self.assertTrue(any(r.startswith("err rate-limited") for r in replies), replies)
+        # The next /64 is another address; an IPv4-mapped address is the IPv4 one.
+        self.assertTrue(self.ws_as("2001:db8:1:3::1").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("::ffff:198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(self.ws_as("::ffff:198.51.100.4").ask("list").startswith("ok"))
+        self.assertTrue(any(not self.ws_as("198.51.100.4").ask("list").startswith("ok")
+                            for _ in range(4)))
+
+
+class SilentWatcherIdleTest(LimitsCase):
+    server_args = ("--idle-timeout", "2")
+
+    def test_a_silent_watcher_is_closed_while_the_match_changes(self):
+        c, watcher, keeper = (Conn(self.server.port) for _ in range(3))
+        m = Match(c, "halusa")
+        watcher.ok("watch %d" % m.id)
+        keeper.ok("watch %d" % m.id)
+        stop, plies = threading.Event(), []
+
+        def mover():  # a move every 0.2 s until told to stop
+            while not stop.is_set():
+                moves = c.ok("moves %d" % m.id).split()
+                if not moves:
+                    return
+                m.play(c, moves[0])
+                plies.append(time.monotonic())
+                keeper.send("show %d" % m.id)  # a watcher that wants to stay sends a command
+                time.sleep(0.2)
+        thread = threading.Thread(target=mover, daemon=True)
+        thread.start()
+        watcher.sock.settimeout(8)
+        lines = []
+        try:
+            while True:
+                lines.append(watcher.read())
+        except ConnectionError:
+            closed_at = time.monotonic()
+        except socket.timeout:
+            closed_at = None
+        stop.set()
+        thread.join()
+        self.assertIsNotNone(closed_at, "a silent watcher was kept open: %r" % lines[-3:])
+        # Closed while the match was changing, by the idle timer.
+        self.assertGreater(plies[-1], closed_at, "the match stopped changing first")
+        self.assertEqual(lines[-1], "err idle-timeout no command for 2 s; closing")
+        self.assertTrue(any(x.startswith("event %d moves" % m.id) for x in lines), lines)
+        # The watcher that sent commands is still served.
+        keeper.send("show %d" % m.id)
+        keeper.sock.settimeout(3)
+        while not keeper.read().startswith("ok ply="):
+            pass
+
+class UnplayedMatchesTest(LimitsCase):
+    """Matches nobody plays end (issue 41 item 8), so that --max-matches counts play."""
+    server_args = ("--join-timeout", "2", "--max-matches", "3", "--unload-after", "1")
+
+    def test_never_joined_matches_end_and_free_their_place(self):
+        c, watcher = Conn(self.server.port), Conn(self.server.port)
+        played = Match(c, "halusa")  # joined: not touched by the join timeout
+        watched = c.ok("new halusa").split()
+        unwatched = c.ok("new tab").split()
+        self.assertReply(c.ask("new halusa"), "err match-limit")
+        watcher.ok("watch %s" % watched[0])  # kept loaded: ended through the round
+        watcher.sock.settimeout(10)
+        self.assertEqual(watcher.read(), "event %s result aborted by=no-join" % watched[0])
+        # The unwatched one was unloaded: ended in the database, with the same reason.
+        self.assertTrue(wait_for(lambda: show(c, int(unwatched[0]))["result"] == "aborted"))
+        self.assertEqual(show(c, int(unwatched[0]))["by"], "no-join")
+        self.assertNotIn("waiting-for", show(c, int(unwatched[0])))
+        self.assertReply(c.ask("join %s %s" % (unwatched[0], unwatched[2])), "err game-over")
+        self.assertEqual(show(c, played.id)["result"], "running")
+        self.assertEqual(status(c)["live"], "1")
+        record = c.ok("record %s" % watched[0])
+        lines = [c.read() for _ in range(int(record))]
+        self.assertIn('[ServerEnd "no-join"]', lines)
+        c.ok("new halusa")
+        c.ok("new halusa")
+        self.assertReply(c.ask("new halusa"), "err match-limit")
+        # Kept across a restart, with its reason.
+        self.restart()
+        c = Conn(self.server.port)
+        self.assertEqual((show(c, int(watched[0]))["result"], show(c, int(watched[0]))["by"]),
+                         ("aborted", "no-join"))
+
+
+class AbandonedMatchesTest(LimitsCase):
+    server_args = ("--abandon-after", "5")
+
+    def test_an_unclocked_match_nobody_moves_in_ends_also_across_a_restart(self):
+        c = Conn(self.server.port)
+        left = Match(c, "halusa")
+        left.play(c, c.ok("moves %d" % left.id).split()[0])
+        clocked = Match(c, "halusa clock=60+0")
+        self.server.stop()
+        time.sleep(5.5)  # the server is down: its downtime counts, from the stored times
+        self.server = base.Server(self.db, *self.server_args).start()
+        c = Conn(self.server.port)
+        live = Match(c, "halusa")  # made just now
+        # Ended by the first pass after the start, long before 5 s from the restart.
+        self.assertTrue(wait_for(lambda: show(c, left.id)["result"] == "aborted", timeout=3))
+        self.assertEqual(show(c, left.id)["by"], "abandoned")
+        self.assertEqual(show(c, live.id)["result"], "running")
+        self.assertEqual(show(c, clocked.id)["result"], "running")  # a clock ends it, not this
+        self.assertReply(c.ask("play %d 1 a1 %s" % (left.id, left.tokens[1])), "err game-over")
+        record = c.ok("record %d" % left.id)
+        lines = [c.read() for _ in range(int(record))]
+        self.assertIn('[ServerEnd "abandoned"]', lines)
 
 
 class SilentWatchersTest(LimitsCase):
@@ -379,7 +550,7 @@ class WebSafetyTest(LimitsCase):
 def any_new_match(conn, spec):
     """new_match, or (for a server before the join step) the two tokens `new` answered."""
     mid, first, second = conn.ok("new " + spec).split()
-    reply = conn.ask("join %s %s" % (mid, second))
+    reply = Conn(conn.sock.getpeername()[1]).ask("join %s %s" % (mid, second))
     if reply.startswith("err unknown-command"):
         return int(mid), [first, second]
     seat, other = reply.split()[1:]
@@ -416,6 +587,11 @@ class SeatsTest(LimitsCase):
         c = Conn(self.server.port)
         mid, token, invite = c.ok("new tab").split()
         self.assertEqual(c.ok("history %s" % mid), "")
+        # The creator's own connection may not take the other seat: it would see the opening
+        # throws before handing that seat out (issue 41 item 9).
+        self.assertReply(c.ask("join %s %s" % (mid, invite)), "err own-match")
+        self.assertEqual(c.ok("history %s" % mid), "")
+        self.assertEqual(show(c, int(mid))["waiting-for"], "1")
         self.assertEqual(show(c, mid and int(mid))["ply"], "0")
         self.restart()
         c = Conn(self.server.port)

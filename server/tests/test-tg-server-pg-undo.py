@@ -212,7 +212,7 @@ class UndoAndSiteTests:
             self.assertRegex(retried(conns[round_ % 2], "new halusa"), "^err match-limit")
             self.assertEqual(self.sql(live), "3")
             winner, words = won[0][0], won[0][1].split()
-            conns[winner].ok("join %s %s" % (words[1], words[3]))
+            Conn(conns[winner].sock.getpeername()[1]).ok("join %s %s" % (words[1], words[3]))
             made.append((int(words[1]), [words[2]]))
             for conn in conns:
                 conn.close()

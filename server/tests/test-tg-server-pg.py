@@ -498,6 +498,61 @@ def owner_of(server: base.Server) -> str:
     return server.banner.split("shared, as server ")[1].split(",")[0]
 
 
+class UnplayedMatchesTest(PgTestCase):
+    """Issue 41 items 8 and 9 on PostgreSQL: matches nobody plays end, with the lease of a
+    match another server plays respected; an `err io` always says why."""
+
+    def test_never_joined_and_abandoned_matches_end(self) -> None:
+        args = ("--join-timeout", "2", "--abandon-after", "3", "--unload-after", "1")
+        a, b = self.server(*args), self.server(*args)
+        conn, watcher = Conn(a.port), Conn(a.port)
+        watched = conn.ok("new halusa").split()[0]  # loaded on a (its lease): ended by a
+        unwatched = conn.ok("new tab").split()[0]   # unloaded: ended in the database
+        left, tokens = new_match(conn, "halusa")
+        conn.ok("play %d 0 c1 %s" % (left, tokens[0]))
+        watcher.ok("watch %s" % watched)
+        watcher.sock.settimeout(15)
+        self.assertEqual(watcher.read(), "event %s result aborted by=no-join" % watched)
+        other = Conn(b.port)
+
+        def ended(mid: int) -> bool:
+            return show(other, mid)["result"] == "aborted"
+        deadline = time.monotonic() + 15
+        while not (ended(int(unwatched)) and ended(left)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertEqual(show(other, int(unwatched))["by"], "no-join")
+        self.assertEqual(show(other, left)["by"], "abandoned")
+        self.assertEqual(self.sql("SELECT count(*) FROM aborted"), "3")
+        self.assertEqual(dict(w.partition("=")[::2] for w in other.ok("status").split())["live"],
+                         "0")
+
+    def test_a_lost_connection_is_told_with_its_cause(self) -> None:
+        s = self.server()
+        conn = Conn(s.port)
+        conn.ok("new halusa")
+        stop = threading.Event()
+
+        def cut() -> None:
+            while not stop.is_set():
+                self.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                         "datname = '%s' AND pid <> pg_backend_pid()" % self.dbname)
+                time.sleep(0.1)
+        cutter = threading.Thread(target=cut)
+        cutter.start()
+        errors = []
+        try:
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 4:
+                reply = conn.ask("list")
+                if not reply.startswith("ok"):
+                    errors.append(reply)
+        finally:
+            stop.set()
+            cutter.join()
+        self.assertTrue(errors)
+        self.assertEqual([e for e in errors if "()" in e or not e.startswith("err io ")], [])
+
+
 class SeveralServersTest(PgTestCase):
     def wait_taken_over(self, mids: list[int], dead_owner: str, limit: float) -> float:
         """Seconds until every live match of mids is leased by a server other than dead_owner

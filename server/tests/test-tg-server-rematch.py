@@ -100,7 +100,8 @@ class RematchTest(base.ServerTestCase):
         self.assertEqual(seat, "0")
         # The invite is North's old token, and it is spent once.
         self.assertReply(c.ask("join %s %s" % (new, tokens[1])), "err bad-token")
-        self.assertEqual(c.ok("join %s %s" % (new, tokens[0])).split()[0], "1")
+        self.assertEqual(base.Conn(self.server.port).ok("join %s %s" % (new, tokens[0])).split()[0],
+                         "1")
         self.assertReply(c.ask("join %s %s" % (new, tokens[0])), "err already-joined")
         self.assertNotIn("waiting-for", base.show(c, int(new)))
         self.assertEqual(base.show(c, int(new))["turn"], "0")

@@ -138,9 +138,12 @@ def show(conn, mid):
 
 
 def new_match(conn, spec):
-    """Creates a match and joins its other seat: (id, [token of seat 0, token of seat 1])."""
+    """Creates a match and joins its other seat from a second connection (the creator's own may
+    not): (id, [token of seat 0, token of seat 1])."""
     mid, token, invite = conn.ok("new " + spec).split()
-    seat, other = conn.ok("join %s %s" % (mid, invite)).split()
+    guest = type(conn)(conn.sock.getpeername()[1])  # a line connection, or a WebSocket
+    seat, other = guest.ok("join %s %s" % (mid, invite)).split()
+    guest.close()
     tokens = [token, other] if seat == "1" else [other, token]
     return int(mid), tokens
 
@@ -601,7 +604,8 @@ class FewDescriptorsTest(ServerTestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
         self.db = os.path.join(self.tmp.name, "matches.db")
-        self.server = Server(self.db, limit_files=48).start()
+        self.server = Server(self.db, "--max-clients-per-address", "100",
+                             limit_files=48).start()
 
     def test_matches_cost_no_descriptors(self):
         """The file-log server held one descriptor per running match; now 300 running matches
@@ -619,7 +623,8 @@ class FewDescriptorsTest(ServerTestCase):
             e.close()
         c.close()
         self.assertIn("--max-clients lowered", self.server.stop())
-        self.server = Server(self.db, limit_files=48).start()
+        self.server = Server(self.db, "--max-clients-per-address", "100",
+                             limit_files=48).start()
 
 
 class WorkersTest(ServerTestCase):
