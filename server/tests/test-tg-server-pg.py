@@ -709,10 +709,24 @@ class FrozenServerTest(PgTestCase):
                         "'tg-server %s' AND state = 'idle in transaction' AND backend_xid "
                         "IS NOT NULL" % owner) == "1"
 
+    def stop_in_round(self, frozen: base.Server, conn: Any, line: str, rng: random.Random) \
+            -> bool:
+        """Sends `line` to `frozen` and stops it (SIGSTOP) a moment later: whether it was
+        stopped in the middle of that command's round. If not, it runs on, and the command's
+        answer is read."""
+        conn.send(line)
+        time.sleep(rng.random() * 0.003)
+        frozen.proc.send_signal(signal.SIGSTOP)
+        time.sleep(0.05)  # a statement under way ends: its session waits for the next
+        if self.backend_in_round(owner_of(frozen)):
+            return True
+        frozen.proc.send_signal(signal.SIGCONT)
+        conn.read()
+        return False
+
     def freeze_in_round(self, frozen: base.Server, conn: Any) -> tuple[int, str]:
-        """Plays moves of clocked matches on `frozen` and stops it (SIGSTOP) in the middle of
-        one move's round: (the match, the reply's expected ply)."""
-        owner = owner_of(frozen)
+        """Plays moves of clocked matches on `frozen` and stops it in the middle of one move's
+        round: (the match, the reply's expected ply)."""
         rng = random.Random(41)
         mid, tokens = new_match(conn, "hus clock=0.1+0")
         for _ in range(300):
@@ -726,15 +740,8 @@ class FrozenServerTest(PgTestCase):
                                          tokens[int(info["turn"])])
             if info["ply"] == "0":  # the first decision starts the clocks: before the freeze
                 conn.ok(play)
-                continue
-            conn.send(play)
-            time.sleep(rng.random() * 0.003)
-            frozen.proc.send_signal(signal.SIGSTOP)
-            time.sleep(0.05)  # a statement under way ends: its session waits for the next
-            if self.backend_in_round(owner):
+            elif self.stop_in_round(frozen, conn, play, rng):
                 return mid, info["ply"]
-            frozen.proc.send_signal(signal.SIGCONT)
-            conn.read()  # the move's answer, whatever it is
         self.fail("the server was never stopped in the middle of a round in 300 tries")
 
     def test_a_server_frozen_in_its_round_does_not_stall_the_others(self) -> None:
@@ -805,6 +812,41 @@ class FrozenServerTest(PgTestCase):
         self.assertTrue(reply.startswith("ok "), reply)
         for conn in [player, watcher] + others:
             conn.close()
+
+    def test_a_server_frozen_while_admitting_a_match_does_not_block_new(self) -> None:
+        """Stopped in the middle of a `new`, holding the site's admission lock (tg_admit): the
+        others' `new` is answered at once, `err busy` at worst, and works again once
+        PostgreSQL has ended the frozen session."""
+        frozen, other = self.server(), self.server()
+        conn, rng = Conn(frozen.port, timeout=60), random.Random(5)
+        for _ in range(300):
+            if self.stop_in_round(frozen, conn, "new hus", rng):
+                break
+        else:
+            self.fail("the server was never stopped in the middle of a `new` in 300 tries")
+        stopped_at = time.monotonic()
+        try:
+            client, slowest, busy = Conn(other.port, timeout=30), 0.0, 0
+            while True:
+                self.assertLess(time.monotonic() - stopped_at, 10.0, "`new` never went through")
+                t0 = time.monotonic()
+                reply = client.ask("new hus")
+                slowest = max(slowest, time.monotonic() - t0)
+                if reply.startswith("ok "):
+                    break
+                self.assertTrue(reply.startswith("err busy "), reply)
+                busy += 1
+                time.sleep(0.05)
+            self.assertLess(slowest, 2.0)
+            print("# a server frozen holding the admission lock: `new` elsewhere %.2f s after "
+                  "the SIGSTOP (%d times err busy before), the slowest answer %.2f s"
+                  % (time.monotonic() - stopped_at, busy, slowest))
+        finally:
+            frozen.proc.send_signal(signal.SIGCONT)
+        conn.read()  # the frozen `new`: refused (its session was ended) or made
+        self.assertTrue(conn.ask("status").startswith("ok "))
+        client.close()
+        conn.close()
 
 
 class RematchAcrossServersTest(PgTestCase):
