@@ -74,6 +74,9 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
     m->clock.kept = s->clock;
     m->clock.turn_began = sv->now - (double)s->clock.used_ms / 1000.0;
     m->version = s->version;
+    bool rematch_news = s->rematch && s->rematch != m->rematch;
+    if (s->rematch)
+        m->rematch = s->rematch;
     int undo_before = m->undo_requested_by;
     m->undo_requested_by = -1;
     if (s->undo.state == UNDO_OPEN)
@@ -106,6 +109,8 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
                    s->undo.state == UNDO_LAPSED ? " by=timeout" : "");
     if (match_over(m) && !was_over)
         push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
+    if (rematch_news) /* made through another server */
+        push_event(sv, m, "rematch %" PRIu64, m->rematch);
     return true;
 }
 
@@ -308,6 +313,7 @@ static void take_over_expired(struct server *sv)
         if (m->loading || m->busy)
             continue;
         enum claim_result r = claim_alone(sv, m);
+        bool failed = r == CLAIM_FAILED;
         if (r == CLAIM_OK) {
             follow_claimed(sv, m);
             sv->taken_over++;
@@ -318,6 +324,10 @@ static void take_over_expired(struct server *sv)
             table_remove(sv, m); /* another server was quicker */
             match_free(sv, m);
         }
+        /* A database that failed (or timed out) once this tick would likely cost each of the
+         * others the same wait on the loop: the next tick tries again. */
+        if (failed)
+            break;
     }
 }
 

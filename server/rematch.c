@@ -2,7 +2,9 @@
  * first seat to ask creates the new match and takes its swapped seat; the other seat's invite
  * is that seat's token of the finished match, which only it holds, so the event that tells the
  * watchers of the old match about the new one carries no secret. The other seat then answers
- * with `rematch` too (or `join NEW TOKEN`), and is joined to its swapped seat. */
+ * with `rematch` too (or `join NEW TOKEN`), and is joined to its swapped seat. On a shared
+ * database the rematch is one site-wide: a server that loses the race to store it joins the
+ * winner's (docs/server.md, "What is site-wide"). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "server.h"
@@ -31,21 +33,23 @@ static bool staged_now(const struct server *sv, uint64_t id)
     return false;
 }
 
-static void create_rematch(struct server *sv, struct client *c, struct match *old, int seat)
+/* Creates the rematch. False: another server made it first (a shared database), and
+ * old->rematch now names it, for the caller to join. */
+static bool create_rematch(struct server *sv, struct client *c, struct match *old, int seat)
 {
     if (!admit_new_match(sv, c))
-        return;
+        return true;
     tg_status st;
     struct rules_entry *rules = rules_acquire(sv, tg_rules_spec(old->rules->rules), &st);
     if (!rules) {
         reply_status(c, st);
-        return;
+        return true;
     }
     int mine = 1 - seat, theirs = seat; /* swapped */
     struct stored_clock clock = fresh_clock(&old->clock.kept);
     struct change *ch = new_match_change(sv, c, rules, &clock, theirs, old->tokens[1 - seat]);
     if (!ch)
-        return;
+        return true;
     struct match *m = ch->match;
     ch->rematch_of = old->id;
     c->awaiting = true;
@@ -53,7 +57,29 @@ static void create_rematch(struct server *sv, struct client *c, struct match *ol
     if (sv->change_count && &sv->changes[sv->change_count - 1] == ch) {
         buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, mine, m->tokens[mine]);
         old->rematch = m->id; /* until the commit says otherwise (rematch_settle) */
+        return true;
     }
+    return !old->rematch; /* set by rematch_lost */
+}
+
+bool rematch_lost(struct server *sv, struct change *ch, struct client *c)
+{
+    bool conflict = store_last_was_conflict(sv->store);
+    if (ch->kind != CH_NEW || !ch->rematch_of ||
+        !(conflict || store_last_was_lock_wait(sv->store)))
+        return false;
+    uint64_t of = ch->rematch_of, winner = 0;
+    change_discard(sv, ch);
+    struct match *old = loaded_match(sv, of);
+    if (conflict && old && store_find_rematch(sv->store, of, &winner) && winner) {
+        old->rematch = winner;
+        push_event(sv, old, "rematch %" PRIu64, winner);
+        return true;
+    }
+    reply_error(c, "busy",
+                "the rematch of match %" PRIu64 " is being made through another server; try again",
+                of);
+    return true;
 }
 
 enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *old, char **w)
@@ -73,10 +99,8 @@ enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *o
                     "match %" PRIu64 " is still being played: a rematch follows its end", old->id);
         return RUN_DONE;
     }
-    if (!old->rematch) {
-        create_rematch(sv, c, old, seat);
+    if (!old->rematch && create_rematch(sv, c, old, seat))
         return RUN_DONE;
-    }
     if (staged_now(sv, old->rematch)) {
         reply_error(c, "busy", "the rematch of match %" PRIu64 " is being stored; try again",
                     old->id);
@@ -119,6 +143,8 @@ void rematch_settle(struct server *sv, const struct change *ch, bool stored)
         old->rematch = 0;
         return;
     }
+    if (store_is_shared(sv->store))
+        old->version++; /* as store_mark_rematch counted it: not read again on its own news */
     push_event(sv, old, "rematch %" PRIu64, ch->match->id);
 }
 

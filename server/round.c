@@ -90,7 +90,8 @@ void stage(struct server *sv, struct change *ch)
              store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
-             store_put_invite(sv->store, m->id, m->invite_seat, m->invite);
+             store_put_invite(sv->store, m->id, m->invite_seat, m->invite) &&
+             (!ch->rematch_of || store_mark_rematch(sv->store, m->id, ch->rematch_of));
         break;
     case CH_JOIN:
         ok = ok && store_delete_invite(sv->store, m->id) &&
@@ -151,6 +152,8 @@ void stage(struct server *sv, struct change *ch)
     struct client *c = client_by_serial(sv, ch->client_serial);
     if (c)
         c->awaiting = false;
+    if (outcome == CHANGE_DROPPED && admit == ADMIT_OK && rematch_lost(sv, ch, c))
+        return;
     if (claim == CLAIM_LEASED || claim == CLAIM_STALE) {
         uint64_t id = m->id;
         m->claimed = false;

@@ -463,6 +463,10 @@ void replay_done(struct server *sv, struct job *j);
 enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *old, char **w);
 void rematch_catch_up(const struct server *sv, struct client *c, const struct match *m);
 void rematch_settle(struct server *sv, const struct change *ch, bool stored);
+/* A rematch that another server stored first (or is storing): the change is discarded and
+ * true returned, the winner's id in the old match's `rematch` for the caller to join, or the
+ * client told to try again. False: not that, the change's failure is the usual one. */
+bool rematch_lost(struct server *sv, struct change *ch, struct client *c);
 
 /* round.c */
 void change_discard(struct server *sv, struct change *ch);

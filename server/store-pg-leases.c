@@ -19,8 +19,8 @@ enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, b
     const char *l[] = {pg_u64_text(a, id), pg->owner, pg_u64_text(b, pg->lease_ms),
                        pg_u64_text(c, version)};
     PGresult *r = pg_run(pg, bump ? P_CLAIM_BUMP : P_CLAIM, bump ? 4 : 3, l);
-    if (!r)
-        return CLAIM_FAILED;
+    if (!r) /* a row locked past lock_timeout: another server holds it, busy or frozen */
+        return pg_last_was_lock_wait(pg) ? CLAIM_LEASED : CLAIM_FAILED;
     bool leased = bump ? strcmp(PQgetvalue(r, 0, 0), "0") == 0 : PQntuples(r) == 0;
     bool current = bump && strcmp(PQgetvalue(r, 0, 1), "1") == 0;
     PQclear(r);
@@ -32,7 +32,7 @@ enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, b
     if (!bump) {
         const char *v[] = {pg_u64_text(a, id)};
         if (!(r = pg_run(pg, P_VERSION_LOCK, 1, v)))
-            return CLAIM_FAILED;
+            return pg_last_was_lock_wait(pg) ? CLAIM_LEASED : CLAIM_FAILED;
         current = PQntuples(r) == 1 && strtoull(PQgetvalue(r, 0, 0), NULL, 10) == version;
         PQclear(r);
     }
@@ -182,6 +182,10 @@ bool pg_versions(struct pg_store *pg, const uint64_t *ids, size_t n, uint64_t *v
 void pg_set_lease(struct pg_store *pg, unsigned lease_ms)
 {
     pg->lease_ms = lease_ms;
+    /* The session's idle_in_transaction_session_timeout follows the lease (set_up_connection
+     * sets it on every connection from now on). */
+    if (PQstatus(pg->conn) == CONNECTION_OK && pg->prepared && !pg_in_transaction(pg))
+        pg_apply_session_limits(pg);
 }
 
 const char *pg_owner(const struct pg_store *pg)

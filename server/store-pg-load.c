@@ -19,8 +19,8 @@ static const char load_sql[] =
     "SELECT 0 AS k, NULL::bigint AS n1, NULL::bigint AS n2, NULL::bigint AS n3, "
     "NULL::bigint AS n4, NULL::bigint AS n5, NULL::bigint AS n6, NULL::bigint AS n7, "
     "reason AS t1 FROM set_aside WHERE match_id = $1 "
-    "UNION ALL SELECT 1, plies, version, NULL, NULL, NULL, NULL, NULL, spec FROM matches "
-    "WHERE id = $1 "
+    "UNION ALL SELECT 1, plies, version, (SELECT r.id FROM matches r WHERE r.rematch_of = $1), "
+    "NULL, NULL, NULL, NULL, spec FROM matches WHERE id = $1 "
     "UNION ALL SELECT 2, seat, NULL, NULL, NULL, NULL, NULL, NULL, token FROM seats "
     "WHERE match_id = $1 "
     "UNION ALL SELECT 3, winner, ply, NULL, NULL, NULL, NULL, NULL, reason FROM results "
@@ -87,6 +87,7 @@ static enum load_result read_rows(const PGresult *r, struct stored_match *out, c
         return damaged(out, why, why_cap, "matches row");
     uint64_t plies = (uint64_t)num(r, i, 1);
     out->version = (uint64_t)num(r, i, 2);
+    out->rematch = is_null(r, i, 3) ? 0 : (uint64_t)num(r, i, 3);
     if (!(out->spec = strdup(PQgetvalue(r, i, COL_T1))))
         return damaged(out, why, why_cap, "out of memory");
     int seats = 0;

@@ -59,6 +59,8 @@ enum pg_stmt {
     P_SITE,
     P_INSTANCE_GONE,
     P_ADD_MOVES,
+    P_MARK_REMATCH,
+    P_FIND_REMATCH,
     P_COUNT_STATEMENTS
 };
 
@@ -95,6 +97,8 @@ bool pg_fail(struct pg_store *pg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The session's timeouts (store-pg.c): lock, statement, idle in transaction. */
+bool pg_apply_session_limits(struct pg_store *pg);
 /* Makes sure the connection is up (reconnecting once if it was lost), outside a transaction. */
 bool pg_connected(struct pg_store *pg);
 

@@ -136,6 +136,34 @@ static const char *const migrations[] = {
     "  RETURN 1; "
     "END $$;",
     /* clang-format on */
+    /* 3: one rematch per match, site-wide: the rematch names the match it follows, unique, so
+     * that two servers asked for the rematch of one match at the same moment make one; the
+     * second's write waits for the first's commit (at most lock_timeout) and fails, and that
+     * server joins the first's. The admission no longer sleeps on the loop: a round that may
+     * not wait tries the lock a few times, 5 ms apart (0.1 s at most); one that may waits
+     * for it, bounded by the session's lock_timeout (store-pg.c, set_up_connection). */
+    "ALTER TABLE matches ADD COLUMN rematch_of bigint UNIQUE REFERENCES matches (id);"
+    /* clang-format off */
+    "CREATE OR REPLACE FUNCTION tg_admit(max_live bigint, may_wait boolean) RETURNS integer "
+    "LANGUAGE plpgsql AS $$ "
+    "DECLARE got boolean := false; "
+    "BEGIN "
+    "  IF may_wait THEN "
+    "    PERFORM pg_advisory_xact_lock(7878030); "
+    "    got := true; "
+    "  END IF; "
+    "  FOR attempt IN 1..20 LOOP "
+    "    EXIT WHEN got; "
+    "    got := pg_try_advisory_xact_lock(7878030); "
+    "    IF NOT got THEN PERFORM pg_sleep(0.005); END IF; "
+    "  END LOOP; "
+    "  IF NOT got THEN RETURN 2; END IF; "
+    "  IF (SELECT count(*) FROM matches m WHERE " LIVE_MATCH("m.id") ") < max_live THEN "
+    "    RETURN 0; "
+    "  END IF; "
+    "  RETURN 1; "
+    "END $$;",
+    /* clang-format on */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -199,20 +227,29 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                      "SELECT (SELECT count(*) FROM l), (SELECT count(*) FROM u), "
                      "(SELECT pg_notify('tg_match', $1::text || ' ' || version::text) FROM u)",
     [P_VERSION_LOCK] = "SELECT version FROM matches WHERE id = $1 FOR UPDATE",
+    /* A row another session holds locked (a frozen server's claim on it, in its open
+     * transaction) is skipped, not waited for: the other leases are renewed, that one at the
+     * next tick or never (then it runs out, as a dead server's would). */
     [P_RENEW] = "UPDATE leases SET expires_at = clock_timestamp() + $2 * interval '1 millisecond' "
-                "WHERE owner = $1",
-    [P_RELEASE] = "DELETE FROM leases WHERE owner = $1 AND match_id = ANY ($2::bigint[])",
+                "WHERE owner = $1 AND match_id IN (SELECT match_id FROM leases WHERE owner = $1 "
+                "FOR UPDATE SKIP LOCKED)",
+    [P_RELEASE] = "DELETE FROM leases WHERE owner = $1 AND match_id IN (SELECT match_id FROM "
+                  "leases WHERE owner = $1 AND match_id = ANY ($2::bigint[]) FOR UPDATE SKIP "
+                  "LOCKED)",
     [P_RELEASE_ALL] = "DELETE FROM leases WHERE owner = $1",
     /* The leases that ran out on live clocked matches, to take over (a match without a clock
      * waits for its players, whose first change claims it wherever they come back); those of
      * ended matches (their server died before it unloaded them) are deleted on the way, so
-     * they do not pile up. */
+     * they do not pile up. A lease row locked by an open transaction (its server frozen in
+     * the middle of a round) is skipped, not waited for: it is taken over once that server's
+     * session has been ended (idle_in_transaction_session_timeout) and the lock is gone. */
     /* clang-format off */
-    [P_EXPIRED] = "WITH ended AS (DELETE FROM leases l WHERE l.expires_at <= clock_timestamp() "
-                  "AND NOT (" LIVE_MATCH("l.match_id") ")) SELECT l.match_id FROM leases l "
+    [P_EXPIRED] = "WITH ended AS (DELETE FROM leases WHERE match_id IN (SELECT l.match_id FROM "
+                  "leases l WHERE l.expires_at <= clock_timestamp() AND NOT (" LIVE_MATCH(
+                  "l.match_id") ") FOR UPDATE SKIP LOCKED)) SELECT l.match_id FROM leases l "
                   "JOIN clocks k ON k.match_id = l.match_id WHERE l.expires_at <= "
                   "clock_timestamp() AND " LIVE_MATCH("l.match_id") " ORDER BY l.expires_at "
-                  "LIMIT $1",
+                  "LIMIT $1 FOR UPDATE OF l SKIP LOCKED",
     /* clang-format on */
     [P_VERSIONS] = "SELECT id, version FROM matches WHERE id = ANY ($1::bigint[])",
     [P_WANT] = "SELECT pg_notify('tg_want', $1)",
@@ -239,6 +276,14 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_INSTANCE_GONE] = "DELETE FROM instances WHERE owner = $1",
     /* A change's moves rows and its count of plies in one round trip: the rows as arrays
      * ($3..$6, in ply order from $2), the count checked by the caller (one matches row). */
+    /* The new match is the rematch of $2: unique, so a second rematch of one match fails
+     * (after waiting for the first's commit); the old match's version is counted and the
+     * other servers told, so that its watchers everywhere hear of the rematch. */
+    [P_MARK_REMATCH] = "WITH r AS (UPDATE matches SET rematch_of = $2 WHERE id = $1 RETURNING id) "
+                       "UPDATE matches SET version = version + 1 WHERE id = $2 AND EXISTS "
+                       "(SELECT 1 FROM r) RETURNING pg_notify('tg_match', id::text || ' ' || "
+                       "version::text)",
+    [P_FIND_REMATCH] = "SELECT id FROM matches WHERE rematch_of = $1",
     [P_ADD_MOVES] = "WITH ins AS (INSERT INTO moves (match_id, ply, move, notation, hash_after, "
                     "seat, played_at) SELECT $1, $2 + t.o - 1, t.mv, t.nt, t.h, t.st, now() "
                     "FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::smallint[]) "
@@ -373,13 +418,37 @@ static void ignore_notice(void *arg, const char *message)
     (void)message;
 }
 
+/* The server's event loop waits for each statement: how long one may make it wait.
+ * lock_timeout: a lock held by another session (a server frozen in the middle of a round) is
+ * given up on quickly, and the change answered `err leased` or `err busy`, try again;
+ * statement_timeout: anything else the database is slow at; idle_in_transaction: a session
+ * whose server stopped in the middle of a round (SIGSTOP, a pause, a cut) is ended by
+ * PostgreSQL itself, its locks with it, a lease after it stopped (never less than a second,
+ * so a busy machine's short pause between a round's statements does not end a sound one), so
+ * that its matches are taken over like a dead server's. */
+#define LOCK_TIMEOUT_MS 250
+#define STATEMENT_TIMEOUT_MS 3000
+#define IDLE_IN_TRANSACTION_MIN_MS 1000
+
+bool pg_apply_session_limits(struct pg_store *pg)
+{
+    unsigned idle_ms = pg->lease_ms > IDLE_IN_TRANSACTION_MIN_MS ? pg->lease_ms
+                                                                 : IDLE_IN_TRANSACTION_MIN_MS;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SET lock_timeout = %d; SET statement_timeout = %d; "
+             "SET idle_in_transaction_session_timeout = %u",
+             LOCK_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, idle_ms);
+    return pg_run_sql(pg, sql);
+}
+
 /* What every connection needs: its settings, the statements, and LISTEN. */
 static bool set_up_connection(struct pg_store *pg)
 {
     PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
     /* A commit is acknowledged once durable (synchronous_commit as the server has it, `on` by
-     * default); a lock held by a stuck server must not hold up this one without end. */
-    if (!pg_run_sql(pg, "SET lock_timeout = '5s'") || !pg_run_sql(pg, "LISTEN tg_match") ||
+     * default). */
+    if (!pg_apply_session_limits(pg) || !pg_run_sql(pg, "LISTEN tg_match") ||
         !pg_run_sql(pg, "LISTEN tg_want"))
         return false;
     for (int i = 0; i < P_COUNT_STATEMENTS; i++) {
@@ -438,10 +507,17 @@ struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap)
         return NULL;
     }
     pg->lease_ms = 5000;
-    /* A database that does not answer must not hold the loop for ever: 5 s to connect,
-     * unless the conninfo says otherwise (its own connect_timeout comes later, and wins). */
-    const char *const keys[] = {"connect_timeout", "dbname", NULL};
-    const char *const values[] = {"5", conninfo, NULL};
+    /* A database that does not answer must not hold the loop for ever: 5 s to connect, and
+     * over TCP a host that went away noticed within about 10 s (keepalives while waiting for
+     * an answer, tcp_user_timeout while data is unacknowledged), unless the conninfo says
+     * otherwise (its own settings come later, and win). The session is named after the
+     * server's name in the leases table, for pg_stat_activity. */
+    char app_name[16 + TOKEN_HEX_LEN];
+    snprintf(app_name, sizeof app_name, "tg-server %s", pg->owner);
+    const char *const keys[] = {"connect_timeout",    "keepalives",       "keepalives_idle",
+                                "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+                                "fallback_application_name", "dbname", NULL};
+    const char *const values[] = {"5", "1", "5", "2", "3", "10000", app_name, conninfo, NULL};
     pg->conn = PQconnectdbParams(keys, values, 1);
     bool ok = pg->conn && PQstatus(pg->conn) == CONNECTION_OK;
     if (!ok)
@@ -477,6 +553,16 @@ void pg_close(struct pg_store *pg)
 const char *pg_error(const struct pg_store *pg)
 {
     return pg->last_error;
+}
+
+bool pg_last_was_lock_wait(const struct pg_store *pg)
+{
+    return strcmp(pg->sqlstate, "55P03") == 0; /* lock_not_available */
+}
+
+bool pg_last_was_conflict(const struct pg_store *pg)
+{
+    return strcmp(pg->sqlstate, "23505") == 0; /* unique_violation */
 }
 
 bool pg_last_was_damage(const struct pg_store *pg)

@@ -53,6 +53,10 @@ bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how);
 bool pg_site_poll(struct pg_store *pg, uint64_t clients, uint64_t loaded, unsigned alive_ms,
                   struct site_counts *out);
 enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max, bool may_wait);
+bool pg_mark_rematch(struct pg_store *pg, uint64_t id, uint64_t of);
+bool pg_find_rematch(struct pg_store *pg, uint64_t of, uint64_t *id);
+bool pg_last_was_conflict(const struct pg_store *pg);
+bool pg_last_was_lock_wait(const struct pg_store *pg);
 
 enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_match *out,
                                char *why, size_t why_cap);

@@ -60,6 +60,7 @@ struct stored_match {
     struct stored_move *moves;
     size_t move_count;
     uint64_t version; /* counts the match's changes (PostgreSQL; 0 on SQLite) */
+    uint64_t rematch; /* the match that is its rematch (PostgreSQL), or 0 */
     struct stored_undo undo;
 };
 
@@ -228,11 +229,25 @@ bool store_site_poll(struct store *st, uint64_t clients, uint64_t loaded, unsign
 /* Inside a change, before a new match's rows: whether the site has room for one more match
  * being played under max. The answer holds until the round ends (an admission lock, held to
  * the commit), so two servers cannot both take the last place. may_wait: the change is the
- * first of its round, which holds no other lock, and may wait for the admission lock; else it
- * is tried for half a second. ADMIT_BUSY: not had. Always ADMIT_OK on SQLite, where the
+ * first of its round, which holds no other lock, and may wait for the admission lock (at most
+ * lock_timeout); else it is tried for 0.1 s. ADMIT_BUSY: not had. Always ADMIT_OK on SQLite, where the
  * server's own count is the site's. */
 enum admit_result { ADMIT_OK, ADMIT_FULL, ADMIT_BUSY, ADMIT_FAILED };
 enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wait);
+
+/* Inside a change, after a new match's rows: the new match is the rematch of match `of`, the
+ * only one site-wide; the other servers are told (the old match's version counts it). On
+ * PostgreSQL a second rematch of one match fails (store_last_was_conflict) once the first is
+ * committed; a no-op on SQLite, where the server's memory is the site's. */
+bool store_mark_rematch(struct store *st, uint64_t id, uint64_t of);
+/* The rematch of match `of` stored, or 0 (always 0 on SQLite); inside a round it leaves the
+ * round's transaction as it was, failed or not. */
+bool store_find_rematch(struct store *st, uint64_t of, uint64_t *id);
+/* Whether the last failure was a unique row that another server wrote first (PostgreSQL). */
+bool store_last_was_conflict(const struct store *st);
+/* Whether the last failure was a lock that another server held past lock_timeout (busy, or
+ * frozen in its round): to try again, not the database failing. */
+bool store_last_was_lock_wait(const struct store *st);
 
 /* The socket to poll for other servers' changes, or -1. */
 int store_notify_fd(const struct store *st);

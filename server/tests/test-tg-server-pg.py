@@ -751,6 +751,217 @@ class SeveralServersTest(PgTestCase):
                                             max(takeovers)))
 
 
+class FrozenServerTest(PgTestCase):
+    """A server stopped (SIGSTOP) in the middle of a round, its transaction open and its match's
+    rows locked: the others' loops do not wait on it, `new` works there, and its clocked match
+    is taken over once PostgreSQL has ended the frozen session (idle_in_transaction_session_
+    timeout, the lease) and the match's flag falls (issue 41 item 4)."""
+
+    def backend_in_round(self, owner: str) -> bool:
+        """Whether the server's session is between two statements of a transaction that wrote
+        (its claim of the match done, its rows locked)."""
+        return self.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                        "'tg-server %s' AND state = 'idle in transaction' AND backend_xid "
+                        "IS NOT NULL" % owner) == "1"
+
+    def stop_in_round(self, frozen: base.Server, conn: Any, line: str, rng: random.Random) \
+            -> bool:
+        """Sends `line` to `frozen` and stops it (SIGSTOP) a moment later: whether it was
+        stopped in the middle of that command's round. If not, it runs on, and the command's
+        answer is read."""
+        conn.send(line)
+        time.sleep(rng.random() * 0.003)
+        frozen.proc.send_signal(signal.SIGSTOP)
+        time.sleep(0.05)  # a statement under way ends: its session waits for the next
+        if self.backend_in_round(owner_of(frozen)):
+            return True
+        frozen.proc.send_signal(signal.SIGCONT)
+        conn.read()
+        return False
+
+    def freeze_in_round(self, frozen: base.Server, conn: Any) -> tuple[int, str]:
+        """Plays moves of clocked matches on `frozen` and stops it in the middle of one move's
+        round: (the match, the reply's expected ply)."""
+        rng = random.Random(41)
+        mid, tokens = new_match(conn, "hus clock=0.1+0")
+        for _ in range(300):
+            info = show(conn, mid)
+            if info["result"] != "running" or int(info["clock"].split(",")[int(info["turn"])]) \
+                    < 4000:
+                mid, tokens = new_match(conn, "hus clock=0.1+0")
+                continue
+            moves = conn.ok("moves %d" % mid).split()
+            play = "play %d %s %s %s" % (mid, info["ply"], rng.choice(moves),
+                                         tokens[int(info["turn"])])
+            if info["ply"] == "0":  # the first decision starts the clocks: before the freeze
+                conn.ok(play)
+            elif self.stop_in_round(frozen, conn, play, rng):
+                return mid, info["ply"]
+        self.fail("the server was never stopped in the middle of a round in 300 tries")
+
+    def test_a_server_frozen_in_its_round_does_not_stall_the_others(self) -> None:
+        frozen, a, b = self.server(), self.server(), self.server()
+        player = Conn(frozen.port, timeout=60)
+        mid, ply = self.freeze_in_round(frozen, player)
+        stopped_at = time.monotonic()
+        try:
+            watcher = Conn(a.port, timeout=30)
+            watcher.ok("watch %d" % mid)
+            result: list[str] = []
+            fell_at: list[float] = []
+
+            def watch() -> None:
+                while True:
+                    line = watcher.read()
+                    if line.startswith("event %d result " % mid):
+                        result.append(line)
+                        fell_at.append(time.monotonic() - stopped_at)
+                        return
+
+            threading.Thread(target=watch, daemon=True).start()
+            others = [Conn(a.port, timeout=30), Conn(b.port, timeout=30)]
+            slowest, answers, made = 0.0, 0, 0
+            # Over the freeze, past the lease and the frozen session's end: each loop answers
+            # every time within 2 s (it froze 5 s at a time), and `new` works on both.
+            while time.monotonic() - stopped_at < 4.0 or not fell_at:
+                self.assertLess(time.monotonic() - stopped_at, 20.0,
+                                "the frozen server's clocked match was not taken over, or its "
+                                "flag did not fall")
+                for conn in others:
+                    t0 = time.monotonic()
+                    self.assertTrue(conn.ask("status").startswith("ok "))
+                    slowest = max(slowest, time.monotonic() - t0)
+                    answers += 1
+                if made < 2:
+                    reply = others[made].ask("new hus")
+                    if reply.startswith("ok "):
+                        made += 1
+                    else:  # a lock held by the frozen server: `busy`, try again, never `io`
+                        self.assertTrue(reply.startswith("err busy "), reply)
+                time.sleep(0.05)
+            self.assertTrue(result[0].endswith(" by=time"), result)
+            self.assertLess(slowest, 2.0)
+            self.assertEqual(made, 2)
+            self.assertNotEqual(self.sql("SELECT owner FROM leases WHERE match_id = %d" % mid),
+                                owner_of(frozen))
+            self.assertIn(show(others[0], mid)["result"], ("0", "1"))
+            print("# a server frozen in its round: %d answers of the others, the slowest %.2f "
+                  "s; its match's flag fell %.2f s after the SIGSTOP (lease 1 s)"
+                  % (answers, slowest, fell_at[0]))
+        finally:
+            frozen.proc.send_signal(signal.SIGCONT)
+        # Its session was ended under it: the move in flight is refused or was stored, and the
+        # server carries on.
+        reply = player.read()
+        stored = self.stored_history(mid)
+        if reply.startswith("ok"):
+            self.assertGreater(len(stored), int(ply))
+        else:
+            self.assertTrue(reply.startswith("err "), reply)
+        deadline = time.monotonic() + 10
+        while True:
+            reply = player.ask("new hus")
+            if reply.startswith("ok ") or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertTrue(reply.startswith("ok "), reply)
+        for conn in [player, watcher] + others:
+            conn.close()
+
+    def test_a_server_frozen_while_admitting_a_match_does_not_block_new(self) -> None:
+        """Stopped in the middle of a `new`, holding the site's admission lock (tg_admit): the
+        others' `new` is answered at once, `err busy` at worst, and works again once
+        PostgreSQL has ended the frozen session."""
+        frozen, other = self.server(), self.server()
+        conn, rng = Conn(frozen.port, timeout=60), random.Random(5)
+        for _ in range(300):
+            if self.stop_in_round(frozen, conn, "new hus", rng):
+                break
+        else:
+            self.fail("the server was never stopped in the middle of a `new` in 300 tries")
+        stopped_at = time.monotonic()
+        try:
+            client, slowest, busy = Conn(other.port, timeout=30), 0.0, 0
+            while True:
+                self.assertLess(time.monotonic() - stopped_at, 10.0, "`new` never went through")
+                t0 = time.monotonic()
+                reply = client.ask("new hus")
+                slowest = max(slowest, time.monotonic() - t0)
+                if reply.startswith("ok "):
+                    break
+                self.assertTrue(reply.startswith("err busy "), reply)
+                busy += 1
+                time.sleep(0.05)
+            self.assertLess(slowest, 2.0)
+            print("# a server frozen holding the admission lock: `new` elsewhere %.2f s after "
+                  "the SIGSTOP (%d times err busy before), the slowest answer %.2f s"
+                  % (time.monotonic() - stopped_at, busy, slowest))
+        finally:
+            frozen.proc.send_signal(signal.SIGCONT)
+        conn.read()  # the frozen `new`: refused (its session was ended) or made
+        self.assertTrue(conn.ask("status").startswith("ok "))
+        client.close()
+        conn.close()
+
+
+class RematchAcrossServersTest(PgTestCase):
+    """`rematch` asked on two servers at the same moment makes one match, site-wide, both
+    seats in it swapped, and the watchers on both servers are told the same one (issue 41
+    item 5)."""
+
+    def ask_until_ok(self, conn: Any, line: str, out: "dict[str, str]", key: str) -> None:
+        deadline = time.monotonic() + 15
+        while True:
+            reply = conn.ask(line)
+            if reply.startswith("ok ") or time.monotonic() > deadline or \
+                    reply.split()[:2] not in (["err", "leased"], ["err", "busy"],
+                                              ["err", "stale"]):
+                out[key] = reply
+                return
+            time.sleep(0.05)
+
+    def rematch_event(self, conn: Any, mid: int) -> str:
+        while True:
+            words = conn.read().split()
+            if words[:3] == ["event", str(mid), "rematch"]:
+                return words[3]
+
+    def test_rematch_asked_on_two_servers_at_once_makes_one(self) -> None:
+        a, b = self.server(), self.server()
+        south, north = Conn(a.port, timeout=30), Conn(b.port, timeout=30)
+        for attempt in range(8):
+            watch_a, watch_b = Conn(a.port, timeout=30), Conn(b.port, timeout=30)
+            mid, (t0, t1) = new_match(south, "hus clock=5+3")
+            moves = south.ok("moves %d" % mid).split()
+            south.ok("play %d 0 %s %s" % (mid, moves[0], t0))
+            south.ok("resign %d %s" % (mid, t0))
+            for w in (watch_a, watch_b):
+                w.ok("watch %d" % mid)
+            replies: dict[str, str] = {}
+            asks = [threading.Thread(target=self.ask_until_ok,
+                                     args=(south, "rematch %d %s" % (mid, t0), replies, "s")),
+                    threading.Thread(target=self.ask_until_ok,
+                                     args=(north, "rematch %d %s" % (mid, t1), replies, "n"))]
+            for t in asks:
+                t.start()
+            for t in asks:
+                t.join()
+            s_new, s_seat, _ = replies["s"][3:].split()
+            n_new, n_seat, _ = replies["n"][3:].split()
+            self.assertEqual(s_new, n_new, (attempt, replies))
+            self.assertEqual((s_seat, n_seat), ("1", "0"))
+            self.assertEqual(self.sql("SELECT count(*) FROM matches WHERE id > %d" % mid), "1")
+            self.assertEqual(self.sql("SELECT id FROM matches WHERE rematch_of = %d" % mid),
+                             s_new)
+            self.assertNotIn("waiting-for", show(north, int(s_new)))
+            self.assertEqual(self.rematch_event(watch_a, mid), s_new)
+            self.assertEqual(self.rematch_event(watch_b, mid), s_new)
+            watch_a.close()
+            watch_b.close()
+        south.close()
+        north.close()
+
+
 if __name__ == "__main__":
     base.SERVER = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)
