@@ -178,13 +178,14 @@ async def flood_bots(server, stop):
     conns = []
     for _ in range(4):
         r, w = await line(server.port)
-        conns.append((r, w))
+        jr, jw = await line(server.port)  # the maker of a match may not join it
+        conns += [(r, w), (jr, jw)]
         searches = []
         for _ in range(12):
             words = (await ask(r, w, "new halusa")).split()
             if words[0] != "ok":
                 continue
-            joined = (await ask(r, w, "join %s %s" % (words[1], words[3]))).split()
+            joined = (await ask(jr, jw, "join %s %s" % (words[1], words[3]))).split()
             if joined[0] == "ok":
                 searches.append("bot %s 0 search:time=2000 %s\n" % (words[1], words[2]))
         w.write("".join(searches).encode())  # all queued at once, replies never read
