@@ -12,7 +12,7 @@
  * long (a bot's search, a move, replaying a stored match) runs on a small pool of worker
  * threads, so no command holds up the other clients.
  *
- * Storage is one SQLite database in WAL mode (server/store.c): every change of one round of
+ * Storage is one SQLite database in WAL mode (server/store.h): every change of one round of
  * the loop goes into one transaction, committed (and synced) before any reply of that round
  * is sent. Matches are loaded from the database when first used and unloaded when idle, so
  * start-up costs nothing per stored match. A stored match that does not replay exactly as
