@@ -24,6 +24,16 @@ static sqlite3_int64 now_milliseconds(void)
     return (sqlite3_int64)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+/* A statement whose one parameter is the match's id. */
+static bool run_for_match(struct store *st, enum stmt_id stmt, uint64_t id)
+{
+    sqlite3_stmt *s = store_prepared(st, stmt);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return store_run(st, s);
+}
+
 bool store_insert_match(struct store *st, uint64_t wanted_id, const char *spec,
                         const char tokens[2][TOKEN_HEX_LEN + 1], uint64_t *id)
 {
@@ -187,11 +197,7 @@ bool store_delete_invite(struct store *st, uint64_t id)
 {
     if (st->pg)
         return pg_delete_invite(st->pg, id);
-    sqlite3_stmt *s = store_prepared(st, S_DELETE_INVITE);
-    if (!s)
-        return false;
-    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
-    return store_run(st, s);
+    return run_for_match(st, S_DELETE_INVITE, id);
 }
 
 bool store_set_aborted(struct store *st, uint64_t id)
@@ -229,11 +235,7 @@ bool store_clear_result(struct store *st, uint64_t id)
 {
     if (st->pg)
         return pg_clear_result(st->pg, id);
-    sqlite3_stmt *s = store_prepared(st, S_DELETE_RESULT);
-    if (!s)
-        return false;
-    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
-    return store_run(st, s);
+    return run_for_match(st, S_DELETE_RESULT, id);
 }
 
 bool store_set_aside(struct store *st, uint64_t id, const char *reason)
