@@ -8,9 +8,9 @@
  * one match, store-list.c counts and lists the matches, store-expire.c finds the matches nobody
  * plays, store-maintenance.c runs --check's integrity check and --backup; past damage,
  * store-scan.c counts past a damaged page, store-repair.c keeps and restores the schema page,
- * store-quarantine.c puts a damaged side table aside. PostgreSQL: store-pg.c (and the
- * store-pg-*.c files, store-pg-private.h). store-shared.c: what several servers on one
- * database need, no-ops on SQLite. */
+ * store-quarantine.c puts a damaged side table aside. PostgreSQL: store-pg.c opens it, and the
+ * store-pg-*.c files do the same jobs there (store-pg-private.h). store-shared.c: what several
+ * servers on one database need, no-ops on SQLite. */
 #ifndef TG_SERVER_STORE_H
 #define TG_SERVER_STORE_H
 
