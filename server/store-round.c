@@ -1,7 +1,7 @@
 /* The round's transaction on SQLite (store.h): begun at a round's first change, a savepoint
  * around each change so that one failing change does not take the others with it, committed
  * or rolled back whole; and, after a commit that failed, the log settled so that the refused
- * round cannot reappear. PostgreSQL's is store-pg.c. */
+ * round cannot reappear. PostgreSQL's is store-pg-round.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "store.h"
