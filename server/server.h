@@ -441,6 +441,20 @@ bool table_insert(struct server *sv, struct match *m);
 void table_remove(struct server *sv, struct match *m);
 void write_set_aside_marks(struct server *sv);
 
+/* open-database.c */
+/* Opens the database at start-up, mending what it can first (the log checked, damaged side
+ * tables put aside, a damaged schema page rebuilt); what the log lost is written into
+ * wal_warning. Ends the process (fatal) if the database cannot be opened. */
+void open_database(struct server *sv, char *wal_warning, size_t warning_cap);
+/* Counts the stored and live matches past damaged pages, setting their ids aside, reads the
+ * set-aside marks, and with --check replays every match. */
+void survey_stored_matches(struct server *sv);
+
+/* options.c */
+/* Reads the command line into o, defaults first: -1 to go on, else the exit status to end with
+ * (0 after --help, EXIT_BAD_ARGS after saying what is wrong). */
+int parse_options(int argc, char **argv, struct options *o);
+
 /* protocol.c */
 struct client *client_by_serial(struct server *sv, uint64_t serial);
 enum run_result handle_line(struct server *sv, struct client *c, char *line);

@@ -1,5 +1,7 @@
-/* What store-pg.c and store-pg-load.c share: the prepared statements and the connection's
- * state. Private to the two files. */
+/* What the PostgreSQL store's files share: store-pg.c opens the connection, and
+ * store-pg-round.c, store-pg-write.c, store-pg-load.c, store-pg-leases.c, store-pg-site.c and
+ * store-pg-expire.c work on it, one job each, so they share the prepared statements, the
+ * connection's state and the helpers that run statements and note failures. Private to them. */
 #ifndef TG_SERVER_STORE_PG_PRIVATE_H
 #define TG_SERVER_STORE_PG_PRIVATE_H
 

@@ -1,5 +1,6 @@
-/* The PostgreSQL store (libpq): the functions store.c hands a PostgreSQL database to, one for
- * each of store.h's, with the same promises. Private to the store's files. */
+/* The PostgreSQL store (libpq): the functions the store's files (store.c, store-round.c,
+ * store-write.c, ...) hand a PostgreSQL database to, one for each of store.h's, with the same
+ * promises. Private to the store's files. */
 #ifndef TG_SERVER_STORE_PG_H
 #define TG_SERVER_STORE_PG_H
 

@@ -1,4 +1,7 @@
-/* What store.c and store-load.c share: the prepared statements and the store's state; and the
+/* What the SQLite store's files share: store.c opens the database, and store-round.c,
+ * store-write.c, store-load.c, store-list.c, store-expire.c, store-scan.c, store-repair.c,
+ * store-maintenance.c and store-shared.c work on it, one job each, so they share the store's
+ * state, the prepared statements and the helpers that run them and note failures; and the
  * set-aside table's definition, which store-quarantine.c uses too. Private to those files. */
 #ifndef TG_SERVER_STORE_PRIVATE_H
 #define TG_SERVER_STORE_PRIVATE_H
@@ -78,6 +81,12 @@ struct store {
 bool store_failed(struct store *st, int code);
 /* The statement, prepared on first use; NULL (failure noted) if it cannot be. */
 sqlite3_stmt *store_prepared(struct store *st, enum stmt_id id);
+/* Runs a statement that returns no rows (its parameters already bound); false, failure noted,
+ * if it fails. Used by the round's statements and by every write. */
+bool store_run(struct store *st, sqlite3_stmt *s);
+/* Hashes use all 64 bits and SQL integers are signed: the bits are stored as they are, written
+ * by store-write.c and read back by store-load.c. */
+sqlite3_int64 store_as_signed(uint64_t v);
 uint64_t store_as_unsigned(sqlite3_int64 v);
 
 #endif

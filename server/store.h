@@ -1,8 +1,16 @@
 /* The match server's storage: matches, seats, moves and results as rows, in one SQLite database
- * (WAL mode; store.c, store-load.c) or in PostgreSQL (store-pg.c, store-pg-load.c), which
- * several servers may share. Only the server's loop thread touches it. One interface for both:
- * the files above only store and load rows, the match logic is the server's own. The schemas
- * are described in docs/server.md. */
+ * (WAL mode) or in PostgreSQL, which several servers may share. Only the server's loop thread
+ * touches it. One interface for both: the files below only store and load rows, the match
+ * logic is the server's own. The schemas are described in docs/server.md.
+ *
+ * SQLite, one job a file: store.c opens the database (schema, pragmas, statements),
+ * store-round.c the round's transaction, store-write.c writes a match's rows, store-load.c reads
+ * one match, store-list.c counts and lists the matches, store-expire.c finds the matches nobody
+ * plays, store-maintenance.c runs --check's integrity check and --backup; past damage,
+ * store-scan.c counts past a damaged page, store-repair.c keeps and restores the schema page,
+ * store-quarantine.c puts a damaged side table aside. PostgreSQL: store-pg.c opens it, and the
+ * store-pg-*.c files do the same jobs there (store-pg-private.h). store-shared.c: what several
+ * servers on one database need, no-ops on SQLite. */
 #ifndef TG_SERVER_STORE_H
 #define TG_SERVER_STORE_H
 
