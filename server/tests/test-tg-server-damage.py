@@ -302,10 +302,6 @@ class FailedSyncTest(DamageCase):
         del err
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class DamagedSideTableTest(DamageCase):
     """Every page of the file but page 1 (the schema's: above) damaged in turn: the server
     starts each time, serves every match it does not set aside exactly as made, and a damaged
@@ -429,3 +425,9 @@ class DamagedSideTableTest(DamageCase):
                     finally:
                         self.assertNotIn("renamed damaged_", self.server.stop())
         self.assertEqual(seen_tables, set(cost))
+
+
+if __name__ == "__main__":  # alone: test-tg-server-damage.py BUILD/server/tg-server
+    import sys
+    SERVER = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
