@@ -416,6 +416,8 @@ export function render() {
   renderMatchLock();
   $('analysis').setAttribute('aria-pressed', String(S.analysing));
   $('hint-button').disabled = !personToDecide();
+  // The server has no pause: its clocks run and its throws are instant (docs/web.md).
+  $('pause').hidden = Boolean(online);
   $('pause').textContent = t(paused ? 'move.resume' : 'move.pause');
   $('pause').setAttribute('aria-pressed', String(paused));
   document.body.setAttribute('data-ply', String(log.length));
