@@ -423,6 +423,9 @@ export function rematch() {
     return;
   }
   S.seats = [S.seats[1], S.seats[0]];
+  // The person's own side at the bottom, as at the start: with one person, it has moved.
+  const people = [0, 1].filter((player) => S.seats[player] === 'person');
+  if (people.length === 1) S.flipped = people[0] === 1;
   replaceState(new S.tg.State(S.state.spec));
 }
 

@@ -904,6 +904,32 @@ test('levels by name with the rating measured for the game on the board (docs/ra
   await page.close();
 });
 
+test('an offline rematch turns the board so that the person\'s side is at the bottom, as at the start', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'hus', south: 'person', north: 'greedy' });
+  const bottomRow = () => page.evaluate(() => {
+    const ys = [...document.querySelectorAll('#board .cell')].map((n) => [n.dataset.name, n.getBoundingClientRect().y]);
+    return ys.sort((a, b) => b[1] - a[1])[0][0].replace(/[a-z]+/, '');
+  });
+  assert.equal(await bottomRow(), '1', 'South\'s outer row at the bottom');
+  assert.match(await textOf(page, '#seat-south'), /^South/);
+  const game = new tg.State('hus');
+  game.playout(7);
+  const finished = game.toString();
+  game.free();
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, finished);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'over');
+  await page.click('#rematch');
+  await waitForPerson(page);
+  assert.deepEqual([await page.$eval('#seat0', (n) => n.value), await page.$eval('#seat1', (n) => n.value)], ['greedy', 'person']);
+  // The person now plays North: North's outer row (4) and seat bar at the bottom.
+  assert.equal(await bottomRow(), '4');
+  assert.match(await textOf(page, '#seat-south'), /^North/);
+  assert.equal(await page.$eval('#flip', (n) => n.getAttribute('aria-pressed')), 'true');
+  await page.close();
+});
+
 test('no console errors or warnings, no failed requests, in any of the above', () => {
   assert.deepEqual(consoleProblems, []);
 });
