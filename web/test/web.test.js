@@ -994,6 +994,8 @@ test('At-Tab wa-d-Dukk: the person throws their own sticks with a button (keyboa
   assert.equal(await visible(page, '#throw'), true);
   assert.equal(await textOf(page, '#throw'), en['sticks.throw']);
   assert.equal(await textOf(page, '#status-text'), en['status.your-throw'](en['side.0']));
+  // Nothing thrown yet: the sticks lie unthrown, not all dark as a throw of 6 would show them.
+  assert.deepEqual(await page.$$eval('#sticks .stick', (nodes) => nodes.map((n) => n.classList.contains('unthrown'))), [true, true, true, true]);
   await page.evaluate(() => {
     window.rolling = 0;
     new MutationObserver(() => {
