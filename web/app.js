@@ -10,14 +10,14 @@ import {
 import {
   newGame, onMoveTyped, undo, togglePause, toggleFlip, loadPosition, onSeatChange, cancelChoice,
   replaceState, startWorker, viewPly, stepView, rematch, recordText, openRecord,
-  requestAnalysis, toggleAnalysis,
+  requestAnalysis, toggleAnalysis, throwByPerson, resignGame, offerDraw,
 } from './controller.js';
 import {
   buildOptions, composeSpec, copyPosition, fillSelects, fillSeats, render,
 } from './panels.js';
 import { renderLearn } from './learn.js';
 import {
-  joinMatch, linkFields, createOnlineMatch, answerUndo, resign,
+  joinMatch, linkFields, createOnlineMatch, answerUndo,
 } from './online.js';
 
 function randomSeed() {
@@ -82,7 +82,9 @@ function wire() {
   $('flip').addEventListener('click', toggleFlip);
   $('paste-form').addEventListener('submit', loadPosition);
   $('online-form').addEventListener('submit', createOnlineMatch);
-  $('resign').addEventListener('click', resign);
+  $('resign').addEventListener('click', resignGame);
+  $('draw-offer').addEventListener('click', offerDraw);
+  $('throw').addEventListener('click', throwByPerson);
   $('undo-accept').addEventListener('click', () => answerUndo('accept'));
   $('undo-decline').addEventListener('click', () => answerUndo('decline'));
   $('copy-position').addEventListener('click', copyPosition);

@@ -286,11 +286,12 @@ export function markPreview(container, cells) {
   }
 }
 
-// The four sticks: `white` of them show their white side (a throw of 6 shows none).
+// The four sticks: `white` of them show their white side (a throw of 6 shows none); null,
+// not thrown yet, shows them lying unthrown, unlike any throw.
 export function drawSticks(svg, white) {
   svg.replaceChildren();
   for (let i = 0; i < 4; i++) {
-    const face = white === null ? 'dark' : i < white ? 'white' : 'dark';
+    const face = white === null ? 'unthrown' : i < white ? 'white' : 'dark';
     el('rect', { x: 8 + i * 28, y: 6, width: 18, height: 52, rx: 8, class: `stick ${face}` }, svg);
   }
 }

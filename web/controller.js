@@ -9,9 +9,9 @@ import {
   S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC,
 } from './session.js';
 import {
-  render, renderChoices, previewMove, seatLabel, syncGameControls,
+  render, renderChoices, previewMove, seatLabel, syncGameControls, sideName,
 } from './panels.js';
-import { sendMove, requestUndo, requestRematch } from './online.js';
+import { sendMove, requestUndo, requestRematch, resign } from './online.js';
 import { renderLearn } from './learn.js';
 import { animateStory } from './animate.js';
 import { storyOf } from './story.js';
@@ -75,9 +75,11 @@ export function advance() {
   const { state, online, seats } = S;
   S.selectedCell = null;
   $('hint').textContent = '';
-  if (state.isTerminal || online?.result) setPhase('over');
+  $('draw-answer').textContent = '';
+  if (state.isTerminal || online?.result || S.ended) setPhase('over');
   else if (online && (online.waitingFor !== null || state.isChance || seats[state.player] === 'remote')) setPhase('remote');
-  else if (state.isChance) setPhase('throw');
+  // A person throws their own sticks (the throw button); a bot's are thrown for it.
+  else if (state.isChance) setPhase(seats[state.turn] === 'person' ? 'your-throw' : 'throw');
   else if (seats[state.player] === 'person') setPhase('person');
   else setPhase('bot');
   if (S.paused && (S.phase === 'throw' || S.phase === 'bot')) setPhase('paused');
@@ -86,6 +88,8 @@ export function advance() {
   const focus = document.activeElement;
   if (S.phase === 'person' && (!focus || focus === document.body)) {
     document.querySelector('#board .cell[tabindex]')?.focus({ preventScroll: true });
+  } else if (S.phase === 'your-throw' && (!focus || focus === document.body)) {
+    $('throw').focus({ preventScroll: true });
   }
   const gen = S.generation;
   if (S.analysing && S.phase === 'person' && S.analysis?.ply !== S.log.length) requestAnalysis();
@@ -95,6 +99,14 @@ export function advance() {
     if (delay) setTimeout(() => { if (gen === S.generation) askBot(gen); }, delay);
     else askBot(gen);
   }
+}
+
+// The throw button: the person's own throw, drawn by the library like every other.
+export function throwByPerson() {
+  if (S.phase !== 'your-throw' || S.viewPly !== null) return;
+  setPhase('throw');
+  render();
+  throwSticks(S.generation);
 }
 
 function throwSticks(gen) {
@@ -315,6 +327,7 @@ export function replaceState(next) {
   S.log = logOf(next);
   S.lastThrow = lastThrowIn(S.log);
   S.viewPly = null;
+  S.ended = null;
   clearError('move-error');
   S.flipped = S.online ? S.online.seat === 1 : S.flipped;
   syncGameControls(next.gameId, next.spec);
@@ -350,7 +363,7 @@ export function undo() {
     return;
   }
   const { state, log, seats } = S;
-  if (log.length === 0) return;
+  if (log.length === 0 || S.ended) return;
   invalidate();
   const anyPerson = seats.includes('person');
   do {
@@ -389,6 +402,8 @@ export function onSeatChange() {
 export function viewPly(k) {
   S.viewPly = k === null || k >= S.log.length ? null : Math.max(0, k);
   render();
+  // Back at the game: what the replay held back (the analysis of a person's turn) goes on.
+  if (S.viewPly === null && S.analysing && personToDecide() && S.analysis?.ply !== S.log.length) requestAnalysis();
 }
 
 export function stepView(delta) {
@@ -423,6 +438,9 @@ export function rematch() {
     return;
   }
   S.seats = [S.seats[1], S.seats[0]];
+  // The person's own side at the bottom, as at the start: with one person, it has moved.
+  const people = [0, 1].filter((player) => S.seats[player] === 'person');
+  if (people.length === 1) S.flipped = people[0] === 1;
   replaceState(new S.tg.State(S.state.spec));
 }
 
@@ -435,4 +453,60 @@ export function togglePause() {
   S.paused = !S.paused;
   invalidate();
   advance();
+}
+
+// Resignation: online the server's; offline the person's (of two at one screen, the side to
+// move), which ends the game on the page. The library's state knows no resignation.
+export function resignGame() {
+  if (S.online) {
+    resign();
+    return;
+  }
+  const { state, seats } = S;
+  if (state.isTerminal || S.ended || S.viewPly !== null) return;
+  const people = [0, 1].filter((player) => seats[player] === 'person');
+  if (people.length === 0 || !(fast || window.confirm(t('move.confirm-resign')))) return;
+  const loser = people.length === 1 ? people[0] : state.turn;
+  endGame({ winner: String(1 - loser), by: 'resignation' });
+}
+
+function endGame(result) {
+  invalidate();
+  pendingAnalysis?.abort.abort();
+  pendingAnalysis = null;
+  S.ended = result;
+  advance();
+}
+
+// A draw offer, offline, on a person's turn. Two people at one screen agree it by the button.
+// A bot accepts when the engine says its own side is not ahead: the value of the position
+// for the bot, from the same fixed-depth analysis as the hint (the page computes no value).
+export async function offerDraw() {
+  if (S.online || !personToDecide()) return;
+  const { state, seats } = S;
+  const answer = $('draw-answer');
+  if (seats.every((seat) => seat === 'person')) {
+    endGame({ winner: 'draw', by: 'agreement' });
+    return;
+  }
+  const bot = 1 - state.player;
+  const gen = S.generation;
+  const ply = S.log.length;
+  answer.textContent = t('draw.considering', sideName(bot));
+  let analysis;
+  try {
+    analysis = await searcher.analyse(state, ANALYSIS_SPEC, 0);
+  } catch (error) {
+    answer.textContent = t('status.bot-failed', error?.message ?? String(error));
+    return;
+  }
+  if (gen !== S.generation || ply !== S.log.length || S.ended) return;
+  // The best move's value is the mover's (the person's); the bot's is its opposite.
+  const value = analysis.length ? -analysis[0].value : 0;
+  if (value <= 0) {
+    endGame({ winner: 'draw', by: 'agreement' });
+    answer.textContent = t('draw.accepted', sideName(bot));
+  } else {
+    answer.textContent = t('draw.declined', sideName(bot), value);
+  }
 }

@@ -1,14 +1,14 @@
 // Everything around the board: the seat bars and clocks, the status line, the Tab sticks and
 // choice buttons, the move list, the game-over banner, the New game form built from the
 // library's catalogue. Each is redrawn from the session by render().
-import { DRAW, MOVE_PASS } from './traditional-games/traditional-games.js';
+import { DRAW, MOVE_PASS, CELL_DEAD } from './traditional-games/traditional-games.js';
 import { drawBoard, drawSticks, markPreview } from './board.js';
 import { t, has } from './i18n.js';
 import {
   S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
-  replayAt,
+  replayAt, cellsOf,
 } from './session.js';
-import { activateCell, hoverCell, playPerson } from './controller.js';
+import { activateCell, hoverCell, playPerson, lastThrowIn } from './controller.js';
 import { EVENT, endReasonName, storyLine, storyOf } from './story.js';
 import { LEVELS, levelOf, loadRatings, ratingsOf, ratingsRead } from './levels.js';
 
@@ -88,6 +88,14 @@ function renderSeatBar(bar, player, state = S.state) {
     reserve.textContent = t('bar.reserve', fields.reserve.split(',')[player]);
     score.appendChild(reserve);
   }
+  if (match) {
+    // The holes the side holds this round: its own, less the dead ones (the library's flags).
+    const holes = cellsOf(state).filter((cell) => cell.owner === player && !(cell.flags & CELL_DEAD)).length;
+    const held = document.createElement('span');
+    held.className = 'fields holes';
+    held.textContent = t('bar.holes', holes);
+    score.appendChild(held);
+  }
   score.setAttribute('data-score', state.score(player));
   bar.append(who, score);
   if (online?.clock) {
@@ -107,7 +115,7 @@ function statusText() {
   const { state, online, seats, phase } = S;
   const decision = lastDecision();
   const last = decision ? t('status.played', sideName(decision.player), decision.text) : '';
-  if (state.isTerminal || online?.result) return `${last}${t('status.over')}`;
+  if (state.isTerminal || online?.result || S.ended) return `${last}${t('status.over')}`;
   const who = sideName(state.turn);
   if (online) {
     if (online.waitingFor === 0 || online.waitingFor === 1) return t('status.waiting-join', sideName(online.waitingFor));
@@ -116,13 +124,21 @@ function statusText() {
     return `${last}${online.seat === null ? t('status.to-move', who) : t('status.waiting', who)}`;
   }
   const pause = phase === 'paused' ? t('status.paused') : '';
-  if (state.isChance) return `${last}${t('status.throws', who)}${pause}`;
+  if (state.isChance) return `${last}${t(phase === 'your-throw' ? 'status.your-throw' : 'status.throws', who)}${pause}`;
   return seats[state.player] === 'person' ? `${last}${t('status.to-move', who)}`
     : `${last}${t('status.to-move-seat', who, seatLabel(state.player))}${pause}`;
 }
 
-function fieldsText() {
-  const fields = positionFields();
+// The words of a past position of the replay: who played what there and who was to move.
+function replayStatusText(state, log) {
+  const decision = lastDecision(state, log);
+  const last = decision ? t('status.played', sideName(decision.player), decision.text) : '';
+  if (state.isTerminal) return `${last}${t('status.over')}`;
+  return `${last}${t(state.isChance ? 'status.throws' : 'status.to-move', sideName(state.turn))}`;
+}
+
+function fieldsText(state = S.state) {
+  const fields = positionFields(state.toString());
   const parts = [];
   if (fields.round) {
     parts.push(t('fields.round', fields.round, sideName(Number(fields.starter))));
@@ -140,15 +156,21 @@ export function sticksWhite(value) {
   return value === 6 ? 0 : value;
 }
 
-function renderTabPanel() {
-  const { state, lastThrow, phase } = S;
+function renderTabPanel(state = S.state, log = S.log) {
+  const { phase } = S;
   const panel = $('tab-panel');
   panel.hidden = state.gameId !== 'tab';
   if (panel.hidden) return;
+  const throws = positionFields(state.toString()).throws;
+  const stored = !throws || throws === '-' ? [] : throws.split(',');
+  // A position pasted or opened without its throws in the move list still holds them: the
+  // sticks show the last one it stores.
+  const thrown = state === S.state ? S.lastThrow : lastThrowIn(log);
+  const lastThrow = thrown ?? (stored.length ? Number(stored.at(-1)) : null);
   if (phase !== 'throw') drawSticks($('sticks'), lastThrow === null ? null : sticksWhite(lastThrow));
   $('sticks').setAttribute('aria-label', lastThrow === null ? t('sticks.none') : t('sticks.last', lastThrow));
-  const throws = positionFields().throws;
-  const stored = !throws || throws === '-' ? [] : throws.split(',');
+  $('throw').hidden = phase !== 'your-throw';
+  $('throw').disabled = S.viewPly !== null;
   $('throws-text').textContent = state.isTerminal ? '' : t('sticks.to-spend', sideName(state.turn), stored);
   renderChoices();
 }
@@ -251,8 +273,10 @@ function renderRematch() {
 function renderBanner() {
   const { state, online } = S;
   const banner = $('banner');
-  const ended = online?.result && !state.isTerminal ? online.result : null;
-  banner.hidden = !state.isTerminal && !ended;
+  const result = online?.result ?? S.ended;
+  const ended = result && !state.isTerminal ? result : null;
+  // The banner is the live game's: a past position of the replay has only its own words.
+  banner.hidden = (!state.isTerminal && !ended) || S.viewPly !== null;
   renderBannerText(state, online, banner, ended);
   if (!banner.hidden) renderRematch();
 }
@@ -266,12 +290,19 @@ function renderBannerText(state, online, banner, ended) {
     $('rematch').hidden = true;
     return;
   }
+  if (ended?.by === 'agreement') {
+    $('banner-title').textContent = t('banner.draw-agreed');
+    $('banner-reason').textContent = t('banner.agreed');
+    banner.setAttribute('data-by', ended.by);
+    $('rematch').hidden = false;
+    return;
+  }
   if (ended) {
     const winner = Number(ended.winner);
     $('banner-title').textContent = t('banner.wins', sideName(winner));
     $('banner-reason').textContent = t(ended.by === 'time' ? 'banner.time' : 'banner.resigned', sideName(1 - winner));
     banner.setAttribute('data-by', ended.by);
-    $('rematch').hidden = true;
+    $('rematch').hidden = Boolean(online);
     return;
   }
   banner.removeAttribute('data-by');
@@ -307,8 +338,7 @@ function describeEnding(reason) {
 
 // What the last decision did, in a line of words from its story (and, at the end of a round
 // of a Walak-pussa match, who won it and the reserves the next round starts from).
-function renderMoveStory() {
-  const { state, log } = S;
+function renderMoveStory(state = S.state, log = S.log) {
   let i = log.length - 1;
   while (i >= 0 && log[i].chance) i--;
   if (i < 0) {
@@ -317,7 +347,7 @@ function renderMoveStory() {
   }
   const events = storyOf(state, i);
   let line = `${sideName(log[i].player)}: ${storyLine(state, log[i].text, events)}`;
-  const fields = positionFields();
+  const fields = positionFields(state.toString());
   if (events.some((e) => e.kind === EVENT.ROUND_END) && fields.reserve) {
     line += `; ${t('story.reserves', ...fields.reserve.split(','))}`;
   }
@@ -369,6 +399,37 @@ function renderMatchLock() {
   $('move-form').hidden = Boolean(online && online.seat === null);
 }
 
+// The status, the line of words, the fields and the sticks: of the position on the board,
+// which in the replay is a past one (its own plies of the move list).
+function renderPositionWords(replay) {
+  if (replay) {
+    const log = S.log.slice(0, S.viewPly);
+    $('status-text').textContent = replayStatusText(replay.shown, log);
+    renderMoveStory(replay.shown, log);
+    $('fields').textContent = fieldsText(replay.shown);
+    renderTabPanel(replay.shown, log);
+    return;
+  }
+  $('status-text').textContent = statusText();
+  renderMoveStory();
+  $('fields').textContent = fieldsText();
+  renderTabPanel();
+}
+
+// Resign and, offline, a draw offer: a seat's page online, offline whenever a person plays.
+// Two people at one screen agree a draw by the button; a bot answers an offer (controller.js).
+function renderEndControls(past) {
+  const { online, state, seats } = S;
+  const over = state.isTerminal || Boolean(online?.result) || Boolean(S.ended);
+  const people = seats.filter((seat) => seat === 'person').length;
+  $('resign').hidden = online ? online.seat === null : people === 0;
+  $('resign').disabled = past || over;
+  const draw = $('draw-offer');
+  draw.hidden = Boolean(online) || people === 0;
+  draw.textContent = t(people === 2 ? 'move.draw-agree' : 'move.draw-offer');
+  draw.disabled = past || over || !personToDecide();
+}
+
 // The move list as a replay: the position after the chosen ply, read from the library on a
 // copy, with the game going on underneath.
 function renderReplay() {
@@ -393,29 +454,31 @@ export function render() {
     renderSeatBar($('seat-north'), S.flipped ? 0 : 1, shown);
     renderSeatBar($('seat-south'), S.flipped ? 1 : 0, shown);
     $('position').textContent = shown.toString();
+    renderPositionWords(replay);
   } finally {
     if (replay) shown.free();
   }
   $('board').setAttribute('aria-label', t('board.label', gameName(state.gameId), state.rows, state.cols));
   $('flip').setAttribute('aria-pressed', String(S.flipped));
   $('flip').hidden = Boolean(online);
-  $('status-text').textContent = statusText();
-  renderMoveStory();
-  $('fields').textContent = fieldsText();
-  renderTabPanel();
   renderMoveList();
   renderBanner();
   // The spec is notation: isolated left to right inside a right-to-left sentence.
   $('tagline').textContent = t('page.tagline', gameName(state.gameId), `\u2066${state.spec}\u2069`);
   const names = personToDecide() ? state.legalMoveNames() : [];
   $('legal-moves').replaceChildren(...names.map((name) => Object.assign(document.createElement('option'), { value: name })));
-  $('undo').disabled = log.length === 0 || Boolean(online && (online.seat === null || online.result));
-  $('resign').hidden = !online || online.seat === null;
-  $('resign').disabled = Boolean(online && (online.result || state.isTerminal));
+  // In the replay, nothing acts on the game as it stands until the person is back at it.
+  const past = S.viewPly !== null;
+  $('undo').disabled = past || log.length === 0 || Boolean(S.ended) || Boolean(online && (online.seat === null || online.result));
+  $('move-form').querySelector('button[type="submit"]').disabled = past;
+  $('move-input').disabled = past;
+  renderEndControls(past);
   renderUndoOffer();
   renderMatchLock();
   $('analysis').setAttribute('aria-pressed', String(S.analysing));
   $('hint-button').disabled = !personToDecide();
+  // The server has no pause: its clocks run and its throws are instant (docs/web.md).
+  $('pause').hidden = Boolean(online);
   $('pause').textContent = t(paused ? 'move.resume' : 'move.pause');
   $('pause').setAttribute('aria-pressed', String(paused));
   document.body.setAttribute('data-ply', String(log.length));

@@ -48,6 +48,9 @@ export const S = {
   paused: false,
   selectedCell: null,
   lastThrow: null,
+  // An offline game ended by its players, not by the rules: { winner, by: 'resignation' }
+  // or { winner: DRAW, by: 'agreement' }, or null. The library's state knows nothing of it.
+  ended: null,
   pendingBot: null,
   nextEntryKey: 1,
   // The match on tg-server this page plays or watches (online.js), or null offline.
@@ -98,8 +101,7 @@ export function boardSignature(s) {
 }
 
 // The last decision (throws skipped): where it started and which cells it changed.
-export function lastDecision() {
-  const { log, state } = S;
+export function lastDecision(state = S.state, log = S.log) {
   let i = log.length - 1;
   while (i >= 0 && log[i].chance) i--;
   if (i < 0) return null;
@@ -118,8 +120,9 @@ export function lastDecision() {
   }
 }
 
+// A person decides only at the game as it stands, not under a past position of the replay.
 export function personToDecide() {
-  return S.phase === 'person';
+  return S.phase === 'person' && S.viewPly === null;
 }
 
 // The legal decisions of the player to move, grouped by the cell each starts from.

@@ -246,6 +246,25 @@ test('a flag falls: a short clock runs out for the seat that does not move', asy
   await Promise.all([south, north, watcher].map((page) => page.close()));
 });
 
+test('online, Pause is not offered: the server has no pause, and its clocks run on', async () => {
+  const visible = (page) => page.$eval('#pause', (n) => !n.hidden && n.getClientRects().length > 0);
+  const south = await openPage('?speed=fast');
+  assert.equal(await visible(south), true, 'offline, Pause is there');
+  const { opponent, watch } = await createMatch(south, 'halusa', '5+0');
+  const north = await openPage(`?speed=fast${opponent}`);
+  const watcher = await openPage(`?speed=fast${watch}`);
+  for (const page of [north, watcher]) await waitFor(page, () => document.body.dataset.connection === 'connected');
+  await south.bringToFront(); // a click in a background tab never lands
+  await clickOnline(south, picker(5));
+  await waitFor(north, () => document.body.dataset.phase === 'person');
+  assert.equal(await north.$eval('#clock-1', (n) => n.classList.contains('running')), true, 'North\'s clock runs');
+  for (const page of [south, north, watcher]) assert.equal(await visible(page), false, 'no Pause in an online match');
+  await north.bringToFront();
+  await north.click('#resign');
+  await Promise.all([south, north, watcher].map((page) => waitOver(page)));
+  await Promise.all([south, north, watcher].map((page) => page.close()));
+});
+
 test('a page reloaded in the middle of a match picks it up where it was', async () => {
   const south = await openPage('?speed=fast&bot=random');
   const { id, opponent } = await createMatch(south, 'hus');

@@ -88,9 +88,14 @@ const positionOf = (page) => page.$eval('#position', (node) => node.textContent)
 const movesOf = (page) => page.$$eval('#move-list li', (items) => items.map((li) => li.dataset.move));
 const textOf = (page, selector) => page.$eval(selector, (node) => node.textContent);
 
+// A person's throw of the sticks is theirs to make: the test presses the throw button.
 async function waitForPerson(page, timeout = 60000) {
-  await page.waitForFunction(() => ['person', 'over'].includes(document.body.dataset.phase), { timeout });
-  return phaseOf(page);
+  for (;;) {
+    await page.waitForFunction(() => ['person', 'over', 'your-throw'].includes(document.body.dataset.phase), { timeout });
+    const phase = await phaseOf(page);
+    if (phase !== 'your-throw') return phase;
+    await page.click('#throw');
+  }
 }
 
 // Through the controls, as a person would: game, options, seats, New game.
@@ -262,10 +267,11 @@ test('pasted positions: a good one is loaded (a Tab king to split), bad text sho
   const choices = await page.$$eval('#choices button', (nodes) => nodes.map((n) => n.dataset.move));
   assert.deepEqual(choices, state.legalMoveNames());
   await page.click('#choices button[data-move="d3+2x2"]');
-  // The split spends the last throw, so the page throws the sticks next (ply 2); the moves and
-  // the position are read once the person is to move again, not while the throw is under way.
-  await page.waitForFunction(() => Number(document.body.dataset.ply) >= 2
-    && ['person', 'over'].includes(document.body.dataset.phase));
+  // The split spends the last throw, so North (a person) throws the sticks next (ply 2); the
+  // moves and the position are read once the person is to move again, not while the throw is
+  // under way.
+  await waitForPerson(page);
+  assert.ok((await plyOf(page)) >= 2);
   state.apply('d3+2x2');
   const afterSplit = await movesOf(page);
   assert.equal(afterSplit[0], 'd3+2x2');
@@ -659,8 +665,9 @@ test('an At-Tab wa-d-Dukk move plays out from its story: the piece walks square 
   await page.click(`#board .cell.legal[data-name="${from}"]`);
   const choice = await page.$(`#choices button[data-move="${move}"]`);
   if (choice) await choice.click();
-  // The move plays out, then North's throws fall (each its own animation) until North decides.
-  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) > 1, { timeout: 60000 });
+  // The move plays out, then North throws (each throw its own animation) until North decides.
+  await waitForPerson(page);
+  assert.ok((await plyOf(page)) > 1);
   const [path, takenOnPage, flying, rolling] = await page.evaluate(() => [window.path, window.taken, window.flying, window.rolling]);
   assert.deepEqual(path.slice(0, walk.length), walk, 'the piece walks the story\'s squares in order');
   assert.deepEqual(takenOnPage, taken, 'the taken piece is marked on its square');
@@ -896,11 +903,216 @@ test('levels by name with the rating measured for the game on the board (docs/ra
   assert.equal(await positionOf(page), start.toString());
   // The next request is answered (the worker was started again after the abort).
   await page.select('#seat1', 'greedy');
-  await page.waitForFunction(() => Number(document.body.dataset.ply) > 0 && ['person', 'over'].includes(document.body.dataset.phase), { timeout: 60000 });
+  await page.waitForFunction(() => Number(document.body.dataset.ply) > 0 && ['person', 'over', 'your-throw'].includes(document.body.dataset.phase), { timeout: 60000 });
   const moves = await movesOf(page);
   for (const move of moves) start.apply(move);
   assert.equal(await positionOf(page), start.toString());
   start.free();
+  await page.close();
+});
+
+const visible = (page, selector) => page.$eval(selector, (node) => !node.hidden && node.getClientRects().length > 0);
+const disabled = (page, selector) => page.$eval(selector, (node) => node.disabled);
+
+test('the replay shows the words of the position it shows, and nothing acts on the live game until it is back', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const pick = clicker(21);
+  for (let i = 0; i < 4; i++) await clickOneMove(page, pick);
+  const moves = await movesOf(page);
+  const live = { status: await textOf(page, '#status-text'), story: await textOf(page, '#move-story') };
+  const controls = ['#move-form button[type="submit"]', '#move-input', '#undo', '#hint-button'];
+  for (const control of controls) assert.equal(await disabled(page, control), false, `${control} is live in the game`);
+  // The engine's words for the position after move 2: who played it, its story, who is to move.
+  const state = new tg.State('halusa');
+  state.apply(moves[0]);
+  const mover = state.turn;
+  state.apply(moves[1]);
+  const status = `${en['status.played'](en[`side.${mover}`], moves[1])}${en['status.to-move'](en[`side.${state.turn}`])}`;
+  const story = `${en[`side.${mover}`]}: ${storyLine(state, moves[1], storyOf(state, 1))}`;
+  state.free();
+  await page.click('#move-list li:nth-child(2)');
+  assert.equal(await textOf(page, '#status-text'), status);
+  assert.equal(await textOf(page, '#move-story'), story);
+  assert.notEqual(story, live.story, 'the past move\'s words differ from the live one\'s');
+  for (const control of [...controls, '#resign', '#draw-offer']) {
+    assert.equal(await disabled(page, control), true, `${control} is off in the replay`);
+  }
+  // A click on the past board plays nothing.
+  await page.click('#board .cell[data-name="a1"]');
+  assert.equal(await plyOf(page), 4);
+  await page.keyboard.press('Escape');
+  assert.equal(await textOf(page, '#status-text'), live.status);
+  assert.equal(await textOf(page, '#move-story'), live.story);
+  for (const control of [...controls, '#resign', '#draw-offer']) {
+    assert.equal(await disabled(page, control), false, `${control} is live again`);
+  }
+  await page.close();
+});
+
+test('an offline rematch turns the board so that the person\'s side is at the bottom, as at the start', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'hus', south: 'person', north: 'greedy' });
+  const bottomRow = () => page.evaluate(() => {
+    const ys = [...document.querySelectorAll('#board .cell')].map((n) => [n.dataset.name, n.getBoundingClientRect().y]);
+    return ys.sort((a, b) => b[1] - a[1])[0][0].replace(/[a-z]+/, '');
+  });
+  assert.equal(await bottomRow(), '1', 'South\'s outer row at the bottom');
+  assert.match(await textOf(page, '#seat-south'), /^South/);
+  const game = new tg.State('hus');
+  game.playout(7);
+  const finished = game.toString();
+  game.free();
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, finished);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'over');
+  await page.click('#rematch');
+  await waitForPerson(page);
+  assert.deepEqual([await page.$eval('#seat0', (n) => n.value), await page.$eval('#seat1', (n) => n.value)], ['greedy', 'person']);
+  // The person now plays North: North's outer row (4) and seat bar at the bottom.
+  assert.equal(await bottomRow(), '4');
+  assert.match(await textOf(page, '#seat-south'), /^North/);
+  assert.equal(await page.$eval('#flip', (n) => n.getAttribute('aria-pressed')), 'true');
+  await page.close();
+});
+
+test('At-Tab wa-d-Dukk: the person throws their own sticks with a button (keyboard too), animated; the throw is the library\'s', async () => {
+  const page = await openPage();
+  // Not ?speed=fast, which turns the animation off: the same page at the fast setting.
+  await page.goto(`${base}?seed=8`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  await page.select('#animation', 'fast');
+  await page.select('#game-select', 'tab');
+  await page.select('#seat0', 'person');
+  await page.select('#seat1', 'random');
+  await ratingsShown(page);
+  await page.click('#new-game-button');
+  // South's opening throw waits for South.
+  await page.waitForFunction(() => document.body.dataset.phase === 'your-throw', { timeout: 10000 });
+  await new Promise((resolve) => { setTimeout(resolve, 300); });
+  assert.equal(await plyOf(page), 0, 'nothing is thrown for the person');
+  assert.equal(await visible(page, '#throw'), true);
+  assert.equal(await textOf(page, '#throw'), en['sticks.throw']);
+  assert.equal(await textOf(page, '#status-text'), en['status.your-throw'](en['side.0']));
+  // Nothing thrown yet: the sticks lie unthrown, not all dark as a throw of 6 would show them.
+  assert.deepEqual(await page.$$eval('#sticks .stick', (nodes) => nodes.map((n) => n.classList.contains('unthrown'))), [true, true, true, true]);
+  await page.evaluate(() => {
+    window.rolling = 0;
+    new MutationObserver(() => {
+      if (document.getElementById('sticks').classList.contains('sticks-rolling')) window.rolling++;
+    }).observe(document.getElementById('sticks'), { attributes: true, attributeFilter: ['class'] });
+  });
+  // The keyboard: Shift+Tab from the move field reaches the button; Enter throws.
+  await page.focus('#move-input');
+  let reached = false;
+  for (let i = 0; i < 12 && !reached; i++) {
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('Tab');
+    await page.keyboard.up('Shift');
+    reached = await page.evaluate(() => document.activeElement?.id === 'throw');
+  }
+  assert.ok(reached, 'the throw button is reached with the keyboard');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1, { timeout: 10000 });
+  assert.ok(await page.evaluate(() => window.rolling) >= 1, 'the sticks rolled');
+  const [first] = await movesOf(page);
+  assert.match(first, /^throw:[1-6]$/);
+  const value = Number(first.split(':')[1]);
+  await page.waitForFunction(() => !document.getElementById('sticks').classList.contains('sticks-rolling'));
+  assert.equal(await page.$$eval('#sticks .stick.white', (nodes) => nodes.length), value === 6 ? 0 : value);
+  // On to the end of South's turn and North's reply: every South throw was a press.
+  await waitForPerson(page);
+  const moves = await movesOf(page);
+  const entries = await page.$$eval('#move-list li', (items) => items.map((li) => li.textContent));
+  assert.ok(entries.filter((e) => e.startsWith('S throw')).length >= 1);
+  assert.equal(await positionOf(page), replay('tab', moves).position);
+  await page.close();
+});
+
+test('a pasted At-Tab wa-d-Dukk position: the sticks show its throws', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const position = 'tab:width=13 O,O,O,O,O,O,O,O,O,O,O,O,O/.,.,.,x3,.,.,.,.,.,.,.,.,./.,.,.,.,.,.,.,.,.,.,.,.,./X,X,X,X,X,X,X,X,X,X,.,.,. 0 0,0 throws=1,2';
+  const state = tg.State.fromString('tab', position);
+  assert.equal(state.toString(), position);
+  state.free();
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person');
+  assert.equal(await positionOf(page), position);
+  // The last throw it stores is a 2: two white sides up (a 6 would show none).
+  assert.equal(await page.$$eval('#sticks .stick.white', (nodes) => nodes.length), 2);
+  assert.equal(await page.$eval('#sticks', (n) => n.getAttribute('aria-label')), en['sticks.last'](2));
+  assert.equal(await textOf(page, '#throws-text'), en['sticks.to-spend'](en['side.0'], ['1', '2']));
+  await page.close();
+});
+
+test('offline, a game can be resigned and a draw offered (the bot answers from the engine\'s analysis); a match shows the holes each side holds', async () => {
+  const page = await openPage();
+  const match = 'walak-pussa:rounds=match,laps=10000,quiet=100';
+  await newGame(page, { game: 'walak-pussa', options: { rounds: 'match' }, south: 'person', north: 'greedy' });
+  // The start: even, so the bot (North) is not ahead by the engine's analysis and accepts.
+  const start = new tg.State(match);
+  const evenValue = -start.analyse('search:depth=4', 0)[0].value;
+  start.free();
+  assert.ok(evenValue <= 0, `the bot's value at the start is ${evenValue}`);
+  assert.equal(await visible(page, '#draw-offer'), true);
+  assert.equal(await textOf(page, '#draw-offer'), en['move.draw-offer']);
+  await page.click('#draw-offer');
+  await page.waitForFunction(() => document.body.dataset.phase === 'over', { timeout: 20000 });
+  assert.equal(await textOf(page, '#banner-title'), en['banner.draw-agreed']);
+  assert.equal(await page.$eval('#banner', (n) => n.dataset.by), 'agreement');
+  assert.equal(await textOf(page, '#draw-answer'), en['draw.accepted'](en['side.1']));
+  assert.equal(await disabled(page, '#undo'), true, 'no undo after the draw');
+  assert.equal(await plyOf(page), 0);
+
+  // South far behind: the engine sees North ahead, and the bot declines; the game goes on.
+  const behind = `${match} 1,1,0,0,0,0,0/4,4,4,4,4,4,4 0 0,26 round=1 dead=- reserve=0,0 starter=0 quiet=0`;
+  const probe = tg.State.fromString(match, behind);
+  const aheadValue = -probe.analyse('search:depth=4', 0)[0].value;
+  probe.free();
+  assert.ok(aheadValue > 0, `the bot's value is ${aheadValue}`);
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, behind);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person');
+  await page.click('#draw-offer');
+  await page.waitForFunction(() => document.getElementById('draw-answer').textContent.includes('declines'), { timeout: 20000 });
+  assert.equal(await textOf(page, '#draw-answer'), en['draw.declined'](en['side.1'], aheadValue));
+  assert.equal(await phaseOf(page), 'person', 'the game goes on');
+  assert.equal(await page.$eval('#banner', (n) => n.hidden), true);
+
+  // Resigning: North wins, nothing more is played.
+  await clickOneMove(page, clicker(5));
+  await waitForPerson(page);
+  const ply = await plyOf(page);
+  await page.click('#resign');
+  assert.equal(await phaseOf(page), 'over');
+  assert.equal(await textOf(page, '#banner-title'), en['banner.wins'](en['side.1']));
+  assert.equal(await textOf(page, '#banner-reason'), en['banner.resigned'](en['side.0']));
+  assert.equal(await disabled(page, '#resign'), true);
+  await new Promise((resolve) => { setTimeout(resolve, 500); });
+  assert.equal(await plyOf(page), ply, 'the bot plays no more');
+  // A rematch starts again (the seats swapped).
+  assert.equal(await visible(page, '#rematch'), true);
+
+  // Two people at one screen agree a draw by the button.
+  await page.select('#seat0', 'person');
+  await page.select('#seat1', 'person');
+  await page.click('#new-game-button');
+  await waitForPerson(page);
+  assert.equal(await textOf(page, '#draw-offer'), en['move.draw-agree']);
+  await page.click('#draw-offer');
+  assert.equal(await phaseOf(page), 'over');
+  assert.equal(await textOf(page, '#banner-title'), en['banner.draw-agreed']);
+
+  // A match in its second round: the round, and the holes each side holds (North lost a2).
+  const second = `${match} 0,4,4,4,4,4,4/4,4,4,4,4,4,4 1 3,1 round=2 dead=a2 reserve=3,1 starter=1 quiet=0`;
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, second);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.querySelector('#seat-north .holes'));
+  assert.match(await textOf(page, '#fields'), /^Round 2/);
+  assert.equal(await textOf(page, '#seat-south .holes'), en['bar.holes'](7));
+  assert.equal(await textOf(page, '#seat-north .holes'), en['bar.holes'](6));
   await page.close();
 });
 
