@@ -33,6 +33,13 @@ const MOST_PEBBLES = 12;
 // screen is such that they stay at least 12 px high: 21 * 42 / 72 and 22 * 26 / 46.
 const HOLE_COUNT_SIZE = 21;
 const PIECE_COUNT_SIZE = 22;
+// The coordinates along the edges are sized for the screen, not the board: a board drawn
+// small (a phone) gets bigger ones, up to what its margins hold, so that they stay readable.
+const LABEL_PX = 11;
+const LABEL_UNITS = { least: 12, most: 20 };
+// The board's margin, where the coordinates are written: wide enough for the largest, narrow
+// enough that Hus 8 wide and Tab 13 wide still fit a 390 px phone without scrolling.
+const EDGE_MARGIN = 24;
 
 // Where a cell is drawn: row 0 at the bottom, column a on the left, unless the board is
 // turned round (North's own view), which puts both the other way.
@@ -103,7 +110,7 @@ function describeHole(view) {
 
 function drawMancala(view, handlers) {
   const size = 72;
-  const margin = 20;
+  const margin = EDGE_MARGIN;
   // The gap between the two players' territories on four-row boards.
   const split = view.rows === 4 ? 14 : 6;
   const width = margin * 2 + view.cols * size;
@@ -194,7 +201,7 @@ function drawLock(group, owner) {
 
 function drawTab(view, handlers) {
   const size = 46;
-  const margin = 18;
+  const margin = EDGE_MARGIN;
   const width = margin * 2 + view.cols * size;
   const height = margin * 2 + view.rows * size;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, role: 'presentation' });
@@ -256,17 +263,50 @@ function drawValues(svg, view) {
   }
 }
 
+// The coordinates' size for the scale the board is drawn at (none while it is not shown).
+function fitLabels(svg) {
+  const scale = svg.getScreenCTM()?.a;
+  if (!scale) return;
+  const size = Math.min(LABEL_UNITS.most, Math.max(LABEL_UNITS.least, LABEL_PX / scale));
+  svg.style.setProperty('--edge-label-size', `${Math.ceil(size * 100) / 100}px`);
+}
+
+// A board's drawn size changes with the window, and a diagram's when its panel opens.
+const resized = new ResizeObserver((entries) => {
+  for (const entry of entries) {
+    const svg = entry.target.querySelector(':scope > svg');
+    if (svg) fitLabels(svg);
+  }
+});
+
 export function drawBoard(container, view, handlers) {
   const svg = view.gameId === 'tab' ? drawTab(view, handlers) : drawMancala(view, handlers);
   drawValues(svg, view);
   const focusedName = container.contains(document.activeElement)
     ? document.activeElement.getAttribute('data-name') : null;
   container.replaceChildren(svg);
+  fitLabels(svg);
+  resized.observe(container);
   // Redrawing replaces every node: keep the keyboard user's place on the board.
   if (focusedName) {
     const again = container.querySelector(`[data-name="${focusedName}"][tabindex]`);
     (again ?? container.querySelector('.cell[tabindex]'))?.focus({ preventScroll: true });
   }
+}
+
+// A board wider than its frame scrolls sideways in it: the given cells are brought into view
+// when any of them is out of it, their span centred (or the first cell, when the span is
+// wider than the frame).
+export function scrollCellsIntoView(frame, nodes, smooth) {
+  if (frame.scrollWidth <= frame.clientWidth || nodes.length === 0) return;
+  const box = frame.getBoundingClientRect();
+  const spans = nodes.map((node) => node.getBoundingClientRect());
+  const left = Math.min(...spans.map((r) => r.left));
+  const right = Math.max(...spans.map((r) => r.right));
+  if (left >= box.left && right <= box.right) return;
+  const [from, to] = right - left <= frame.clientWidth ? [left, right] : [spans[0].left, spans[0].right];
+  const centre = frame.scrollLeft + (from + to) / 2 - box.left;
+  frame.scrollTo({ left: centre - frame.clientWidth / 2, behavior: smooth ? 'smooth' : 'auto' });
 }
 
 // Marks the cells a move would change (drawn on demand: most moves are never previewed).

@@ -337,6 +337,15 @@ export function newGame(event) {
   clearError('spec-error');
   S.seats = [$('seat0').value, $('seat1').value];
   replaceState(next);
+  showBoard();
+}
+
+// A game started from the side's forms, which on a phone are below the board: the board is
+// brought into view (the page stayed where the form was).
+function showBoard() {
+  const top = $('seat-north').getBoundingClientRect().top;
+  if (top >= 0 && $('board-wrap').getBoundingClientRect().bottom <= innerHeight) return;
+  $('play').scrollIntoView({ block: 'start', behavior: S.animation === 'off' ? 'auto' : 'smooth' });
 }
 
 export function lastThrowIn(log) {
@@ -376,6 +385,7 @@ export function loadPosition(event) {
   }
   clearError('paste-error');
   replaceState(next);
+  showBoard();
 }
 
 export function onSeatChange() {
@@ -414,6 +424,7 @@ export async function openRecord(file) {
   }
   clearError('record-error');
   replaceState(next);
+  showBoard();
 }
 
 // The same rules again, the seats swapped.

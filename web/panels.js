@@ -2,7 +2,7 @@
 // choice buttons, the move list, the game-over banner, the New game form built from the
 // library's catalogue. Each is redrawn from the session by render().
 import { DRAW, MOVE_PASS } from './traditional-games/traditional-games.js';
-import { drawBoard, drawSticks, markPreview } from './board.js';
+import { drawBoard, drawSticks, markPreview, scrollCellsIntoView } from './board.js';
 import { t, has } from './i18n.js';
 import {
   S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
@@ -382,6 +382,19 @@ function renderReplay() {
   return { shown, marks };
 }
 
+// The ply whose move the board's frame was last scrolled to (see render).
+let scrolledTo = null;
+
+// A wide board's frame follows the moves: each new one shown (played or replayed) is brought
+// into view once, and the person may scroll away from it until the next.
+function bringMoveIntoView() {
+  const at = S.viewPly === null ? `live ${S.log.length}` : `replay ${S.viewPly}`;
+  if (at === scrolledTo) return;
+  scrolledTo = at;
+  const marked = [...$('board').querySelectorAll('.cell.last, .cell.changed')];
+  scrollCellsIntoView($('board-wrap'), marked, S.animation !== 'off');
+}
+
 export function render() {
   const { state, online, log, paused } = S;
   if (S.viewPly !== null && S.viewPly >= log.length) S.viewPly = null;
@@ -390,6 +403,7 @@ export function render() {
   try {
     drawBoard($('board'), replay ? snapshot([0, 1].map(sideName), shown, replay.marks)
       : snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
+    bringMoveIntoView();
     renderSeatBar($('seat-north'), S.flipped ? 0 : 1, shown);
     renderSeatBar($('seat-south'), S.flipped ? 1 : 0, shown);
     $('position').textContent = shown.toString();

@@ -411,6 +411,109 @@ test('a 390 px phone screen: no game scrolls the page sideways, counts are 12 px
   await page.close();
 });
 
+const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
+
+// Where an element is on the screen, and the screen.
+const placeOf = (page, selector) => page.$eval(selector, (node) => {
+  const r = node.getBoundingClientRect();
+  return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: innerHeight };
+});
+
+test('a phone: New game, pressed in the form below the board, brings the board into view', async () => {
+  const page = await openPage({ viewport: PHONE });
+  for (const game of ['halusa', 'tab', 'hus']) {
+    await newGame(page, { game, south: 'person', north: 'person' });
+    const button = await placeOf(page, '#new-game-button');
+    const board = await placeOf(page, '#board-wrap');
+    const bar = await placeOf(page, '#seat-north');
+    assert.ok(button.top > board.bottom, `${game}: the form is below the board on a phone`);
+    assert.ok(bar.top >= 0 && board.bottom <= board.height,
+      `${game}: the board is on screen after New game (North's bar at ${bar.top.toFixed(0)} px, the board's bottom at ${board.bottom.toFixed(0)} px of ${board.height})`);
+  }
+  // A pasted position: the same, from the form further down.
+  const halusa = new tg.State('halusa');
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, halusa.toString());
+  halusa.free();
+  await page.click('#paste-form button[type="submit"]');
+  const bar = await placeOf(page, '#seat-north');
+  const board = await placeOf(page, '#board-wrap');
+  assert.ok(bar.top >= 0 && board.bottom <= board.height, `the board is on screen after Load position (${bar.top.toFixed(0)} px)`);
+  await page.close();
+});
+
+test('a phone: a wide At-Tab wa-d-Dukk board scrolls its frame to the last move, played or replayed', async () => {
+  // North (a bot) to move with a throw of 3, its only movable pieces on ab3 and ac3: its move
+  // ends in the last columns, far right of a frame that shows the first ones.
+  const position = 'tab:width=29 .,.,.,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O/.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,o,o/.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,x,.,.,./X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,.,. 1 1,1 throws=3';
+  const page = await openPage({ viewport: PHONE });
+  await newGame(page, { game: 'tab', options: { width: '29' }, south: 'person', north: 'greedy' });
+  assert.equal(await page.$eval('#board-wrap', (n) => n.scrollLeft), 0, 'the frame starts at column a');
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) > 0, { timeout: 60000 });
+  // Every cell the last move marks (where it started, what it changed) is inside the frame.
+  const marksInView = () => page.evaluate(() => {
+    const frame = document.getElementById('board-wrap').getBoundingClientRect();
+    const marked = [...document.querySelectorAll('#board .cell.last, #board .cell.changed')];
+    return { count: marked.length, outside: marked.filter((n) => {
+      const r = n.getBoundingClientRect();
+      return r.left < frame.left - 1 || r.right > frame.right + 1;
+    }).map((n) => n.dataset.name) };
+  });
+  const moves = await movesOf(page);
+  assert.match(moves[0], /^a[bc]3\+3$/, 'North played from the last columns');
+  const live = await marksInView();
+  assert.ok(live.count >= 2, 'the last move is marked');
+  assert.deepEqual(live.outside, [], `the last move ${moves[0]} is in view`);
+  // The replay of that move, with the frame scrolled back to column a: in view again.
+  await page.$eval('#board-wrap', (n) => { n.scrollLeft = 0; });
+  await page.click('#move-list li:nth-child(1)');
+  const replayed = await marksInView();
+  assert.ok(replayed.count >= 2, 'the replayed move is marked');
+  assert.deepEqual(replayed.outside, [], 'the replayed move is in view');
+  await page.close();
+});
+
+test('a phone: the board\'s coordinates are at least 11 px high and stay in the board\'s margin', async () => {
+  const page = await openPage({ viewport: PHONE });
+  const setups = [
+    { game: 'tab', options: { width: '29' } },
+    { game: 'tab', options: { width: '13' } },
+    { game: 'hus', options: { width: '16' } },
+    { game: 'hus', options: { width: '8' } },
+    { game: 'hawalis', options: { variant: 'zanzibar' } },
+    { game: 'walak-pussa' },
+    { game: 'halusa' },
+  ];
+  for (const setup of setups) {
+    await newGame(page, { ...setup, south: 'person', north: 'person' });
+    const name = `${setup.game} ${JSON.stringify(setup.options ?? {})}`;
+    const labels = await page.$$eval('#board .edge-label', (nodes) => {
+      // The squares and holes' territories, which a label must not cover.
+      const cells = [...document.querySelectorAll('#board .tab-square, #board [class^="territory-"]')]
+        .map((n) => n.getBoundingClientRect());
+      const board = document.querySelector('#board svg').getBoundingClientRect();
+      return nodes.map((n) => {
+        const r = n.getBoundingClientRect();
+        return {
+          text: n.textContent,
+          px: parseFloat(getComputedStyle(n).fontSize) * n.getScreenCTM().a,
+          inside: r.left >= board.left && r.right <= board.right && r.top >= board.top && r.bottom <= board.bottom,
+          covers: cells.some((c) => r.left < c.right - 0.5 && r.right > c.left + 0.5 && r.top < c.bottom - 0.5 && r.bottom > c.top + 0.5),
+        };
+      });
+    });
+    assert.ok(labels.length > 0, `${name}: coordinates are drawn`);
+    for (const label of labels) {
+      assert.ok(label.px >= 11, `${name}: coordinate ${label.text} is ${label.px.toFixed(1)} px high`);
+      assert.ok(label.inside && !label.covers, `${name}: coordinate ${label.text} stays in the margin`);
+    }
+    const page0 = await page.evaluate(() => ({ scroll: document.scrollingElement.scrollWidth, inner: innerWidth }));
+    assert.ok(page0.scroll <= page0.inner, `${name}: the page is ${page0.scroll} px wide in ${page0.inner}`);
+  }
+  await page.close();
+});
+
 // WCAG's contrast ratio of two computed CSS colours (rgb(...) strings).
 function contrast(a, b) {
   const luminance = (text) => {
