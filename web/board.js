@@ -53,6 +53,20 @@ function keepTappable(svg, width, cellSize, smallestCellPx) {
   svg.style.minWidth = `${Math.ceil((width * smallestCellPx) / cellSize)}px`;
 }
 
+// The cell next to this one on the screen in an arrow key's direction, null at the board's
+// edge (the focus stops there), undefined for another key. A turned board runs both ways round.
+const ARROWS = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [1, 0], ArrowDown: [-1, 0] };
+
+function neighbour(view, cell, key) {
+  const step = ARROWS[key];
+  if (!step) return undefined;
+  const sign = view.flipped ? -1 : 1;
+  const row = cell.row + step[0] * sign;
+  const col = cell.col + step[1] * sign;
+  if (row < 0 || row >= view.rows || col < 0 || col >= view.cols) return null;
+  return row * view.cols + col;
+}
+
 function cellGroup(view, cell, x, y, handlers, describe) {
   const legal = view.legalByCell.get(cell.index);
   const classes = ['cell'];
@@ -70,6 +84,16 @@ function cellGroup(view, cell, x, y, handlers, describe) {
     'data-count': cell.count,
     'aria-label': describe(cell, legal),
     transform: `translate(${x} ${y})`,
+  });
+  // The arrow keys go from cell to cell, every one of them (a cell that cannot be played is
+  // still read out), and stay on the board: the page's own arrow keys step the replay.
+  group.setAttribute('tabindex', '-1');
+  group.addEventListener('keydown', (event) => {
+    const next = neighbour(view, cell, event.key);
+    if (next === undefined) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (next !== null) group.ownerSVGElement.querySelector(`[data-cell="${next}"]`)?.focus();
   });
   if (legal) {
     group.setAttribute('role', 'button');
@@ -282,15 +306,21 @@ const resized = new ResizeObserver((entries) => {
 export function drawBoard(container, view, handlers) {
   const svg = view.gameId === 'tab' ? drawTab(view, handlers) : drawMancala(view, handlers);
   drawValues(svg, view);
-  const focusedName = container.contains(document.activeElement)
-    ? document.activeElement.getAttribute('data-name') : null;
+  const focused = container.contains(document.activeElement) ? document.activeElement : null;
+  const focusedName = focused?.getAttribute('data-name');
+  const wasLegal = Boolean(focused?.classList.contains('legal'));
+  const offered = container.querySelector('.cell.legal') !== null;
   container.replaceChildren(svg);
   fitLabels(svg);
   resized.observe(container);
-  // Redrawing replaces every node: keep the keyboard user's place on the board.
+  // Redrawing replaces every node: keep the keyboard user's place on the board. A hole that
+  // was played (or a turn that has just come) sends the focus to the first one that can be
+  // played; a cell the person went to with the arrow keys keeps it.
   if (focusedName) {
-    const again = container.querySelector(`[data-name="${focusedName}"][tabindex]`);
-    (again ?? container.querySelector('.cell[tabindex]'))?.focus({ preventScroll: true });
+    const again = container.querySelector(`[data-name="${focusedName}"]`);
+    const first = container.querySelector('.cell.legal');
+    const moveOn = first && !again?.classList.contains('legal') && (wasLegal || !offered);
+    (moveOn ? first : again)?.focus({ preventScroll: true });
   }
 }
 

@@ -85,7 +85,7 @@ export function advance() {
   // Keyboard users keep their place: after a bot's move the board is theirs again.
   const focus = document.activeElement;
   if (S.phase === 'person' && (!focus || focus === document.body)) {
-    document.querySelector('#board .cell[tabindex]')?.focus({ preventScroll: true });
+    document.querySelector('#board .cell.legal')?.focus({ preventScroll: true });
   }
   const gen = S.generation;
   if (S.analysing && S.phase === 'person' && S.analysis?.ply !== S.log.length) requestAnalysis();

@@ -914,6 +914,55 @@ test('keyboard: Tab reaches the legal holes, which carry their name, count and o
   await page.close();
 });
 
+test('keyboard: the arrow keys move between the holes on the board, both rows, stopping at its edges, either way round', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const focused = () => page.evaluate(() => {
+    const node = document.activeElement;
+    const r = node.getBoundingClientRect();
+    return { name: node.dataset?.name ?? node.id ?? node.tagName, x: r.x, y: r.y, outline: getComputedStyle(node).outlineStyle };
+  });
+  const press = async (key) => {
+    await page.keyboard.press(key);
+    return (await focused()).name;
+  };
+  await page.$eval('#board .cell.legal[data-name="c1"]', (node) => node.focus());
+  assert.equal(await press('ArrowRight'), 'd1');
+  assert.equal(await press('ArrowLeft'), 'c1');
+  assert.equal(await press('ArrowLeft'), 'b1');
+  assert.equal(await press('ArrowLeft'), 'a1');
+  assert.equal(await press('ArrowLeft'), 'a1', 'the left edge stops the focus');
+  assert.equal(await press('ArrowUp'), 'a2', 'up to North\'s row');
+  assert.equal(await press('ArrowUp'), 'a2', 'the top edge stops the focus');
+  assert.equal(await press('ArrowRight'), 'b2');
+  // A hole that cannot be played is read (its name, count and owner) and shows the focus.
+  const north = await focused();
+  assert.match(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), /^b2, 6 counters, North's hole$/);
+  assert.notEqual(north.outline, 'none', 'the focus is drawn on a hole that cannot be played');
+  await page.keyboard.press('Enter');
+  assert.equal(await plyOf(page), 0, 'Enter on a hole that cannot be played plays nothing');
+  assert.equal(await press('ArrowDown'), 'b1');
+  // None of it left the game for the replay.
+  assert.equal(await page.$eval('#replay-bar', (n) => n.hidden), true);
+  assert.equal(await plyOf(page), 0);
+  // Turned round, the arrows still go the way they point on the screen.
+  await page.click('#flip');
+  await page.$eval('#board .cell.legal[data-name="c1"]', (node) => node.focus());
+  const before = await focused();
+  await page.keyboard.press('ArrowRight');
+  const right = await focused();
+  assert.ok(right.x > before.x && Math.abs(right.y - before.y) < 1, `ArrowRight went right on the turned board (${before.name} to ${right.name})`);
+  // South's row is at the top now: down goes to North's.
+  await page.keyboard.press('ArrowDown');
+  const down = await focused();
+  assert.ok(down.y > right.y && Math.abs(down.x - right.x) < 1, `ArrowDown went down on the turned board (${right.name} to ${down.name})`);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  assert.deepEqual(await movesOf(page), [right.name]);
+  await page.close();
+});
+
 test('two bots play on their own; Pause stops them, Undo takes a move back, Resume goes on', async () => {
   const page = await openPage({ seed: 5 });
   await page.select('#game-select', 'tab');
