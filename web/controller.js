@@ -9,7 +9,7 @@ import {
   S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC,
 } from './session.js';
 import {
-  render, renderChoices, previewMove, seatLabel, syncGameControls,
+  render, renderChoices, renderPlaying, previewMove, seatLabel, syncGameControls,
 } from './panels.js';
 import { sendMove, requestUndo, requestRematch } from './online.js';
 import { renderLearn } from './learn.js';
@@ -55,6 +55,7 @@ export async function playOut() {
   }
   const gen = S.generation;
   setPhase('animating');
+  renderPlaying();
   await animateStory($('board'), storyOf(S.state, index), {
     factor,
     alive: () => gen === S.generation,

@@ -395,6 +395,25 @@ function bringMoveIntoView() {
   scrollCellsIntoView($('board-wrap'), marked, S.animation !== 'off');
 }
 
+// While a move plays out (animate.js), the board shows the position it was played from with
+// nothing offered on it, and the status says which move is being played.
+export function renderPlaying() {
+  const { log } = S;
+  const entry = log.at(-1);
+  const { shown, marks } = replayAt(log.length - 1);
+  marks.flipped = true;
+  try {
+    drawBoard($('board'), snapshot([0, 1].map(sideName), shown, marks), { activate: activateCell, hover: hoverCell });
+  } finally {
+    shown.free();
+  }
+  $('status-text').textContent = t('status.playing', sideName(entry.player), entry.text);
+  renderChoices();
+  $('legal-moves').replaceChildren();
+  $('hint-button').disabled = true;
+  $('hint').textContent = '';
+}
+
 export function render() {
   const { state, online, log, paused } = S;
   if (S.viewPly !== null && S.viewPly >= log.length) S.viewPly = null;

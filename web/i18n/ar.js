@@ -66,6 +66,7 @@ export default {
   'status.to-move': (who) => `دور ${who}.`,
   'status.to-move-seat': (who, seat) => `دور ${who}: ${seat}.`,
   'status.throws': (who) => `${who} يرمي العصي.`,
+  'status.playing': (who, move) => `يلعب ${who} ${move}…`,
   'status.paused': ' متوقفة مؤقتًا.',
   'status.thinking': (seat) => `${seat} تفكر…`,
   'status.worker-failed': (message) => `تعطل عامل الآلة: ${message}`,

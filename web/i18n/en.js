@@ -61,6 +61,7 @@ export default {
   'status.to-move': (who) => `${who} to move.`,
   'status.to-move-seat': (who, seat) => `${who} to move: ${seat}.`,
   'status.throws': (who) => `${who} throws the sticks.`,
+  'status.playing': (who, move) => `${who} plays ${move}…`,
   'status.paused': ' Paused.',
   'status.thinking': (seat) => `${seat} is thinking…`,
   'status.worker-failed': (message) => `The bot worker failed: ${message}`,

@@ -712,6 +712,41 @@ test('a move plays out from its story: the hand goes hole by hole along the real
   await page.close();
 });
 
+test('while a person\'s own move plays out, the status says it is being played and no hole is offered', async () => {
+  const page = await openPage();
+  // The slow setting, so that the move takes seconds even on a busy machine.
+  await page.goto(`${base}?seed=3`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  await page.select('#animation', 'slow');
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  assert.ok((await page.$$('#board .cell.legal')).length > 0, 'South is offered holes before the move');
+  // At every step of the hand: what the status says and what the board offers.
+  await page.evaluate(() => {
+    window.steps = [];
+    new MutationObserver(() => {
+      if (!document.getElementById('board').getAttribute('data-anim-cell')) return;
+      window.steps.push({
+        status: document.getElementById('status-text').textContent,
+        offered: document.querySelectorAll('#board .cell.legal, #board .ring, #board [role="button"]').length,
+        hint: document.getElementById('hint-button').disabled,
+        suggestions: document.querySelectorAll('#legal-moves option').length,
+      });
+    }).observe(document.getElementById('board'), { attributes: true, attributeFilter: ['data-anim-cell'] });
+  });
+  await page.click('#board .cell.legal[data-name="c1"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) === 1, { timeout: 30000 });
+  const steps = await page.evaluate(() => window.steps);
+  assert.ok(steps.length >= 3, `the move played out (${steps.length} steps)`);
+  for (const step of steps) {
+    assert.equal(step.status, en['status.playing']('South', 'c1'));
+    assert.deepEqual([step.offered, step.hint, step.suggestions], [0, true, 0], 'nothing is offered while the move plays out');
+  }
+  // Then North is to move, and is offered its holes.
+  assert.equal(await textOf(page, '#status-text'), `${en['status.played']('South', 'c1')}${en['status.to-move']('North')}`);
+  assert.ok((await page.$$('#board .cell.legal')).length > 0);
+  await page.close();
+});
+
 test('an At-Tab wa-d-Dukk move plays out from its story: the piece walks square by square, the capture flies off, the sticks fall', async () => {
   // South to move with a stored throw of 3: h4+3 walks two squares and takes North's piece on
   // the third; then North's throws are due.
