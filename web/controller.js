@@ -4,7 +4,7 @@
 import { TGError, MOVE_PASS } from './traditional-games/traditional-games.js';
 import { SearchWorker } from './traditional-games/traditional-games-search.js';
 import { drawSticks } from './board.js';
-import { t, showError } from './i18n.js';
+import { t, say, showError } from './i18n.js';
 import {
   S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC,
 } from './session.js';
@@ -278,7 +278,8 @@ export function onMoveTyped(event) {
   const input = $('move-input');
   const text = input.value.trim();
   if (!personToDecide()) {
-    $('move-error').textContent = t(S.state.isTerminal ? 'move.over' : 'move.not-your-turn');
+    const key = S.state.isTerminal ? 'move.over' : 'move.not-your-turn';
+    say($('move-error'), () => t(key));
     return;
   }
   let move;

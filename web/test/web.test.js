@@ -922,6 +922,40 @@ test('Arabic: chosen by the browser\'s language, complete, right to left around 
   await page.close();
 });
 
+test('a language switch words again the errors already shown', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'hus', options: { width: '16' }, south: 'person', north: 'person' });
+  // Three refusals, each in English.
+  await page.type('#move-input', 'zz9');
+  await page.click('#move-form button[type="submit"]');
+  await page.$eval('#spec-input', (node) => { node.value = 'chess'; });
+  await page.click('#new-game-button');
+  await page.$eval('#paste-input', (node) => { node.value = 'hus:width=16 nonsense'; });
+  await page.click('#paste-form button[type="submit"]');
+  const errors = () => page.$$eval('#move-error, #spec-error, #paste-error', (nodes) => nodes.map((n) => [n.textContent, n.dataset.status]));
+  const games = tg.games().map((g) => g.id);
+  const expected = (words) => [
+    [words['error.move.TG_ERR_PARSE'], 'TG_ERR_PARSE'],
+    [words['error.TG_ERR_UNKNOWN_GAME'](games), 'TG_ERR_UNKNOWN_GAME'],
+    [words['error.position.TG_ERR_PARSE'], 'TG_ERR_PARSE'],
+  ];
+  assert.deepEqual(await errors(), expected(en));
+  await page.select('#language', 'ar');
+  assert.deepEqual(await errors(), expected(ar), 'the errors in Arabic');
+  await page.select('#language', 'en');
+  assert.deepEqual(await errors(), expected(en), 'back in English');
+  // A message the page no longer shows is not brought back by a switch.
+  await page.$eval('#move-input', (node) => { node.value = ''; });
+  await page.type('#move-input', 'a1');
+  await page.click('#move-form button[type="submit"]');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  assert.equal(await textOf(page, '#move-error'), '');
+  await page.select('#language', 'ar');
+  assert.equal(await textOf(page, '#move-error'), '');
+  await page.select('#language', 'en');
+  await page.close();
+});
+
 test('keyboard: Tab reaches the legal holes, which carry their name, count and owner; Enter and Space play', async () => {
   const page = await openPage();
   await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
