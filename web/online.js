@@ -152,6 +152,7 @@ function refuse(text) {
   $('connection').append(' ', back);
   document.querySelector('main').hidden = true;
   $('tagline').textContent = t('online.no-match-tagline');
+  $('rules-line').textContent = '';
   setPhase('refused');
   S.online = null;
 }

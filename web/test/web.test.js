@@ -956,6 +956,24 @@ test('a language switch words again the errors already shown', async () => {
   await page.close();
 });
 
+test('the header names the game, with its rules in a line of words, in each language; no rule spec', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'hus', options: { width: '16' }, south: 'person', north: 'person' });
+  const rulesIn = (words) => words['page.rules']([`${words['option.width']}: 16`, `${words['option.laps']}: 10000`, `${words['option.quiet']}: 100`]);
+  assert.equal(await textOf(page, '#tagline'), en['game.hus']);
+  assert.equal(await textOf(page, '#rules-line'), rulesIn(en));
+  assert.doesNotMatch(await textOf(page, 'header'), /hus:|width=|laps=/);
+  await page.select('#language', 'ar');
+  assert.equal(await textOf(page, '#tagline'), ar['game.hus']);
+  assert.equal(await textOf(page, '#rules-line'), rulesIn(ar));
+  await page.select('#language', 'en');
+  // Words for the choices too: a Walak-pussa match.
+  await newGame(page, { game: 'walak-pussa', options: { rounds: 'match' }, south: 'person', north: 'person' });
+  assert.equal(await textOf(page, '#rules-line'), en['page.rules']([`${en['option.rounds']}: ${en['option.rounds.match']}`,
+    `${en['option.laps']}: 10000`, `${en['option.quiet']}: 100`]));
+  await page.close();
+});
+
 test('keyboard: Tab reaches the legal holes, which carry their name, count and owner; Enter and Space play', async () => {
   const page = await openPage();
   await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
@@ -1075,17 +1093,26 @@ test('levels by name with the rating measured for the game on the board (docs/ra
         const text = options.find(([value]) => value === spec)[1];
         const rating = set.ratings.find((r) => r.bot === spec);
         const want = spec === 'random' ? en['seat.level-anchor'](en[`level.${name}`])
-          : en['seat.level-rated'](en[`level.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
+          : en['seat.level-rated'](en[`level.${name}`], Math.round(rating.elo));
         assert.equal(text, want, `${game}: ${spec}`);
         assert.doesNotMatch(text, /iterations=|search:|mcts:/, 'a level is named in words, not by its spec');
-        assert.equal(await page.$eval(`${select} option[value="${spec}"]`, (n) => n.title), en[`level-how.${name}`]);
+        // A rating in words; its interval when the pointer is on the level.
+        assert.doesNotMatch(text, /Elo|±/);
+        const title = spec === 'random' ? en['seat.level-anchor-title'](en[`level-how.${name}`])
+          : en['seat.level-interval'](en[`level-how.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
+        assert.equal(await page.$eval(`${select} option[value="${spec}"]`, (n) => n.title), title);
       }
     }
+    assert.doesNotMatch(await textOf(page, '#levels-note'), /Elo/);
   }
-  // Arabic names the levels and their ratings from its own catalogue.
+  // Arabic names the levels, their ratings and intervals from its own catalogue.
   await page.select('#language', 'ar');
-  const arabic = await page.$eval('#seat1 option[value="search:time=100"]', (n) => n.textContent);
-  assert.ok(arabic.startsWith(ar['seat.bot'](ar['level.hard']).split(' ')[0]) && arabic.includes(ar['level.hard']), arabic);
+  const arabic = await page.$eval('#seat1 option[value="search:time=100"]', (n) => [n.textContent, n.title]);
+  const tab = JSON.parse(await readFile(fileURLToPath(new URL('../../docs/ratings/tab.json', import.meta.url)), 'utf8'))
+    .rule_sets[0].ratings.find((r) => r.bot === 'search:time=100');
+  assert.deepEqual(arabic, [ar['seat.level-rated'](ar['level.hard'], Math.round(tab.elo)),
+    ar['seat.level-interval'](ar['level-how.hard'], Math.round(tab.elo), Math.round(tab.half_width))]);
+  assert.doesNotMatch(await textOf(page, '#levels-note'), /إيلو/);
   await page.select('#language', 'en');
 
   // The strongest level thinks a second a move in the package's SearchWorker; North turned
