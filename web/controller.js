@@ -343,11 +343,12 @@ export function newGame(event) {
 }
 
 // A game started from the side's forms, which on a phone are below the board: the board is
-// brought into view (the page stayed where the form was).
+// brought into view (the page stayed where the form was). At once, not smoothly: the next
+// tap is on the board, and must not land where a cell was a moment before.
 function showBoard() {
   const top = $('seat-north').getBoundingClientRect().top;
   if (top >= 0 && $('board-wrap').getBoundingClientRect().bottom <= innerHeight) return;
-  $('play').scrollIntoView({ block: 'start', behavior: S.animation === 'off' ? 'auto' : 'smooth' });
+  $('play').scrollIntoView({ block: 'start' });
 }
 
 export function lastThrowIn(log) {
