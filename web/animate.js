@@ -4,7 +4,7 @@
 // split. The board on screen is the position before the move; every count it shows during
 // the animation is that count plus the events so far (the story is replayable by
 // construction), and the page draws the position after the move once it is done.
-import { drawHoleCount, svgElement as el } from './board.js';
+import { drawHoleCount, scrollCellsIntoView, svgElement as el } from './board.js';
 import { EVENT } from './story.js';
 
 // A drop takes this long at the normal speed; a long sowing is sped up so that no move
@@ -54,6 +54,8 @@ export async function animateStory(container, events, { factor, alive, bottomPla
     if (!group) return;
     const { x, y } = centreOf(group);
     hand.style.transform = `translate(${x}px, ${y}px)`;
+    // A wide board's frame follows the hand.
+    scrollCellsIntoView(container.parentElement, [group], true);
     container.setAttribute('data-anim-cell', group.getAttribute('data-name'));
   };
   const fly = (index, count, player) => {

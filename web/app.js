@@ -13,7 +13,7 @@ import {
   requestAnalysis, toggleAnalysis, throwByPerson, resignGame, offerDraw,
 } from './controller.js';
 import {
-  buildOptions, composeSpec, copyPosition, fillSelects, fillSeats, render,
+  buildOptions, composeSpec, copyPosition, fillSelects, fillSeats, render, showSeatTitle,
 } from './panels.js';
 import { renderLearn } from './learn.js';
 import {
@@ -34,6 +34,8 @@ function switchLanguage(code) {
   fillSelects();
   for (const option of $('animation').options) option.textContent = t(`animation.${option.value}`);
   $('game-select').value = game;
+  // The seats' ratings are the chosen game's (fillSelects read the first game's).
+  fillSeats(game);
   buildOptions(game, spec);
   $('spec-input').value = spec;
   [$('seat0').value, $('seat1').value] = seats;
@@ -69,7 +71,10 @@ function wire() {
   fillLanguages();
   fillAnimation();
   fillSelects();
-  for (const select of [$('seat0'), $('seat1')]) select.addEventListener('change', onSeatChange);
+  for (const select of [$('seat0'), $('seat1')]) {
+    select.addEventListener('change', onSeatChange);
+    select.addEventListener('change', () => showSeatTitle(select));
+  }
   $('game-select').addEventListener('change', () => {
     buildOptions($('game-select').value, $('game-select').value);
     composeSpec();

@@ -33,6 +33,13 @@ const MOST_PEBBLES = 12;
 // screen is such that they stay at least 12 px high: 21 * 42 / 72 and 22 * 26 / 46.
 const HOLE_COUNT_SIZE = 21;
 const PIECE_COUNT_SIZE = 22;
+// The coordinates along the edges are sized for the screen, not the board: a board drawn
+// small (a phone) gets bigger ones, up to what its margins hold, so that they stay readable.
+const LABEL_PX = 11;
+const LABEL_UNITS = { least: 12, most: 20 };
+// The board's margin, where the coordinates are written: wide enough for the largest, narrow
+// enough that Hus 8 wide and Tab 13 wide still fit a 390 px phone without scrolling.
+const EDGE_MARGIN = 24;
 
 // Where a cell is drawn: row 0 at the bottom, column a on the left, unless the board is
 // turned round (North's own view), which puts both the other way.
@@ -44,6 +51,20 @@ function placeOf(view, row, col) {
 // fingertip (the board's frame scrolls, not the page).
 function keepTappable(svg, width, cellSize, smallestCellPx) {
   svg.style.minWidth = `${Math.ceil((width * smallestCellPx) / cellSize)}px`;
+}
+
+// The cell next to this one on the screen in an arrow key's direction, null at the board's
+// edge (the focus stops there), undefined for another key. A turned board runs both ways round.
+const ARROWS = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [1, 0], ArrowDown: [-1, 0] };
+
+function neighbour(view, cell, key) {
+  const step = ARROWS[key];
+  if (!step) return undefined;
+  const sign = view.flipped ? -1 : 1;
+  const row = cell.row + step[0] * sign;
+  const col = cell.col + step[1] * sign;
+  if (row < 0 || row >= view.rows || col < 0 || col >= view.cols) return null;
+  return row * view.cols + col;
 }
 
 function cellGroup(view, cell, x, y, handlers, describe) {
@@ -63,6 +84,16 @@ function cellGroup(view, cell, x, y, handlers, describe) {
     'data-count': cell.count,
     'aria-label': describe(cell, legal),
     transform: `translate(${x} ${y})`,
+  });
+  // The arrow keys go from cell to cell, every one of them (a cell that cannot be played is
+  // still read out), and stay on the board: the page's own arrow keys step the replay.
+  group.setAttribute('tabindex', '-1');
+  group.addEventListener('keydown', (event) => {
+    const next = neighbour(view, cell, event.key);
+    if (next === undefined) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (next !== null) group.ownerSVGElement.querySelector(`[data-cell="${next}"]`)?.focus();
   });
   if (legal) {
     group.setAttribute('role', 'button');
@@ -103,7 +134,7 @@ function describeHole(view) {
 
 function drawMancala(view, handlers) {
   const size = 72;
-  const margin = 20;
+  const margin = EDGE_MARGIN;
   // The gap between the two players' territories on four-row boards.
   const split = view.rows === 4 ? 14 : 6;
   const width = margin * 2 + view.cols * size;
@@ -194,7 +225,7 @@ function drawLock(group, owner) {
 
 function drawTab(view, handlers) {
   const size = 46;
-  const margin = 18;
+  const margin = EDGE_MARGIN;
   const width = margin * 2 + view.cols * size;
   const height = margin * 2 + view.rows * size;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, role: 'presentation' });
@@ -256,17 +287,56 @@ function drawValues(svg, view) {
   }
 }
 
+// The coordinates' size for the scale the board is drawn at (none while it is not shown).
+function fitLabels(svg) {
+  const scale = svg.getScreenCTM()?.a;
+  if (!scale) return;
+  const size = Math.min(LABEL_UNITS.most, Math.max(LABEL_UNITS.least, LABEL_PX / scale));
+  svg.style.setProperty('--edge-label-size', `${Math.ceil(size * 100) / 100}px`);
+}
+
+// A board's drawn size changes with the window, and a diagram's when its panel opens.
+const resized = new ResizeObserver((entries) => {
+  for (const entry of entries) {
+    const svg = entry.target.querySelector(':scope > svg');
+    if (svg) fitLabels(svg);
+  }
+});
+
 export function drawBoard(container, view, handlers) {
   const svg = view.gameId === 'tab' ? drawTab(view, handlers) : drawMancala(view, handlers);
   drawValues(svg, view);
-  const focusedName = container.contains(document.activeElement)
-    ? document.activeElement.getAttribute('data-name') : null;
+  const focused = container.contains(document.activeElement) ? document.activeElement : null;
+  const focusedName = focused?.getAttribute('data-name');
+  const wasLegal = Boolean(focused?.classList.contains('legal'));
+  const offered = container.querySelector('.cell.legal') !== null;
   container.replaceChildren(svg);
-  // Redrawing replaces every node: keep the keyboard user's place on the board.
+  fitLabels(svg);
+  resized.observe(container);
+  // Redrawing replaces every node: keep the keyboard user's place on the board. A hole that
+  // was played (or a turn that has just come) sends the focus to the first one that can be
+  // played; a cell the person went to with the arrow keys keeps it.
   if (focusedName) {
-    const again = container.querySelector(`[data-name="${focusedName}"][tabindex]`);
-    (again ?? container.querySelector('.cell[tabindex]'))?.focus({ preventScroll: true });
+    const again = container.querySelector(`[data-name="${focusedName}"]`);
+    const first = container.querySelector('.cell.legal');
+    const moveOn = first && !again?.classList.contains('legal') && (wasLegal || !offered);
+    (moveOn ? first : again)?.focus({ preventScroll: true });
   }
+}
+
+// A board wider than its frame scrolls sideways in it: the given cells are brought into view
+// when any of them is out of it, their span centred (or the first cell, when the span is
+// wider than the frame).
+export function scrollCellsIntoView(frame, nodes, smooth) {
+  if (frame.scrollWidth <= frame.clientWidth || nodes.length === 0) return;
+  const box = frame.getBoundingClientRect();
+  const spans = nodes.map((node) => node.getBoundingClientRect());
+  const left = Math.min(...spans.map((r) => r.left));
+  const right = Math.max(...spans.map((r) => r.right));
+  if (left >= box.left && right <= box.right) return;
+  const [from, to] = right - left <= frame.clientWidth ? [left, right] : [spans[0].left, spans[0].right];
+  const centre = frame.scrollLeft + (from + to) / 2 - box.left;
+  frame.scrollTo({ left: centre - frame.clientWidth / 2, behavior: smooth ? 'smooth' : 'auto' });
 }
 
 // Marks the cells a move would change (drawn on demand: most moves are never previewed).

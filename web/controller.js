@@ -4,12 +4,12 @@
 import { TGError, MOVE_PASS } from './traditional-games/traditional-games.js';
 import { SearchWorker } from './traditional-games/traditional-games-search.js';
 import { drawSticks } from './board.js';
-import { t, showError } from './i18n.js';
+import { t, say, showError } from './i18n.js';
 import {
   S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC,
 } from './session.js';
 import {
-  render, renderChoices, previewMove, seatLabel, syncGameControls, sideName,
+  render, renderChoices, renderPlaying, previewMove, seatLabel, syncGameControls, sideName,
 } from './panels.js';
 import { sendMove, requestUndo, requestRematch, resign } from './online.js';
 import { renderLearn } from './learn.js';
@@ -55,6 +55,7 @@ export async function playOut() {
   }
   const gen = S.generation;
   setPhase('animating');
+  renderPlaying();
   await animateStory($('board'), storyOf(S.state, index), {
     factor,
     alive: () => gen === S.generation,
@@ -87,7 +88,7 @@ export function advance() {
   // Keyboard users keep their place: after a bot's move the board is theirs again.
   const focus = document.activeElement;
   if (S.phase === 'person' && (!focus || focus === document.body)) {
-    document.querySelector('#board .cell[tabindex]')?.focus({ preventScroll: true });
+    document.querySelector('#board .cell.legal')?.focus({ preventScroll: true });
   } else if (S.phase === 'your-throw' && (!focus || focus === document.body)) {
     $('throw').focus({ preventScroll: true });
   }
@@ -289,7 +290,8 @@ export function onMoveTyped(event) {
   const input = $('move-input');
   const text = input.value.trim();
   if (!personToDecide()) {
-    $('move-error').textContent = t(S.state.isTerminal ? 'move.over' : 'move.not-your-turn');
+    const key = S.state.isTerminal ? 'move.over' : 'move.not-your-turn';
+    say($('move-error'), () => t(key));
     return;
   }
   let move;
@@ -350,6 +352,16 @@ export function newGame(event) {
   clearError('spec-error');
   S.seats = [$('seat0').value, $('seat1').value];
   replaceState(next);
+  showBoard();
+}
+
+// A game started from the side's forms, which on a phone are below the board: the board is
+// brought into view (the page stayed where the form was). At once, not smoothly: the next
+// tap is on the board, and must not land where a cell was a moment before.
+function showBoard() {
+  const top = $('seat-north').getBoundingClientRect().top;
+  if (top >= 0 && $('board-wrap').getBoundingClientRect().bottom <= innerHeight) return;
+  $('play').scrollIntoView({ block: 'start' });
 }
 
 export function lastThrowIn(log) {
@@ -389,6 +401,7 @@ export function loadPosition(event) {
   }
   clearError('paste-error');
   replaceState(next);
+  showBoard();
 }
 
 export function onSeatChange() {
@@ -429,6 +442,7 @@ export async function openRecord(file) {
   }
   clearError('record-error');
   replaceState(next);
+  showBoard();
 }
 
 // The same rules again, the seats swapped.

@@ -43,6 +43,7 @@ export function setLanguage(code, remember = false) {
   document.documentElement.lang = current;
   document.documentElement.dir = t('meta.dir');
   applyStatic();
+  sayAgain();
 }
 
 // A string of the catalogue; a function entry takes the arguments (counts, names, moves).
@@ -67,8 +68,29 @@ export function errorWords(error, action, gameIds = []) {
   return t('error.unknown', error.code);
 }
 
+// The messages on show (an error, a server's refusal), each with how to word it: a language
+// switch words them again. A node whose text was changed since is left alone.
+const said = new Map();
+
+export function say(node, words) {
+  const text = words();
+  node.textContent = text;
+  said.set(node, { text, words });
+}
+
+function sayAgain() {
+  for (const [node, entry] of said) {
+    if (node.textContent !== entry.text) {
+      said.delete(node);
+      continue;
+    }
+    entry.text = entry.words();
+    node.textContent = entry.text;
+  }
+}
+
 export function showError(node, error, action, gameIds) {
-  node.textContent = errorWords(error, action, gameIds);
+  say(node, () => errorWords(error, action, gameIds));
   node.dataset.status = error.code;
 }
 

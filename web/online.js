@@ -5,7 +5,7 @@
 // `moves FROM M...` is applied move by move with the library, `undone N` takes back to ply N.
 // A seat's decisions are sent as `play`, and shown only once the server's event comes back.
 import { TGError } from './traditional-games/traditional-games.js';
-import { t, has } from './i18n.js';
+import { t, has, say } from './i18n.js';
 import { S, $, params } from './session.js';
 import { render, renderClock } from './panels.js';
 import {
@@ -152,6 +152,7 @@ function refuse(text) {
   $('connection').append(' ', back);
   document.querySelector('main').hidden = true;
   $('tagline').textContent = t('online.no-match-tagline');
+  $('rules-line').textContent = '';
   setPhase('refused');
   S.online = null;
 }
@@ -256,7 +257,7 @@ function onEvent(words) {
     online.undoBy = null;
     const timedOut = words[4] === 'by=timeout';
     if (online.seat !== null && (timedOut || Number(words[3]) !== online.seat)) {
-      $('move-error').textContent = t(timedOut ? 'online.undo-timeout' : 'online.undo-declined');
+      say($('move-error'), () => t(timedOut ? 'online.undo-timeout' : 'online.undo-declined'));
     }
     render();
   } else if (kind === 'rematch') {
@@ -294,11 +295,11 @@ export async function sendMove(move) {
     // Not sent (or its answer lost with the connection): the person plays it again once the
     // page is back; the catch-up then shows it if the server did store it.
     online.notSent = true;
-    $('move-error').textContent = t('online.not-sent');
+    say($('move-error'), () => t('online.not-sent'));
     advance();
     return;
   }
-  if (word !== 'stale-ply' && word !== 'busy') $('move-error').textContent = errorText(reply);
+  if (word !== 'stale-ply' && word !== 'busy') say($('move-error'), () => errorText(reply));
   if (word === 'busy') setTimeout(() => { if (S.phase === 'sending') advance(); }, 100);
   else advance();
 }
@@ -316,14 +317,14 @@ export function requestUndo() {
   const { online } = S;
   if (online.seat === null) return;
   request(`undo ${online.id} ${S.log.length} ${online.token}`).then((reply) => {
-    $('move-error').textContent = reply.startsWith('ok') ? t('online.undo-asked') : errorText(reply);
+    say($('move-error'), () => (reply.startsWith('ok') ? t('online.undo-asked') : errorText(reply)));
   });
 }
 
 export async function answerUndo(word) {
   const { online } = S;
   const reply = await request(`${word} ${online.id} ${S.log.length} ${online.token}`);
-  if (!reply.startsWith('ok')) $('move-error').textContent = errorText(reply);
+  if (!reply.startsWith('ok')) say($('move-error'), () => errorText(reply));
 }
 
 // Rematch, seats swapped (docs/server.md, `rematch ID TOKEN`): the first seat to ask gets the
@@ -341,7 +342,7 @@ export async function requestRematch() {
   const reply = await request(`rematch ${online.id} ${online.token}`);
   if (!reply.startsWith('ok')) {
     online.rematchAsked = false;
-    $('move-error').textContent = errorText(reply);
+    say($('move-error'), () => errorText(reply));
     return;
   }
   const [, id, seat, token] = reply.split(' ');
@@ -394,7 +395,7 @@ export async function createOnlineMatch(event) {
   }
   const reply = await request(`new ${spec}${clock ? ` clock=${clock}` : ''}`);
   if (!reply.startsWith('ok')) {
-    $('online-error').textContent = reply.startsWith('err disconnected') ? t('online.no-server') : errorText(reply);
+    say($('online-error'), () => (reply.startsWith('err disconnected') ? t('online.no-server') : errorText(reply)));
     return;
   }
   // ok ID TOKEN INVITE: this page's seat (0) and the invite its opponent's link carries.

@@ -2,7 +2,7 @@
 // choice buttons, the move list, the game-over banner, the New game form built from the
 // library's catalogue. Each is redrawn from the session by render().
 import { DRAW, MOVE_PASS, CELL_DEAD } from './traditional-games/traditional-games.js';
-import { drawBoard, drawSticks, markPreview } from './board.js';
+import { drawBoard, drawSticks, markPreview, scrollCellsIntoView } from './board.js';
 import { t, has } from './i18n.js';
 import {
   S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
@@ -37,8 +37,20 @@ function seatOptionText(spec, gameId) {
   const rating = ratingsOf(gameId)?.bySpec.get(spec);
   if (!rating) return t('seat.bot', botName(spec));
   return rating.halfWidth > 0
-    ? t('seat.level-rated', botName(spec), Math.round(rating.elo), Math.round(rating.halfWidth))
+    ? t('seat.level-rated', botName(spec), Math.round(rating.elo))
     : t('seat.level-anchor', botName(spec));
+}
+
+// What a level is, and its rating's interval: shown when the pointer is on it.
+function seatOptionTitle(spec, gameId) {
+  const level = levelOf(spec);
+  if (!level) return '';
+  const how = t(`level-how.${level.name}`);
+  const rating = ratingsOf(gameId)?.bySpec.get(spec);
+  if (!rating) return how;
+  return rating.halfWidth > 0
+    ? t('seat.level-interval', how, Math.round(rating.elo), Math.round(rating.halfWidth))
+    : t('seat.level-anchor-title', how);
 }
 
 // The seat choices for a game, with its ratings once they are read (docs/ratings/<game>.json).
@@ -47,12 +59,12 @@ export function fillSeats(gameId = $('game-select').value) {
     const value = select.value;
     select.replaceChildren();
     for (const seat of SEATS) {
-      const level = levelOf(seat);
       select.appendChild(Object.assign(document.createElement('option'), {
-        value: seat, textContent: seatOptionText(seat, gameId), title: level ? t(`level-how.${level.name}`) : '',
+        value: seat, textContent: seatOptionText(seat, gameId), title: seatOptionTitle(seat, gameId),
       }));
     }
     if (value) select.value = value;
+    showSeatTitle(select);
   }
   const rated = ratingsOf(gameId);
   const note = $('levels-note');
@@ -69,6 +81,11 @@ export function fillSeats(gameId = $('game-select').value) {
       if (loaded && $('game-select').value === gameId) fillSeats(gameId);
     });
   }
+}
+
+// The chosen level's title on the closed drop-down too, where the pointer rests.
+export function showSeatTitle(select) {
+  select.title = select.selectedOptions[0]?.title ?? '';
 }
 
 function renderSeatBar(bar, player, state = S.state) {
@@ -443,6 +460,49 @@ function renderReplay() {
   return { shown, marks };
 }
 
+// The ply whose move the board's frame was last scrolled to (see render).
+let scrolledTo = null;
+
+// A wide board's frame follows the moves: each new one shown (played or replayed) is brought
+// into view once, and the person may scroll away from it until the next.
+function bringMoveIntoView() {
+  const at = S.viewPly === null ? `live ${S.log.length}` : `replay ${S.viewPly}`;
+  if (at === scrolledTo) return;
+  scrolledTo = at;
+  const marked = [...$('board').querySelectorAll('.cell.last, .cell.changed')];
+  scrollCellsIntoView($('board-wrap'), marked, S.animation !== 'off');
+}
+
+// The rules in play, in the New game form's words: the header names the game, this line its
+// options (the rule spec itself is the form's).
+function renderRules(state) {
+  const game = S.tg.games().find((g) => g.id === state.gameId);
+  const items = game.options.map((option) => {
+    const value = specOption(option.key, state.spec) ?? option.default;
+    return `${optionWords(state.gameId, option.key)}: ${choiceWords(option.key, value)}`;
+  });
+  $('rules-line').textContent = items.length ? t('page.rules', items) : '';
+}
+
+// While a move plays out (animate.js), the board shows the position it was played from with
+// nothing offered on it, and the status says which move is being played.
+export function renderPlaying() {
+  const { log } = S;
+  const entry = log.at(-1);
+  const { shown, marks } = replayAt(log.length - 1);
+  marks.flipped = true;
+  try {
+    drawBoard($('board'), snapshot([0, 1].map(sideName), shown, marks), { activate: activateCell, hover: hoverCell });
+  } finally {
+    shown.free();
+  }
+  $('status-text').textContent = t('status.playing', sideName(entry.player), entry.text);
+  renderChoices();
+  $('legal-moves').replaceChildren();
+  $('hint-button').disabled = true;
+  $('hint').textContent = '';
+}
+
 export function render() {
   const { state, online, log, paused } = S;
   if (S.viewPly !== null && S.viewPly >= log.length) S.viewPly = null;
@@ -451,6 +511,7 @@ export function render() {
   try {
     drawBoard($('board'), replay ? snapshot([0, 1].map(sideName), shown, replay.marks)
       : snapshot([0, 1].map(sideName)), { activate: activateCell, hover: hoverCell });
+    bringMoveIntoView();
     renderSeatBar($('seat-north'), S.flipped ? 0 : 1, shown);
     renderSeatBar($('seat-south'), S.flipped ? 1 : 0, shown);
     $('position').textContent = shown.toString();
@@ -463,8 +524,8 @@ export function render() {
   $('flip').hidden = Boolean(online);
   renderMoveList();
   renderBanner();
-  // The spec is notation: isolated left to right inside a right-to-left sentence.
-  $('tagline').textContent = t('page.tagline', gameName(state.gameId), `\u2066${state.spec}\u2069`);
+  $('tagline').textContent = gameName(state.gameId);
+  renderRules(state);
   const names = personToDecide() ? state.legalMoveNames() : [];
   $('legal-moves').replaceChildren(...names.map((name) => Object.assign(document.createElement('option'), { value: name })));
   // In the replay, nothing acts on the game as it stands until the person is back at it.
@@ -484,6 +545,17 @@ export function render() {
   document.body.setAttribute('data-ply', String(log.length));
 }
 
+// The catalogue names each option and choice; a game may name an option its own way (a Tab
+// row has squares, not holes), and a number needs no words.
+function optionWords(gameId, key) {
+  if (has(`option.${gameId}.${key}`)) return t(`option.${gameId}.${key}`);
+  return has(`option.${key}`) ? t(`option.${key}`) : key;
+}
+
+function choiceWords(key, choice) {
+  return has(`option.${key}.${choice}`) ? t(`option.${key}.${choice}`) : choice;
+}
+
 // The option controls come from the library's catalogue: a list option is a drop-down of its
 // choices, a range option a number field with its bounds.
 export function buildOptions(gameId, spec) {
@@ -491,17 +563,14 @@ export function buildOptions(gameId, spec) {
   const given = Object.fromEntries((spec.split(':')[1] ?? '').split(',').filter(Boolean).map((p) => p.split('=')));
   const box = $('options');
   box.replaceChildren();
-  // The catalogue names each option and choice; a game may name an option its own way (a
-  // Tab row has squares, not holes), and a number needs no words.
-  const words = (key) => (has(`option.${gameId}.${key}`) ? t(`option.${gameId}.${key}`) : has(`option.${key}`) ? t(`option.${key}`) : key);
   for (const option of game.options) {
     const label = document.createElement('label');
-    label.append(`${words(option.key)} `);
+    label.append(`${optionWords(gameId, option.key)} `);
     let control;
     if (option.choices) {
       control = document.createElement('select');
       for (const choice of option.choices) {
-        control.appendChild(Object.assign(document.createElement('option'), { value: choice, textContent: has(`option.${option.key}.${choice}`) ? t(`option.${option.key}.${choice}`) : choice }));
+        control.appendChild(Object.assign(document.createElement('option'), { value: choice, textContent: choiceWords(option.key, choice) }));
       }
     } else {
       control = document.createElement('input');
@@ -534,6 +603,8 @@ export function syncGameControls(gameId, spec) {
   fillSeats(gameId);
   $('seat0').value = S.seats[0];
   $('seat1').value = S.seats[1];
+  showSeatTitle($('seat0'));
+  showSeatTitle($('seat1'));
 }
 
 export function fillSelects() {

@@ -26,7 +26,7 @@ export default {
   'page.loading': 'جارٍ تحميل المكتبة…',
   'page.load-failed': (message) => `تعذر تحميل المكتبة: ${message}`,
   'page.footer': 'كل قاعدة ونقلة مسموحة ونتيجة هنا تأتي من مكتبة libtraditional-games مترجمةً إلى WebAssembly (حزمة npm باسم traditional-games)؛ هذه الصفحة ترسم فقط.',
-  'page.tagline': (game, spec) => `${game} · ${spec}`,
+  'page.rules': (items) => `القواعد: ${items.join(' · ')}`,
 
   'side.0': 'الجنوب',
   'side.1': 'الشمال',
@@ -35,8 +35,10 @@ export default {
 
   'seat.person': 'إنسان',
   'seat.bot': (level) => `آلة: ${level}`,
-  'seat.level-rated': (level, elo, half) => `آلة: ${level} · ${elo} ± ${half} إيلو`,
-  'seat.level-anchor': (level) => `آلة: ${level} · 0 إيلو`,
+  'seat.level-rated': (level, rating) => `آلة: ${level} · التصنيف ${rating}`,
+  'seat.level-anchor': (level) => `آلة: ${level} · التصنيف 0`,
+  'seat.level-interval': (how, rating, half) => `${how}. التصنيف ${rating} ± ${half}: بين ${rating - half} و${rating + half} بثقة 95٪.`,
+  'seat.level-anchor-title': (how) => `${how}. التصنيف 0: تُقاس المستويات الأخرى بالنسبة إليه.`,
   'level.beginner': 'مبتدئ',
   'level.easy': 'سهل',
   'level.medium': 'متوسط',
@@ -68,6 +70,7 @@ export default {
   'status.to-move-seat': (who, seat) => `دور ${who}: ${seat}.`,
   'status.throws': (who) => `${who} يرمي العصي.`,
   'status.your-throw': (who) => `دور ${who} في رمي العصي: ارمِ.`,
+  'status.playing': (who, move) => `يلعب ${who} ${move}…`,
   'status.paused': ' متوقفة مؤقتًا.',
   'status.thinking': (seat) => `${seat} تفكر…`,
   'status.worker-failed': (message) => `تعطل عامل الآلة: ${message}`,
@@ -162,7 +165,7 @@ export default {
   'new.seat0': 'الجنوب',
   'new.seat1': 'الشمال',
   'new.levels-separator': '؛ ',
-  'new.levels-note': 'التصنيفات: نقاط إيلو فوق المبتدئ (و± مجال الثقة 95٪)، قاسها tg-arena بالقواعد',
+  'new.levels-note': 'التصنيفات: قوة كل مستوى كما قاسها tg-arena، والمبتدئ عند 0 (أشر إلى مستوى لترى مجال الثقة 95٪)، بالقواعد',
   'new.button': 'لعبة جديدة',
 
   'online.summary': 'العب عبر الشبكة',

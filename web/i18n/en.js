@@ -21,7 +21,7 @@ export default {
   'page.loading': 'Loading the library…',
   'page.load-failed': (message) => `The library could not be loaded: ${message}`,
   'page.footer': 'Every rule, legal move and score here comes from libtraditional-games compiled to WebAssembly (the npm package traditional-games); this page only draws.',
-  'page.tagline': (game, spec) => `${game} · ${spec}`,
+  'page.rules': (items) => `Rules: ${items.join(' · ')}`,
 
   'side.0': 'South',
   'side.1': 'North',
@@ -30,8 +30,10 @@ export default {
 
   'seat.person': 'Person',
   'seat.bot': (level) => `Bot: ${level}`,
-  'seat.level-rated': (level, elo, half) => `Bot: ${level} · ${elo} ± ${half} Elo`,
-  'seat.level-anchor': (level) => `Bot: ${level} · 0 Elo`,
+  'seat.level-rated': (level, rating) => `Bot: ${level} · rating ${rating}`,
+  'seat.level-anchor': (level) => `Bot: ${level} · rating 0`,
+  'seat.level-interval': (how, rating, half) => `${how}. Rating ${rating} ± ${half}: between ${rating - half} and ${rating + half} with 95% confidence.`,
+  'seat.level-anchor-title': (how) => `${how}. Rating 0: the other levels are rated against this one.`,
   'level.beginner': 'beginner',
   'level.easy': 'easy',
   'level.medium': 'medium',
@@ -63,6 +65,7 @@ export default {
   'status.to-move-seat': (who, seat) => `${who} to move: ${seat}.`,
   'status.throws': (who) => `${who} throws the sticks.`,
   'status.your-throw': (who) => `${who} to throw the sticks: your throw.`,
+  'status.playing': (who, move) => `${who} plays ${move}…`,
   'status.paused': ' Paused.',
   'status.thinking': (seat) => `${seat} is thinking…`,
   'status.worker-failed': (message) => `The bot worker failed: ${message}`,
@@ -157,7 +160,7 @@ export default {
   'new.seat0': 'South',
   'new.seat1': 'North',
   'new.levels-separator': '; ',
-  'new.levels-note': 'Ratings: Elo above the beginner (± its 95% interval), measured by tg-arena with the rules',
+  'new.levels-note': 'Ratings: how strong each level played, measured by tg-arena with the beginner at 0 (point at a level for its 95% interval), with the rules',
   'new.button': 'New game',
 
   'online.summary': 'Play online',

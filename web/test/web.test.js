@@ -417,6 +417,109 @@ test('a 390 px phone screen: no game scrolls the page sideways, counts are 12 px
   await page.close();
 });
 
+const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
+
+// Where an element is on the screen, and the screen.
+const placeOf = (page, selector) => page.$eval(selector, (node) => {
+  const r = node.getBoundingClientRect();
+  return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: innerHeight };
+});
+
+test('a phone: New game, pressed in the form below the board, brings the board into view', async () => {
+  const page = await openPage({ viewport: PHONE });
+  for (const game of ['halusa', 'tab', 'hus']) {
+    await newGame(page, { game, south: 'person', north: 'person' });
+    const button = await placeOf(page, '#new-game-button');
+    const board = await placeOf(page, '#board-wrap');
+    const bar = await placeOf(page, '#seat-north');
+    assert.ok(button.top > board.bottom, `${game}: the form is below the board on a phone`);
+    assert.ok(bar.top >= 0 && board.bottom <= board.height,
+      `${game}: the board is on screen after New game (North's bar at ${bar.top.toFixed(0)} px, the board's bottom at ${board.bottom.toFixed(0)} px of ${board.height})`);
+  }
+  // A pasted position: the same, from the form further down.
+  const halusa = new tg.State('halusa');
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, halusa.toString());
+  halusa.free();
+  await page.click('#paste-form button[type="submit"]');
+  const bar = await placeOf(page, '#seat-north');
+  const board = await placeOf(page, '#board-wrap');
+  assert.ok(bar.top >= 0 && board.bottom <= board.height, `the board is on screen after Load position (${bar.top.toFixed(0)} px)`);
+  await page.close();
+});
+
+test('a phone: a wide At-Tab wa-d-Dukk board scrolls its frame to the last move, played or replayed', async () => {
+  // North (a bot) to move with a throw of 3, its only movable pieces on ab3 and ac3: its move
+  // ends in the last columns, far right of a frame that shows the first ones.
+  const position = 'tab:width=29 .,.,.,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O,O/.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,o,o/.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,.,x,.,.,./X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,X,.,. 1 1,1 throws=3';
+  const page = await openPage({ viewport: PHONE });
+  await newGame(page, { game: 'tab', options: { width: '29' }, south: 'person', north: 'greedy' });
+  assert.equal(await page.$eval('#board-wrap', (n) => n.scrollLeft), 0, 'the frame starts at column a');
+  await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
+  await page.click('#paste-form button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) > 0, { timeout: 60000 });
+  // Every cell the last move marks (where it started, what it changed) is inside the frame.
+  const marksInView = () => page.evaluate(() => {
+    const frame = document.getElementById('board-wrap').getBoundingClientRect();
+    const marked = [...document.querySelectorAll('#board .cell.last, #board .cell.changed')];
+    return { count: marked.length, outside: marked.filter((n) => {
+      const r = n.getBoundingClientRect();
+      return r.left < frame.left - 1 || r.right > frame.right + 1;
+    }).map((n) => n.dataset.name) };
+  });
+  const moves = await movesOf(page);
+  assert.match(moves[0], /^a[bc]3\+3$/, 'North played from the last columns');
+  const live = await marksInView();
+  assert.ok(live.count >= 2, 'the last move is marked');
+  assert.deepEqual(live.outside, [], `the last move ${moves[0]} is in view`);
+  // The replay of that move, with the frame scrolled back to column a: in view again.
+  await page.$eval('#board-wrap', (n) => { n.scrollLeft = 0; });
+  await page.click('#move-list li:nth-child(1)');
+  const replayed = await marksInView();
+  assert.ok(replayed.count >= 2, 'the replayed move is marked');
+  assert.deepEqual(replayed.outside, [], 'the replayed move is in view');
+  await page.close();
+});
+
+test('a phone: the board\'s coordinates are at least 11 px high and stay in the board\'s margin', async () => {
+  const page = await openPage({ viewport: PHONE });
+  const setups = [
+    { game: 'tab', options: { width: '29' } },
+    { game: 'tab', options: { width: '13' } },
+    { game: 'hus', options: { width: '16' } },
+    { game: 'hus', options: { width: '8' } },
+    { game: 'hawalis', options: { variant: 'zanzibar' } },
+    { game: 'walak-pussa' },
+    { game: 'halusa' },
+  ];
+  for (const setup of setups) {
+    await newGame(page, { ...setup, south: 'person', north: 'person' });
+    const name = `${setup.game} ${JSON.stringify(setup.options ?? {})}`;
+    const labels = await page.$$eval('#board .edge-label', (nodes) => {
+      // The squares and holes' territories, which a label must not cover.
+      const cells = [...document.querySelectorAll('#board .tab-square, #board [class^="territory-"]')]
+        .map((n) => n.getBoundingClientRect());
+      const board = document.querySelector('#board svg').getBoundingClientRect();
+      return nodes.map((n) => {
+        const r = n.getBoundingClientRect();
+        return {
+          text: n.textContent,
+          px: parseFloat(getComputedStyle(n).fontSize) * n.getScreenCTM().a,
+          inside: r.left >= board.left && r.right <= board.right && r.top >= board.top && r.bottom <= board.bottom,
+          covers: cells.some((c) => r.left < c.right - 0.5 && r.right > c.left + 0.5 && r.top < c.bottom - 0.5 && r.bottom > c.top + 0.5),
+        };
+      });
+    });
+    assert.ok(labels.length > 0, `${name}: coordinates are drawn`);
+    for (const label of labels) {
+      assert.ok(label.px >= 11, `${name}: coordinate ${label.text} is ${label.px.toFixed(1)} px high`);
+      assert.ok(label.inside && !label.covers, `${name}: coordinate ${label.text} stays in the margin`);
+    }
+    const page0 = await page.evaluate(() => ({ scroll: document.scrollingElement.scrollWidth, inner: innerWidth }));
+    assert.ok(page0.scroll <= page0.inner, `${name}: the page is ${page0.scroll} px wide in ${page0.inner}`);
+  }
+  await page.close();
+});
+
 // WCAG's contrast ratio of two computed CSS colours (rgb(...) strings).
 function contrast(a, b) {
   const luminance = (text) => {
@@ -615,6 +718,41 @@ test('a move plays out from its story: the hand goes hole by hole along the real
   await page.close();
 });
 
+test('while a person\'s own move plays out, the status says it is being played and no hole is offered', async () => {
+  const page = await openPage();
+  // The slow setting, so that the move takes seconds even on a busy machine.
+  await page.goto(`${base}?seed=3`);
+  await page.waitForFunction(() => document.body.dataset.phase !== 'loading');
+  await page.select('#animation', 'slow');
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  assert.ok((await page.$$('#board .cell.legal')).length > 0, 'South is offered holes before the move');
+  // At every step of the hand: what the status says and what the board offers.
+  await page.evaluate(() => {
+    window.steps = [];
+    new MutationObserver(() => {
+      if (!document.getElementById('board').getAttribute('data-anim-cell')) return;
+      window.steps.push({
+        status: document.getElementById('status-text').textContent,
+        offered: document.querySelectorAll('#board .cell.legal, #board .ring, #board [role="button"]').length,
+        hint: document.getElementById('hint-button').disabled,
+        suggestions: document.querySelectorAll('#legal-moves option').length,
+      });
+    }).observe(document.getElementById('board'), { attributes: true, attributeFilter: ['data-anim-cell'] });
+  });
+  await page.click('#board .cell.legal[data-name="c1"]');
+  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) === 1, { timeout: 30000 });
+  const steps = await page.evaluate(() => window.steps);
+  assert.ok(steps.length >= 3, `the move played out (${steps.length} steps)`);
+  for (const step of steps) {
+    assert.equal(step.status, en['status.playing']('South', 'c1'));
+    assert.deepEqual([step.offered, step.hint, step.suggestions], [0, true, 0], 'nothing is offered while the move plays out');
+  }
+  // Then North is to move, and is offered its holes.
+  assert.equal(await textOf(page, '#status-text'), `${en['status.played']('South', 'c1')}${en['status.to-move']('North')}`);
+  assert.ok((await page.$$('#board .cell.legal')).length > 0);
+  await page.close();
+});
+
 test('an At-Tab wa-d-Dukk move plays out from its story: the piece walks square by square, the capture flies off, the sticks fall', async () => {
   // South to move with a stored throw of 3: h4+3 walks two squares and takes North's piece on
   // the third; then North's throws are due.
@@ -791,6 +929,58 @@ test('Arabic: chosen by the browser\'s language, complete, right to left around 
   await page.close();
 });
 
+test('a language switch words again the errors already shown', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'hus', options: { width: '16' }, south: 'person', north: 'person' });
+  // Three refusals, each in English.
+  await page.type('#move-input', 'zz9');
+  await page.click('#move-form button[type="submit"]');
+  await page.$eval('#spec-input', (node) => { node.value = 'chess'; });
+  await page.click('#new-game-button');
+  await page.$eval('#paste-input', (node) => { node.value = 'hus:width=16 nonsense'; });
+  await page.click('#paste-form button[type="submit"]');
+  const errors = () => page.$$eval('#move-error, #spec-error, #paste-error', (nodes) => nodes.map((n) => [n.textContent, n.dataset.status]));
+  const games = tg.games().map((g) => g.id);
+  const expected = (words) => [
+    [words['error.move.TG_ERR_PARSE'], 'TG_ERR_PARSE'],
+    [words['error.TG_ERR_UNKNOWN_GAME'](games), 'TG_ERR_UNKNOWN_GAME'],
+    [words['error.position.TG_ERR_PARSE'], 'TG_ERR_PARSE'],
+  ];
+  assert.deepEqual(await errors(), expected(en));
+  await page.select('#language', 'ar');
+  assert.deepEqual(await errors(), expected(ar), 'the errors in Arabic');
+  await page.select('#language', 'en');
+  assert.deepEqual(await errors(), expected(en), 'back in English');
+  // A message the page no longer shows is not brought back by a switch.
+  await page.$eval('#move-input', (node) => { node.value = ''; });
+  await page.type('#move-input', 'a1');
+  await page.click('#move-form button[type="submit"]');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  assert.equal(await textOf(page, '#move-error'), '');
+  await page.select('#language', 'ar');
+  assert.equal(await textOf(page, '#move-error'), '');
+  await page.select('#language', 'en');
+  await page.close();
+});
+
+test('the header names the game, with its rules in a line of words, in each language; no rule spec', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'hus', options: { width: '16' }, south: 'person', north: 'person' });
+  const rulesIn = (words) => words['page.rules']([`${words['option.width']}: 16`, `${words['option.laps']}: 10000`, `${words['option.quiet']}: 100`]);
+  assert.equal(await textOf(page, '#tagline'), en['game.hus']);
+  assert.equal(await textOf(page, '#rules-line'), rulesIn(en));
+  assert.doesNotMatch(await textOf(page, 'header'), /hus:|width=|laps=/);
+  await page.select('#language', 'ar');
+  assert.equal(await textOf(page, '#tagline'), ar['game.hus']);
+  assert.equal(await textOf(page, '#rules-line'), rulesIn(ar));
+  await page.select('#language', 'en');
+  // Words for the choices too: a Walak-pussa match.
+  await newGame(page, { game: 'walak-pussa', options: { rounds: 'match' }, south: 'person', north: 'person' });
+  assert.equal(await textOf(page, '#rules-line'), en['page.rules']([`${en['option.rounds']}: ${en['option.rounds.match']}`,
+    `${en['option.laps']}: 10000`, `${en['option.quiet']}: 100`]));
+  await page.close();
+});
+
 test('keyboard: Tab reaches the legal holes, which carry their name, count and owner; Enter and Space play', async () => {
   const page = await openPage();
   await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
@@ -815,6 +1005,55 @@ test('keyboard: Tab reaches the legal holes, which carry their name, count and o
   await page.click('#undo');
   await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
   assert.equal(await positionOf(page), replay('halusa', await movesOf(page)).position);
+  await page.close();
+});
+
+test('keyboard: the arrow keys move between the holes on the board, both rows, stopping at its edges, either way round', async () => {
+  const page = await openPage();
+  await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+  const focused = () => page.evaluate(() => {
+    const node = document.activeElement;
+    const r = node.getBoundingClientRect();
+    return { name: node.dataset?.name ?? node.id ?? node.tagName, x: r.x, y: r.y, outline: getComputedStyle(node).outlineStyle };
+  });
+  const press = async (key) => {
+    await page.keyboard.press(key);
+    return (await focused()).name;
+  };
+  await page.$eval('#board .cell.legal[data-name="c1"]', (node) => node.focus());
+  assert.equal(await press('ArrowRight'), 'd1');
+  assert.equal(await press('ArrowLeft'), 'c1');
+  assert.equal(await press('ArrowLeft'), 'b1');
+  assert.equal(await press('ArrowLeft'), 'a1');
+  assert.equal(await press('ArrowLeft'), 'a1', 'the left edge stops the focus');
+  assert.equal(await press('ArrowUp'), 'a2', 'up to North\'s row');
+  assert.equal(await press('ArrowUp'), 'a2', 'the top edge stops the focus');
+  assert.equal(await press('ArrowRight'), 'b2');
+  // A hole that cannot be played is read (its name, count and owner) and shows the focus.
+  const north = await focused();
+  assert.match(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), /^b2, 6 counters, North's hole$/);
+  assert.notEqual(north.outline, 'none', 'the focus is drawn on a hole that cannot be played');
+  await page.keyboard.press('Enter');
+  assert.equal(await plyOf(page), 0, 'Enter on a hole that cannot be played plays nothing');
+  assert.equal(await press('ArrowDown'), 'b1');
+  // None of it left the game for the replay.
+  assert.equal(await page.$eval('#replay-bar', (n) => n.hidden), true);
+  assert.equal(await plyOf(page), 0);
+  // Turned round, the arrows still go the way they point on the screen.
+  await page.click('#flip');
+  await page.$eval('#board .cell.legal[data-name="c1"]', (node) => node.focus());
+  const before = await focused();
+  await page.keyboard.press('ArrowRight');
+  const right = await focused();
+  assert.ok(right.x > before.x && Math.abs(right.y - before.y) < 1, `ArrowRight went right on the turned board (${before.name} to ${right.name})`);
+  // South's row is at the top now: down goes to North's.
+  await page.keyboard.press('ArrowDown');
+  const down = await focused();
+  assert.ok(down.y > right.y && Math.abs(down.x - right.x) < 1, `ArrowDown went down on the turned board (${right.name} to ${down.name})`);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) === 1);
+  assert.deepEqual(await movesOf(page), [right.name]);
   await page.close();
 });
 
@@ -861,17 +1100,26 @@ test('levels by name with the rating measured for the game on the board (docs/ra
         const text = options.find(([value]) => value === spec)[1];
         const rating = set.ratings.find((r) => r.bot === spec);
         const want = spec === 'random' ? en['seat.level-anchor'](en[`level.${name}`])
-          : en['seat.level-rated'](en[`level.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
+          : en['seat.level-rated'](en[`level.${name}`], Math.round(rating.elo));
         assert.equal(text, want, `${game}: ${spec}`);
         assert.doesNotMatch(text, /iterations=|search:|mcts:/, 'a level is named in words, not by its spec');
-        assert.equal(await page.$eval(`${select} option[value="${spec}"]`, (n) => n.title), en[`level-how.${name}`]);
+        // A rating in words; its interval when the pointer is on the level.
+        assert.doesNotMatch(text, /Elo|±/);
+        const title = spec === 'random' ? en['seat.level-anchor-title'](en[`level-how.${name}`])
+          : en['seat.level-interval'](en[`level-how.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
+        assert.equal(await page.$eval(`${select} option[value="${spec}"]`, (n) => n.title), title);
       }
     }
+    assert.doesNotMatch(await textOf(page, '#levels-note'), /Elo/);
   }
-  // Arabic names the levels and their ratings from its own catalogue.
+  // Arabic names the levels, their ratings and intervals from its own catalogue.
   await page.select('#language', 'ar');
-  const arabic = await page.$eval('#seat1 option[value="search:time=100"]', (n) => n.textContent);
-  assert.ok(arabic.startsWith(ar['seat.bot'](ar['level.hard']).split(' ')[0]) && arabic.includes(ar['level.hard']), arabic);
+  const arabic = await page.$eval('#seat1 option[value="search:time=100"]', (n) => [n.textContent, n.title]);
+  const tab = JSON.parse(await readFile(fileURLToPath(new URL('../../docs/ratings/tab.json', import.meta.url)), 'utf8'))
+    .rule_sets[0].ratings.find((r) => r.bot === 'search:time=100');
+  assert.deepEqual(arabic, [ar['seat.level-rated'](ar['level.hard'], Math.round(tab.elo)),
+    ar['seat.level-interval'](ar['level-how.hard'], Math.round(tab.elo), Math.round(tab.half_width))]);
+  assert.doesNotMatch(await textOf(page, '#levels-note'), /إيلو/);
   await page.select('#language', 'en');
 
   // The strongest level thinks a second a move in the package's SearchWorker; North turned
