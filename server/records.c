@@ -78,9 +78,9 @@ void record_attach(struct server *sv, struct client *c, struct record *r)
 void record_made(struct server *sv, struct record *r, tg_status st, char *text, size_t len)
 {
     r->making = false;
-    if (st == TG_OK && sv->out_total + sv->record_bytes + len > sv->opt.max_buffered)
-        st = TG_ERR_NO_MEMORY; /* told as `overloaded` below */
-    if (st == TG_OK) {
+    bool over = st == TG_OK && sv->out_total + sv->record_bytes + len > sv->opt.max_buffered;
+    bool made = st == TG_OK && !over;
+    if (made) {
         r->text = text;
         r->len = len;
         for (size_t i = 0; i < len; i++)
@@ -95,18 +95,18 @@ void record_made(struct server *sv, struct record *r, tg_status st, char *text, 
         if (c->record != r)
             continue;
         c->awaiting = false;
-        if (st == TG_OK) {
+        if (made) {
             record_start(sv, c);
             continue;
         }
         record_detach(sv, c);
-        if (st == TG_ERR_NO_MEMORY)
+        if (over)
             reply_error(c, "overloaded", "too much output waits for clients; try again");
         else
             reply_status(c, st);
     }
     r->users--;
-    record_free_if_unused(sv, r); /* a failed one has no users left: the next ask makes it anew */
+    record_free_if_unused(sv, r); /* one not made has no users left: the next ask makes it */
 }
 
 void record_feed(struct server *sv, struct client *c)
