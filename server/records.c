@@ -111,12 +111,15 @@ void record_made(struct server *sv, struct record *r, tg_status st, char *text, 
 
 void record_feed(struct server *sv, struct client *c)
 {
+    /* Up to a byte short of the mark, for the buffer's closing NUL: the output's buffer then
+     * stays at 64 KB rather than doubling for one byte. */
+    const size_t mark = OUT_HIGH_WATER - 1;
     struct record *r = c->record;
-    if (!r || !r->text || c->out.len >= OUT_HIGH_WATER)
+    if (!r || !r->text || c->out.len >= mark)
         return;
     size_t n = r->len - c->record_sent;
-    if (n > OUT_HIGH_WATER - c->out.len)
-        n = OUT_HIGH_WATER - c->out.len;
+    if (n > mark - c->out.len)
+        n = mark - c->out.len;
     if (!buf_append(&c->out, r->text + c->record_sent, n)) {
         c->dead = true;
         record_detach(sv, c);
