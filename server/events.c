@@ -47,7 +47,7 @@ void push_event(struct server *sv, const struct match *m, const char *fmt, ...)
             continue;
         /* A watcher that stopped reading is let go rather than buffered for without end. */
         size_t before = c->out.len;
-        if (output_over_budget(sv, c) ||
+        if (!record_flush(sv, c) || output_over_budget(sv, c) ||
             !buf_printf(&c->out, "event %" PRIu64 " %s\n", m->id, line.data)) {
             c->dead = true;
             sv->dropped_watchers++;

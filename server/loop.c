@@ -123,7 +123,8 @@ static bool client_run(struct server *sv, struct client *c)
 {
     c->blocked = false;
     for (int k = 0; k < LINES_PER_ROUND; k++) {
-        if (c->closing || c->dead || c->awaiting || c->out.len > OUT_HIGH_WATER)
+        /* A record being sent holds the replies after it, as a full output does. */
+        if (c->closing || c->dead || c->awaiting || c->out.len > OUT_HIGH_WATER || c->record)
             return false;
         char *nl = c->in.len ? memchr(c->in.data, '\n', c->in.len) : NULL;
         if (!nl)
@@ -152,7 +153,7 @@ static bool client_run(struct server *sv, struct client *c)
  * watcher that only receives events is closed like any silent client. */
 static void client_write(struct server *sv, struct client *c)
 {
-    (void)sv;
+    record_feed(sv, c);
     while (c->out.len) {
         ssize_t w = send(c->fd, c->out.data, c->out.len, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
@@ -164,11 +165,13 @@ static void client_write(struct server *sv, struct client *c)
             return;
         }
         buf_consume(&c->out, (size_t)w);
+        record_feed(sv, c);
     }
 }
 
 void client_free(struct server *sv, struct client *c)
 {
+    record_detach(sv, c);
     address_detach(sv, c);
     close(c->fd);
     free(c->in.data);
@@ -317,7 +320,14 @@ void serve(struct server *sv, int listen_fd)
             if (!c->counted && !c->dead && !c->closing && !has_line &&
                 sv->now - c->connected_at >= GREETING_SECONDS && !client_settle(sv, c))
                 client_write(sv, c);
-            pending |= has_line && !waiting && c->out.len <= OUT_HIGH_WATER;
+            pending |= has_line && !waiting && c->out.len <= OUT_HIGH_WATER && !c->record;
+            if (!c->dead && !c->closing && !waiting && c->record &&
+                sv->now - c->last_active > sv->opt.idle_timeout) {
+                /* Not reading its record: told nothing, since a line now would be taken for
+                 * one of the record's (the relay then ends the download cut short). */
+                record_detach(sv, c);
+                c->dead = true;
+            }
             if (!c->dead && !c->closing && !waiting &&
                 sv->now - c->last_active > sv->opt.idle_timeout) {
                 reply_error(c, "idle-timeout", "no command for %.0f s; closing",

@@ -198,6 +198,7 @@ int main(int argc, char **argv)
     free_jobs(left_moves);
     free_jobs(left_bots);
     free_jobs(left_records);
+    records_free(&sv);
     for (size_t b = 0; b < sv.bucket_count; b++)
         for (struct match *m = sv.buckets[b], *next; m; m = next) {
             next = m->next_in_bucket;

@@ -244,6 +244,11 @@ bool match_over(const struct match *m)
            tg_state_is_terminal(m->state);
 }
 
+/* Each change of a match's plies gives it a new plies_version, never given before in this
+ * process: a record made of one version (records.c) is never taken for another's. Only the
+ * loop changes plies. */
+static uint64_t plies_versions;
+
 /* Appends plies to the match's names; false (and nothing appended) when memory runs out. */
 bool note_plies(struct match *m, const struct stored_move *moves, size_t n)
 {
@@ -261,12 +266,14 @@ bool note_plies(struct match *m, const struct stored_move *moves, size_t n)
         m->plies[m->ply_count + i] = (struct ply_note){m->names.len, moves[i].seat};
     }
     m->ply_count += n;
+    m->plies_version = ++plies_versions;
     return true;
 }
 
 void forget_plies(struct match *m, size_t keep)
 {
     m->ply_count = keep;
+    m->plies_version = ++plies_versions;
     m->names.len = keep ? m->plies[keep - 1].end : 0;
     if (m->names.data)
         m->names.data[m->names.len] = '\0';

@@ -153,10 +153,32 @@ static size_t record_reserve(const struct match *m)
     return 2 * m->names.len + RECORD_PLY_EXTRA * m->ply_count + 256;
 }
 
+/* The tag pairs the server adds: its own endings, which the rules' state cannot know. */
+static void record_tags(const struct match *m, char *tags, size_t cap)
+{
+    int n = snprintf(tags, cap, "[Site \"tg-server\"]\n[Match \"%" PRIu64 "\"]\n", m->id);
+    const char *how = end_reason(m);
+    if (match_over(m) && strcmp(how, "rules") != 0 && n > 0 && (size_t)n < cap)
+        snprintf(tags + n, cap - (size_t)n, "[ServerResult \"%s\"]\n[ServerEnd \"%s\"]\n",
+                 m->aborted                 ? "*"
+                 : result_word(m)[0] == '0' ? "1-0"
+                                            : "0-1",
+                 how);
+}
+
 void cmd_record(struct server *sv, struct client *c, struct match *m)
 {
-    /* The records being made count against --max-buffered with the output waiting for
-     * clients, so that records asked and not read cannot take memory without bound. */
+    char tags[sizeof((struct job *)NULL)->tags];
+    record_tags(m, tags, sizeof tags);
+    /* The same record asked again while it is held (being made, or sent to someone): shared,
+     * so that many downloads of one long match cost one record. */
+    struct record *r = record_find(sv, m, tags);
+    if (r) {
+        record_attach(sv, c, r);
+        return;
+    }
+    /* The records being made and held count against --max-buffered with the output waiting
+     * for clients, so that records asked and not read cannot take memory without bound. */
     size_t reserve = record_reserve(m);
     if (sv->out_total + sv->record_bytes + reserve > sv->opt.max_buffered) {
         reply_error(c, "overloaded", "too much output waits for clients; try again");
@@ -165,19 +187,20 @@ void cmd_record(struct server *sv, struct client *c, struct match *m)
     struct job *j = replay_job(c, m, m->ply_count, JOB_RECORD);
     if (!j)
         return;
+    if (!(r = record_new(sv, c, m, tags))) {
+        rules_release(sv, j->rules);
+        j->rules = NULL;
+        job_free(j);
+        return;
+    }
     j->reserved = reserve;
-    /* The server's own endings, which the rules' state cannot know. */
-    int n =
-        snprintf(j->tags, sizeof j->tags, "[Site \"tg-server\"]\n[Match \"%" PRIu64 "\"]\n", m->id);
-    const char *how = end_reason(m);
-    if (match_over(m) && strcmp(how, "rules") != 0 && n > 0 && (size_t)n < sizeof j->tags)
-        snprintf(j->tags + n, sizeof j->tags - (size_t)n,
-                 "[ServerResult \"%s\"]\n[ServerEnd \"%s\"]\n",
-                 m->aborted                 ? "*"
-                 : result_word(m)[0] == '0' ? "1-0"
-                                            : "0-1",
-                 how);
-    submit(sv, c, j);
+    j->record = r;
+    memcpy(j->tags, tags, sizeof tags);
+    if (!submit(sv, c, j)) {
+        record_made(sv, r, TG_ERR_NO_MEMORY, NULL, 0); /* nobody waits for it: let go */
+        return;
+    }
+    record_attach(sv, c, r);
 }
 
 void replay_done(struct server *sv, struct job *j)
@@ -187,24 +210,8 @@ void replay_done(struct server *sv, struct job *j)
     j->rules = NULL;
     sv->record_bytes -= j->reserved;
     if (j->kind == JOB_RECORD) {
-        if (!c)
-            return;
-        c->awaiting = false;
-        if (j->status != TG_OK) {
-            reply_status(c, j->status);
-            return;
-        }
-        size_t lines = 0;
-        for (size_t i = 0; i < j->text_len; i++)
-            lines += j->text[i] == '\n';
-        if (sv->out_total + j->text_len > sv->opt.max_buffered) {
-            reply_error(c, "overloaded", "too much output waits for clients; try again");
-            return;
-        }
-        /* `ok N`, then the record's N lines as they are. */
-        if (!buf_printf(&c->out, "ok %zu\n", lines) || !buf_append(&c->out, j->text, j->text_len))
-            c->dead = true;
-        sv->out_total += j->text_len;
+        record_made(sv, j->record, j->status, j->text, j->text_len);
+        j->text = NULL; /* the record's now */
         return;
     }
     struct match *m = j->match;

@@ -124,10 +124,10 @@ struct match {
     size_t ply_count, ply_cap;
     double last_used;
     struct match_clock clock;
-    size_t watchers;   /* connections receiving its events: it stays loaded while watched */
-    bool flag_staged;  /* its flag fall is in this round's transaction */
-    bool aborted;      /* a clocked match whose first decision did not come in time */
-    int invite_seat;   /* the seat nobody has joined yet, or -1 once both are taken */
+    size_t watchers;  /* connections receiving its events: it stays loaded while watched */
+    bool flag_staged; /* its flag fall is in this round's transaction */
+    bool aborted;     /* a clocked match whose first decision did not come in time */
+    int invite_seat;  /* the seat nobody has joined yet, or -1 once both are taken */
     /* The connection that made it, which may not take its other seat (in memory only). */
     uint64_t creator_serial;
     char *kept_throws; /* throws an accepted undo took back, to be made again; or NULL */
@@ -137,9 +137,10 @@ struct match {
      * refusal or an unload never walks every loaded match. */
     struct match *lru_prev, *lru_next;
     bool pinned;
-    uint64_t rematch; /* the match its `rematch` created (in memory only), or 0 */
-    uint64_t version; /* its changes as stored (a shared database): who else changed it */
-    bool claimed;     /* this server holds its lease (as of claim_epoch: follow.c) */
+    uint64_t rematch;       /* the match its `rematch` created (in memory only), or 0 */
+    uint64_t version;       /* its changes as stored (a shared database): who else changed it */
+    uint64_t plies_version; /* new with each change of its plies, unique in the process */
+    bool claimed;           /* this server holds its lease (as of claim_epoch: follow.c) */
     uint64_t claim_epoch;
 };
 
@@ -178,6 +179,22 @@ struct client {
     double connected_at;
     struct budget budget;
     struct address *address;
+    /* The record it waits for or is sending (records.c), and how much of it is in `out`. */
+    struct record *record;
+    size_t record_sent;
+};
+
+/* A record made on the record worker (records.c): made once for a version of a match's plies
+ * and its ending, and shared by the clients that ask for it meanwhile; each client's output
+ * takes it a slice at a time, as its socket takes them. */
+struct record {
+    uint64_t match_id, plies_version;
+    char tags[256]; /* the tag pairs the server adds: they tell how the match ended */
+    char *text;     /* the record's lines; NULL while it is being made */
+    size_t len, lines;
+    size_t users; /* clients waiting for it or sending it */
+    bool making;  /* its job is queued or running */
+    struct record *next;
 };
 
 enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD };
@@ -210,7 +227,8 @@ struct job {
     char tags[256];   /* JOB_RECORD: the tag pairs the server adds */
     char *text;       /* JOB_RECORD: the record */
     size_t text_len;
-    size_t reserved; /* JOB_RECORD: its bytes as counted in server.record_bytes */
+    size_t reserved;       /* JOB_RECORD: its bytes as counted in server.record_bytes */
+    struct record *record; /* JOB_RECORD: what it makes */
 };
 
 /* CH_UNDO takes moves back (an accepted undo); CH_UNDO_ASK and CH_UNDO_END open and end an
@@ -256,7 +274,10 @@ struct server {
     struct options opt;
     struct store *store;
     struct pool *bot_pool, *move_pool, *record_pool;
-    size_t record_bytes; /* what the record jobs queued or running may hold, reserved */
+    /* What the record jobs queued or running may hold, reserved, and the records made and
+     * not yet sent to every client asking (records.c). */
+    size_t record_bytes;
+    struct record *records;
     int wake_read, wake_write;
     struct rules_entry **rules;
     size_t rules_count;
@@ -295,7 +316,7 @@ struct server {
     /* A commit failed and the refused round could not yet be kept out of the database for
      * certain (store_settle): no change is taken until it can. */
     bool halted;
-    struct id_gap *gaps; /* stretches of ids on a damaged page of matches, found at start-up */
+    struct id_gap *gaps;    /* stretches of ids on a damaged page of matches, found at start-up */
     uint64_t expiry_cursor; /* the matches nobody plays: ids up to it were looked at this pass */
     size_t gap_count;
 };
@@ -472,6 +493,28 @@ bool submit_undo(struct server *sv, struct client *c, struct match *m, size_t ke
                  char *kept_after);
 void cmd_record(struct server *sv, struct client *c, struct match *m);
 void replay_done(struct server *sv, struct job *j);
+
+/* records.c */
+/* The record of the match's plies as they are now with these tags: one made or being made, or
+ * NULL. */
+struct record *record_find(struct server *sv, const struct match *m, const char *tags);
+/* A record to be made, NULL when memory runs out (the client is then told). */
+struct record *record_new(struct server *sv, struct client *c, const struct match *m,
+                          const char *tags);
+/* The client waits for the record, or, made, starts sending it. */
+void record_attach(struct server *sv, struct client *c, struct record *r);
+/* The record's job is done: st, and the text it made (taken), or NULL. Its clients start
+ * sending it, or are told why not. */
+void record_made(struct server *sv, struct record *r, tg_status st, char *text, size_t len);
+/* More of the client's record into its output while that holds less than OUT_HIGH_WATER. */
+void record_feed(struct server *sv, struct client *c);
+/* The rest of the client's record into its output at once, so that an event pushed to it
+ * comes after the record's lines, as it did when records were written whole (the caller
+ * counts the bytes in out_total); false when memory runs out. */
+bool record_flush(struct server *sv, struct client *c);
+/* The client is done with its record (sent, or the client is going). */
+void record_detach(struct server *sv, struct client *c);
+void records_free(struct server *sv);
 
 /* rematch.c */
 enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *old, char **w);

@@ -46,7 +46,7 @@ static int http_done(struct session *s, struct lws *wsi)
 }
 
 /* GET /matches/ID.tgr: `record ID` asked of the line server like any client's command (its
- * budgets and limits apply), the reply turned into the response. */
+ * budgets and limits apply), the reply streamed as the response (send_record). */
 int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *uri)
 {
     char line[96];
@@ -69,70 +69,125 @@ int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *ur
     return 0;
 }
 
-/* Once the whole reply is in: the status and headers, then the body a fragment at a time. */
-int send_record(struct session *s, struct lws *wsi)
+/* The status the first line of the `record ID` reply (len bytes, without its newline) calls
+ * for; with `ok N`, N is the record's number of lines. */
+static unsigned record_status(const char *line, size_t len, unsigned long long *lines)
+{
+    static const char ok[] = "ok ";
+    size_t digits = len > sizeof ok - 1 ? len - (sizeof ok - 1) : 0;
+    if (digits && digits <= 19 && strncmp(line, ok, sizeof ok - 1) == 0 &&
+        strspn(line + sizeof ok - 1, "0123456789") == digits) {
+        *lines = strtoull(line + sizeof ok - 1, NULL, 10);
+        return HTTP_STATUS_OK;
+    }
+    static const struct {
+        const char *word;
+        unsigned status;
+    } refusals[] = {{"err no-such-match", HTTP_STATUS_NOT_FOUND},
+                    {"err set-aside", HTTP_STATUS_NOT_FOUND},
+                    {"err rate-limited", 429}};
+    for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
+        size_t n = strlen(refusals[i].word);
+        if (len >= n && strncmp(line, refusals[i].word, n) == 0 && (len == n || line[n] == ' '))
+            return refusals[i].status;
+    }
+    return HTTP_STATUS_SERVICE_UNAVAILABLE;
+}
+
+/* The status and headers, once the reply's first line is in. The body's length is not known
+ * yet (the record streams), so it goes chunked: a body cut short then lacks its last chunk,
+ * and the client can tell it from a whole one (a body ended by closing could not be). */
+static int send_record_head(struct session *s, struct lws *wsi)
 {
     unsigned char *data = s->to_browser.data;
-    size_t have = s->to_browser.len;
-    if (!s->headers_sent) {
-        unsigned char *nl = have ? memchr(data, '\n', have) : NULL;
-        if (!nl && !s->line_gone)
-            return 0; /* more to come */
-        unsigned status = HTTP_STATUS_SERVICE_UNAVAILABLE;
-        if (nl && strncmp((char *)data, "ok ", 3) == 0) {
-            size_t lines = strtoul((char *)data + 3, NULL, 10), at = (size_t)(nl - data) + 1;
-            s->body_at = at;
-            while (lines && at < have) {
-                unsigned char *end = memchr(data + at, '\n', have - at);
-                if (!end)
-                    break;
-                at = (size_t)(end - data) + 1;
-                lines--;
-            }
-            if (lines && !s->line_gone)
-                return 0;
-            status = lines ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK;
-            s->body_end = at;
-        } else if (nl && (strncmp((char *)data, "err no-such-match", 17) == 0 ||
-                          strncmp((char *)data, "err set-aside", 13) == 0)) {
-            status = HTTP_STATUS_NOT_FOUND;
-        } else if (nl && strncmp((char *)data, "err rate-limited", 16) == 0) {
-            status = 429;
-        }
+    unsigned char *nl = s->to_browser.len ? memchr(data, '\n', s->to_browser.len) : NULL;
+    if (!nl && !s->line_gone && !s->server_paused)
+        return 0; /* more to come */
+    unsigned long long lines = 0;
+    unsigned status = nl ? record_status((const char *)data, (size_t)(nl - data), &lines)
+                         : HTTP_STATUS_SERVICE_UNAVAILABLE;
+    if (status != HTTP_STATUS_OK) {
         close_line(s);
-        if (status != HTTP_STATUS_OK) {
-            lws_return_http_status(wsi, status, NULL);
-            return http_done(s, wsi);
-        }
-        unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
-                                           *end = head + sizeof head - 1;
-        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; charset=utf-8",
-                                        s->body_end - s->body_at, &p, end) ||
-            lws_finalize_write_http_header(wsi, start, &p, end))
+        lws_return_http_status(wsi, status, NULL);
+        return http_done(s, wsi);
+    }
+    browser_took(s, (size_t)(nl - data) + 1);
+    s->record_lines_left = lines;
+    static const char chunked[] = "chunked";
+    unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                       *end = head + sizeof head - 1;
+    if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; charset=utf-8",
+                                    LWS_ILLEGAL_HTTP_CONTENT_LEN, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING,
+                                     (const unsigned char *)chunked, sizeof chunked - 1, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    s->headers_sent = true;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* The bytes of the record at the front of what waits, at most FRAGMENT_MAX: up to the end of
+ * its last line, since what follows is the reply to the `quit` after it. */
+static size_t record_bytes_ready(struct session *s)
+{
+    const unsigned char *data = s->to_browser.data;
+    size_t len = s->to_browser.len < FRAGMENT_MAX ? s->to_browser.len : FRAGMENT_MAX, take = 0;
+    while (take < len && s->record_lines_left) {
+        const unsigned char *nl = memchr(data + take, '\n', len - take);
+        if (!nl)
+            return len;
+        take = (size_t)(nl - data) + 1;
+        s->record_lines_left--;
+    }
+    return take;
+}
+
+/* The body, a chunk per writable callback as the bytes come from the line server; the last
+ * chunk once the record's N lines are sent. */
+static int send_record_body(struct session *s, struct lws *wsi)
+{
+    static const char crlf[] = "\r\n", last_chunk[] = "0\r\n\r\n";
+    size_t take = record_bytes_ready(s);
+    bool last = s->record_lines_left == 0;
+    if (take || last) {
+        char size_line[24];
+        int size_len = take ? snprintf(size_line, sizeof size_line, "%zx\r\n", take) : 0;
+        size_t n = (size_t)size_len + take + (take ? 2 : 0) + (last ? sizeof last_chunk - 1 : 0);
+        unsigned char *frame = malloc(LWS_PRE + n), *p;
+        if (!frame)
             return -1;
-        s->headers_sent = true;
+        p = frame + LWS_PRE;
+        memcpy(p, size_line, (size_t)size_len);
+        p += size_len;
+        if (take) {
+            memcpy(p, s->to_browser.data, take);
+            memcpy(p + take, crlf, 2);
+            p += take + 2;
+        }
+        if (last)
+            memcpy(p, last_chunk, sizeof last_chunk - 1);
+        int written =
+            lws_write(wsi, frame + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+        free(frame);
+        if (written < (int)n)
+            return -1;
+        browser_took(s, take);
+        if (last)
+            return http_done(s, wsi);
+    }
+    if (s->to_browser.len) {
         lws_callback_on_writable(wsi);
         return 0;
     }
-    size_t len = s->body_end - s->body_at;
-    bool last = len <= FRAGMENT_MAX;
-    if (!last)
-        len = FRAGMENT_MAX;
-    unsigned char *frame = malloc(LWS_PRE + len + 1);
-    if (!frame)
-        return -1;
-    memcpy(frame + LWS_PRE, data + s->body_at, len);
-    int written =
-        lws_write(wsi, frame + LWS_PRE, len, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
-    free(frame);
-    if (written < (int)len)
-        return -1;
-    s->body_at += len;
-    if (!last) {
-        lws_callback_on_writable(wsi);
-        return 0;
-    }
-    return http_done(s, wsi);
+    /* The line server went before the record's last line: the connection ends without the
+     * last chunk, so that the download is seen cut short. */
+    return s->line_gone ? -1 : 0;
+}
+
+int send_record(struct session *s, struct lws *wsi)
+{
+    return s->headers_sent ? send_record_body(s, wsi) : send_record_head(s, wsi);
 }
 
 /* The browser connections that are not WebSockets, least recently active first. */

@@ -43,10 +43,10 @@ struct session {
     enum lws_close_status close_status;
     bool browser_paused, server_paused;
     bool in_message; /* a message's first fragments are sent, not yet its last */
-    /* GET /matches/ID.tgr: the reply of `record ID` from the line server, then sent as the
-     * response's body from body_at on. */
+    /* GET /matches/ID.tgr: the reply of `record ID` from the line server, streamed as the
+     * response's body once its first line has decided the status. */
     bool http_record, headers_sent;
-    size_t body_at, body_end;
+    unsigned long long record_lines_left; /* the record's lines not yet sent */
 };
 
 struct web {
@@ -80,6 +80,7 @@ struct metrics_reply {
 };
 
 bool bytes_append(struct bytes *b, const void *p, size_t n);
+void browser_took(struct session *s, size_t n);
 void refuse(struct session *s, const char *line, enum lws_close_status status);
 void receive(struct session *s, const void *in, size_t len);
 int send_to_browser(struct session *s);

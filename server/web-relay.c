@@ -36,6 +36,17 @@ static void bytes_consume(struct bytes *b, size_t n)
     b->len -= n;
 }
 
+/* The first n bytes waiting for the browser are sent: once the backlog is down to half its
+ * high-water mark, the line server is read again. */
+void browser_took(struct session *s, size_t n)
+{
+    bytes_consume(&s->to_browser, n);
+    if (s->server_paused && s->to_browser.len < BACKLOG_HIGH / 2 && s->line) {
+        s->server_paused = false;
+        lws_rx_flow_control(s->line, 1);
+    }
+}
+
 static int connect_line_server(unsigned port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -135,11 +146,7 @@ int send_to_browser(struct session *s)
         if (written < (int)len)
             return -1;
         s->in_message = !last;
-        bytes_consume(&s->to_browser, len + (last ? 1 : 0));
-        if (s->server_paused && s->to_browser.len < BACKLOG_HIGH / 2 && s->line) {
-            s->server_paused = false;
-            lws_rx_flow_control(s->line, 1);
-        }
+        browser_took(s, len + (last ? 1 : 0));
     }
     if (s->to_browser.len) {
         lws_callback_on_writable(s->ws);
@@ -216,8 +223,9 @@ int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void 
             return 0;
         if (!bytes_append(&s->to_browser, in, len))
             return -1;
-        /* A record for HTTP is sent once whole (its length first): it is never paused. */
-        if (s->to_browser.len > BACKLOG_HIGH && !s->server_paused && !s->http_record) {
+        /* A WebSocket's lines and a record's body alike: memory per browser stays near
+         * BACKLOG_HIGH however slowly it reads, the rest waiting in the line server. */
+        if (s->to_browser.len > BACKLOG_HIGH && !s->server_paused) {
             s->server_paused = true;
             lws_rx_flow_control(wsi, 0);
         }

@@ -11,6 +11,7 @@
   Host and Origin evil.example) is refused, loopback's own names are let in;
 - 300 idle connections to the web port leave room for WebSockets.
 """
+import http.client
 import os
 import socket
 import tempfile
@@ -191,9 +192,12 @@ class RecordOverHttpTest(unittest.TestCase):
                                                       "Connection: close\r\n\r\n"
                                                       % path).encode())
                 for mid in (1, 99, 100, 1000):
-                    answer = get("/matches/%d.tgr" % mid)
-                    self.assertIn(" 200 ", status_line(answer), mid)
-                    body = answer.split(b"\r\n\r\n", 1)[1].decode()
+                    conn = http.client.HTTPConnection("127.0.0.1", server.web_port, timeout=10)
+                    conn.request("GET", "/matches/%d.tgr" % mid)
+                    answer = conn.getresponse()
+                    self.assertEqual(answer.status, 200, mid)
+                    body = answer.read().decode()  # chunked: the record streams
+                    conn.close()
                     lines = [c.read() for _ in range(int(c.ok("record %d" % mid)))]
                     self.assertEqual(body, "".join(line + "\n" for line in lines), mid)
                     self.assertIn('[Match "%d"]' % mid, body)
