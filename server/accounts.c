@@ -355,7 +355,7 @@ void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
 /* ---- the writes, between rounds ------------------------------------------------------------- */
 
 /* A fresh session for the client, its token the reply. */
-static void open_session(struct server *sv, struct client *c, const struct account_task *t)
+static bool open_session(struct server *sv, struct client *c, const struct account_task *t)
 {
     char token[SESSION_TOKEN_HEX_LEN + 1], hash[SESSION_HASH_HEX_LEN + 1];
     session_token_new(token);
@@ -363,69 +363,78 @@ static void open_session(struct server *sv, struct client *c, const struct accou
     int64_t lifetime_ms = (int64_t)(sv->opt.session_lifetime * 1000.0);
     if (!store_create_session(sv->store, t->account_id, hash, lifetime_ms)) {
         reply_error(c, "io", "the session could not be stored (%s)", store_error(sv->store));
-        return;
+        return false;
     }
     struct stored_account a = {.id = t->account_id};
     snprintf(a.name, sizeof a.name, "%s", t->name);
     sign_in(c, &a, hash);
     buf_printf(&c->out, "ok %s\n", token);
     password_wipe(token, sizeof token);
+    return true;
 }
 
-static void settle(struct server *sv, struct client *c, struct account_task *t)
+/* Makes the task's writes and answers it; false if the database refused a write. */
+static bool settle(struct server *sv, struct client *c, struct account_task *t)
 {
+    if (sv->halted) {
+        reply_error(c, "halted",
+                    "a write to the server's disk failed and what it holds is not known yet; "
+                    "no change is taken until it is (reads still work)");
+        return true;
+    }
     switch (t->op) {
     case OP_REGISTER:
         if (!t->worked) {
             reply_status(c, TG_ERR_NO_MEMORY);
-            return;
+            return true;
         }
         switch (store_create_account(sv->store, t->name, t->folded, t->password_hash,
                                      &t->account_id)) {
         case ACCOUNT_OK:
-            open_session(sv, c, t);
-            return;
+            return open_session(sv, c, t);
         case ACCOUNT_TAKEN: /* registered meanwhile, through this server or another */
             reply_error(c, "name-taken", "that name, or one that differs from it only by case, "
                                          "is taken");
-            return;
+            return true;
         default:
             reply_error(c, "io", "the account could not be stored (%s); nothing changed",
                         store_error(sv->store));
-            return;
+            return false;
         }
     case OP_LOGIN:
-        if (!t->worked)
-            reply_error(c, "bad-login", "wrong name or password");
-        else
-            open_session(sv, c, t);
-        return;
+        if (t->worked)
+            return open_session(sv, c, t);
+        reply_error(c, "bad-login", "wrong name or password");
+        return true;
     case OP_DELETE:
         if (!t->worked) {
             reply_error(c, "bad-login", "wrong password");
-        } else if (!store_delete_account(sv->store, t->account_id)) {
+            return true;
+        }
+        if (!store_delete_account(sv->store, t->account_id)) {
             reply_error(c, "io", "the account could not be deleted (%s); nothing changed",
                         store_error(sv->store));
-        } else {
-            sign_out_everywhere(sv, t->account_id);
-            buf_printf(&c->out, "ok\n");
+            return false;
         }
-        return;
+        sign_out_everywhere(sv, t->account_id);
+        buf_printf(&c->out, "ok\n");
+        return true;
     case OP_LOGOUT:
     case OP_LOGOUT_ALL:
         if (!(t->op == OP_LOGOUT ? store_delete_session(sv->store, t->session_hash)
                                  : store_delete_sessions(sv->store, t->account_id))) {
             reply_error(c, "io", "the sessions could not be revoked (%s); nothing changed",
                         store_error(sv->store));
-            return;
+            return false;
         }
         if (t->op == OP_LOGOUT)
             sign_out(c);
         else
             sign_out_everywhere(sv, t->account_id);
         buf_printf(&c->out, "ok\n");
-        return;
+        return true;
     }
+    return true;
 }
 
 void accounts_settle(struct server *sv)
@@ -435,7 +444,10 @@ void accounts_settle(struct server *sv)
         struct client *c = client_by_serial(sv, t->client_serial);
         if (c) {
             c->awaiting = false;
-            settle(sv, c, t);
+            /* A write refused by the database: as after a round's failed commit, what it may
+             * have left in the log must not reappear after a crash. */
+            if (!settle(sv, c, t))
+                settle_after_failure(sv);
         }
         account_task_free(t);
     }
