@@ -30,7 +30,7 @@ import signal
 import sqlite3
 import time
 import unittest
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sibling
 
@@ -47,7 +47,7 @@ OPEN_BUDGETS = ("--sign-in-rate", "1000", "--address-sign-in-rate", "1000")
 def raw(conn: Any, line: bytes) -> str:
     """The reply to a line sent as bytes, as they are (not UTF-8, NUL bytes)."""
     conn.sock.sendall(line + b"\n")
-    return conn.read()
+    return str(conn.read())
 
 
 def once(port: int, line: str) -> str:
@@ -63,7 +63,11 @@ def sha256(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class AccountTests:
+# The tests are mixed into a TestCase of each store; to the type checker they are one.
+_Mixin: Any = unittest.TestCase if TYPE_CHECKING else object
+
+
+class AccountTests(_Mixin):  # type: ignore[misc]
     """The tests, for any store: start() starts a server on the test's database (keeping the
     ones it started for stopping and their output), rows() reads it."""
 
@@ -79,7 +83,7 @@ class AccountTests:
         return self.start(*extra)
 
     def register(self, conn: Any, name: str, password: str = PASSWORD) -> str:
-        token = conn.ok("register %s %s" % (name, password))
+        token = str(conn.ok("register %s %s" % (name, password)))
         self.assertRegex(token, TOKEN)
         return token
 
