@@ -150,7 +150,8 @@ uint64_t signed_in_account(struct server *sv, struct client *c)
     return c->account_id;
 }
 
-/* ---- the commands ----------------------------------------------------------------------------- */
+/* ---- the commands -----------------------------------------------------------------------------
+ */
 
 static struct account_task *task_new(struct client *c, enum account_op op)
 {
@@ -231,8 +232,7 @@ static void cmd_register(struct server *sv, struct client *c, const char *name,
     char folded[ACCOUNT_NAME_MAX + 1];
     struct stored_account existing;
     if (!name_valid(name, folded)) {
-        reply_error(c, "bad-name",
-                    "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
         return;
     }
     if (!password_valid(password)) {
@@ -245,8 +245,9 @@ static void cmd_register(struct server *sv, struct client *c, const char *name,
         return;
     switch (store_find_account(sv->store, folded, &existing)) {
     case ACCOUNT_OK:
-        reply_error(c, "name-taken", "that name, or one that differs from it only by case, is "
-                                     "taken");
+        reply_error(c, "name-taken",
+                    "that name, or one that differs from it only by case, is "
+                    "taken");
         return;
     case ACCOUNT_NOT_FOUND:
         break;
@@ -388,13 +389,14 @@ static bool settle(struct server *sv, struct client *c, struct account_task *t)
             reply_status(c, TG_ERR_NO_MEMORY);
             return true;
         }
-        switch (store_create_account(sv->store, t->name, t->folded, t->password_hash,
-                                     &t->account_id)) {
+        switch (
+            store_create_account(sv->store, t->name, t->folded, t->password_hash, &t->account_id)) {
         case ACCOUNT_OK:
             return open_session(sv, c, t);
         case ACCOUNT_TAKEN: /* registered meanwhile, through this server or another */
-            reply_error(c, "name-taken", "that name, or one that differs from it only by case, "
-                                         "is taken");
+            reply_error(c, "name-taken",
+                        "that name, or one that differs from it only by case, "
+                        "is taken");
             return true;
         default:
             reply_error(c, "io", "the account could not be stored (%s); nothing changed",

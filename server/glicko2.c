@@ -5,7 +5,8 @@
 
 #define SCALE 173.7178 /* the Glicko-2 scale is the Glicko scale divided by this */
 #define CONVERGENCE 0.000001
-#define ITERATIONS_MAX 1000 /* the Illinois algorithm converges in a handful; never loop forever */
+#define ITERATIONS_MAX 1000 /* the Illinois algorithm converges in a handful; never loop forever   \
+                             */
 
 static const double pi = 3.14159265358979323846;
 
@@ -44,8 +45,9 @@ static double clamp(double v, double lo, double hi)
 static double new_volatility(double phi, double sigma, double delta, double v, double tau)
 {
     double a = log(sigma * sigma), d2 = delta * delta, p2 = phi * phi;
-#define F(x) (exp(x) * (d2 - p2 - v - exp(x)) / (2.0 * (p2 + v + exp(x)) * (p2 + v + exp(x))) - \
-              ((x) - a) / (tau * tau))
+#define F(x)                                                                                       \
+    (exp(x) * (d2 - p2 - v - exp(x)) / (2.0 * (p2 + v + exp(x)) * (p2 + v + exp(x))) -             \
+     ((x)-a) / (tau * tau))
     double big_a = a, big_b;
     if (d2 > p2 + v) {
         big_b = log(d2 - p2 - v);

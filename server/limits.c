@@ -73,9 +73,9 @@ static bool take(struct budget *b, double rate, double now)
 static bool costly(const char *cmd)
 {
     static const char *const names[] = {
-        "new",    "bot",     "undo",    "accept", "decline", "watch",         "list",
-        "history", "join",   "record",  "rematch", "register", "login",       "session",
-        "logout", "logout-all", "delete-account", "whoami"};
+        "new",   "bot",     "undo",   "accept",     "decline",        "watch",
+        "list",  "history", "join",   "record",     "rematch",        "register",
+        "login", "session", "logout", "logout-all", "delete-account", "whoami"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(cmd, names[i]) == 0)
             return true;
@@ -295,7 +295,7 @@ bool client_greet(struct server *sv, struct client *c, char **w, size_t n)
 
 /* ---- sign-in budgets -------------------------------------------------------------------- */
 
-/* Password attempts are budgeted apart from commands, by the minute: per address, so that one
+/* Password attempts are budgeted apart from commands, by SIGN_IN_WINDOW: per address, so that one
  * host cannot try many accounts, and per account name, so that many hosts cannot try one
  * account's passwords. An account's entry stays until its budget has refilled. */
 static struct sign_in_entry *sign_in_entry(struct server *sv, const char *folded, bool *full)
@@ -330,7 +330,7 @@ bool spend_sign_in(struct server *sv, struct client *c, const char *folded)
         !take_capped(from_address, per_second, sv->opt.address_sign_in_rate, sv->now)) {
         sv->refused_rate++;
         reply_error(c, "rate-limited",
-                    "too many sign-in attempts from this address; wait a minute");
+                    "too many sign-in attempts from this address; try again in a few minutes");
         return false;
     }
     if (!folded)
@@ -344,8 +344,10 @@ bool spend_sign_in(struct server *sv, struct client *c, const char *folded)
         sv->refused_rate++;
         if (e || full)
             reply_error(c, "rate-limited",
-                        full ? "too many accounts are being signed in to; wait a minute"
-                             : "too many sign-in attempts for this account; wait a minute");
+                        full
+                            ? "too many accounts are being signed in to; try again in a few minutes"
+                            : "too many sign-in attempts for this account; try again in a few "
+                              "minutes");
         else
             reply_status(c, TG_ERR_NO_MEMORY);
         return false;

@@ -15,10 +15,9 @@ bool password_init(void)
 
 bool password_hash(const char *password, char out[PASSWORD_HASH_MAX])
 {
-    return crypto_pwhash_str_alg(out, password, strlen(password),
-                                 crypto_pwhash_OPSLIMIT_INTERACTIVE,
-                                 crypto_pwhash_MEMLIMIT_INTERACTIVE,
-                                 crypto_pwhash_ALG_ARGON2ID13) == 0;
+    return crypto_pwhash_str_alg(
+               out, password, strlen(password), crypto_pwhash_OPSLIMIT_INTERACTIVE,
+               crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_ALG_ARGON2ID13) == 0;
 }
 
 bool password_verify(const char *hash, const char *password)

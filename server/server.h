@@ -59,7 +59,7 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define PASSWORD_MIN 8        /* bytes of a password */
 #define PASSWORD_MAX 128
 #define ACCOUNT_NAME_MIN 3
-#define SIGN_IN_WINDOW 60.0   /* sign-in budgets are so many attempts a minute, holding as many */
+#define SIGN_IN_WINDOW 900.0 /* sign-in budgets: so many attempts in 15 minutes, holding as many */
 #define SIGN_IN_NAMES_MAX 100000 /* accounts whose sign-in budgets are tracked at once */
 #define SIGN_IN_BUCKETS 4096
 
@@ -97,8 +97,8 @@ struct options {
     bool no_bots_on_clock;     /* `bot` refused on a match with a clock */
     unsigned lease_ms;         /* a shared database: how long a match's lease lasts */
     bool check;
-    double sign_in_rate;         /* attempts with one account's name a minute (login, ...) */
-    double address_sign_in_rate; /* attempts from one address a minute (register, login, ...) */
+    double sign_in_rate;         /* attempts with one account's name in SIGN_IN_WINDOW (login) */
+    double address_sign_in_rate; /* attempts from one address in SIGN_IN_WINDOW (register, ...) */
     double session_lifetime;     /* seconds a session lasts from its sign-in */
 };
 

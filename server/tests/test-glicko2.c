@@ -18,8 +18,7 @@ static void assert_close(double got, double want, double within)
 
 /* "Example of the Glicko-2 system", section 3: 1500/200/0.06 against 1400/30 (won),
  * 1550/100 (lost) and 1700/300 (lost), tau 0.5. */
-static const struct glicko2_game example_games[] = {
-    {1400, 30, 1}, {1550, 100, 0}, {1700, 300, 0}};
+static const struct glicko2_game example_games[] = {{1400, 30, 1}, {1550, 100, 0}, {1700, 300, 0}};
 
 static void worked_example(void **unused)
 {
@@ -53,7 +52,8 @@ static void no_games_grows_the_deviation_only(void **unused)
 static void one_game_periods_move_the_rating_the_right_way(void **unused)
 {
     (void)unused;
-    struct glicko2_rating winner = glicko2_start(), loser = glicko2_start(), drawn = glicko2_start();
+    struct glicko2_rating winner = glicko2_start(), loser = glicko2_start(),
+                          drawn = glicko2_start();
     struct glicko2_game won = {1500, 350, 1}, lost = {1500, 350, 0}, draw = {1500, 350, 0.5};
     assert_true(glicko2_update(&winner, &won, 1, GLICKO2_TAU, true));
     assert_true(glicko2_update(&loser, &lost, 1, GLICKO2_TAU, true));
@@ -111,9 +111,9 @@ static void bad_input_changes_nothing(void **unused)
 {
     (void)unused;
     const struct glicko2_rating before = {1500, 200, 0.06};
-    const struct glicko2_game bad_games[] = {
-        {NAN, 30, 1}, {1400, 0, 1}, {1400, -30, 1}, {1400, INFINITY, 1},
-        {1400, 30, -0.1}, {1400, 30, 1.5}, {1400, 30, NAN}};
+    const struct glicko2_game bad_games[] = {{NAN, 30, 1},        {1400, 0, 1},     {1400, -30, 1},
+                                             {1400, INFINITY, 1}, {1400, 30, -0.1}, {1400, 30, 1.5},
+                                             {1400, 30, NAN}};
     for (size_t i = 0; i < sizeof bad_games / sizeof *bad_games; i++) {
         struct glicko2_game games[2] = {example_games[0], bad_games[i]};
         struct glicko2_rating r = before;
