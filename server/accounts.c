@@ -150,8 +150,7 @@ uint64_t signed_in_account(struct server *sv, struct client *c)
     return c->account_id;
 }
 
-/* ---- the commands -----------------------------------------------------------------------------
- */
+/* ---- the commands ----------------------------------------------------------------------- */
 
 static struct account_task *task_new(struct client *c, enum account_op op)
 {
