@@ -13,6 +13,8 @@ set -euo pipefail
 # libwebsockets-dev: the match server's WebSocket and HTTP port (server/web.c).
 # libpq-dev: the match server's PostgreSQL storage (server/store-pg.c); postgresql: the
 # throw-away cluster its tests start (server/tests/pgcluster.py).
+# libsodium-dev: the match server's password hashes (Argon2id) and session tokens
+# (server/password.c).
 # python3-mesonpy, python3-build, python3-venv, patchelf: the Python wheel built offline
 # (pyproject.toml; meson-python 0.12 needs patchelf for the library it bundles) and the fresh
 # venv it is tested in.  python3-mypy: the package's type hints, checked --strict.
@@ -33,7 +35,7 @@ packages=(
   python3-numpy python3-torch
   valgrind
   abigail-tools
-  libsqlite3-dev libwebsockets-dev libpq-dev postgresql
+  libsqlite3-dev libwebsockets-dev libpq-dev postgresql libsodium-dev
   lld wasi-libc libclang-rt-14-dev-wasm32 llvm-14
   chromium
 )

@@ -127,6 +127,8 @@ void cmd_join(struct server *sv, struct client *c, struct match *m, const char *
         return;
     }
     struct change *ch = change_new(sv, CH_JOIN, m, c->serial);
+    if (ch)
+        ch->account_id = signed_in_account(sv, c); /* its seat records the account */
     tg_status st = !ch ? TG_ERR_NO_MEMORY : state_copy_short(m->state, &ch->state);
     /* A game that opens with a throw gets it now, from the server, like every later one. */
     if (st == TG_OK)

@@ -23,6 +23,7 @@ void job_free(struct job *j)
     free(j->names);
     free(j->kept_after);
     free(j->text);
+    account_task_free(j->account);
     free(j);
 }
 
@@ -37,7 +38,10 @@ bool job_submit(struct pool *pool, struct client *c, struct job *j, size_t addre
         reply_error(c, "rate-limited",
                     "this address already has %zu %s queued or running; ask again once one "
                     "is answered",
-                    address_max, j->kind == JOB_RECORD ? "records" : "searches");
+                    address_max,
+                    j->kind == JOB_RECORD    ? "records"
+                    : j->kind == JOB_ACCOUNT ? "sign-ins"
+                                             : "searches");
         break;
     case POOL_FULL:
         reply_error(c, "overloaded", "the server's workers have too much queued; try again");
@@ -393,13 +397,15 @@ void take_finished_jobs(struct server *sv)
     char drain[256];
     while (read(sv->wake_read, drain, sizeof drain) > 0)
         ;
-    struct pool *pools[3] = {sv->move_pool, sv->bot_pool, sv->record_pool};
-    for (int p = 0; p < 3; p++)
+    struct pool *pools[4] = {sv->move_pool, sv->bot_pool, sv->record_pool, sv->account_pool};
+    for (int p = 0; p < 4; p++)
         for (struct pool_job *pj = pool_take_done(pools[p]), *next; pj; pj = next) {
             next = pj->next;
             struct job *j = (struct job *)pj;
             if (j->kind == JOB_LOAD)
                 load_done(sv, j);
+            else if (j->kind == JOB_ACCOUNT)
+                account_job_done(sv, j);
             else if (j->kind == JOB_UNDO || j->kind == JOB_RECORD)
                 replay_done(sv, j);
             else

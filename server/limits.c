@@ -42,11 +42,12 @@ void fit_clients_to_descriptor_limit(struct options *o)
 
 /* ---- budgets --------------------------------------------------------------------------- */
 
-/* Takes one command from a token bucket that refills at `rate` a second and holds
- * BUDGET_SECONDS of them; false (nothing taken) when it is empty. */
-static bool take(struct budget *b, double rate, double now)
+/* Takes one command from a token bucket that refills at `rate` a second and holds `cap`;
+ * false (nothing taken) when it is empty. */
+static bool take_capped(struct budget *b, double rate, double cap, double now)
 {
-    double cap = rate * BUDGET_SECONDS < 1 ? 1 : rate * BUDGET_SECONDS;
+    if (cap < 1)
+        cap = 1;
     if (b->stamp <= 0) {
         b->tokens = cap;
     } else {
@@ -61,12 +62,20 @@ static bool take(struct budget *b, double rate, double now)
     return true;
 }
 
+/* The command budgets hold BUDGET_SECONDS of commands. */
+static bool take(struct budget *b, double rate, double now)
+{
+    return take_capped(b, rate, rate * BUDGET_SECONDS, now);
+}
+
 /* The commands that cost the server work or push events to others: creating a match, a
  * search, undo traffic, subscribing (with its catch-up), and reading lists and histories. */
 static bool costly(const char *cmd)
 {
-    static const char *const names[] = {"new",  "bot",     "undo", "accept", "decline", "watch",
-                                        "list", "history", "join", "record", "rematch"};
+    static const char *const names[] = {
+        "new",   "bot",     "undo",   "accept",     "decline",        "watch",
+        "list",  "history", "join",   "record",     "rematch",        "register",
+        "login", "session", "logout", "logout-all", "delete-account", "whoami"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(cmd, names[i]) == 0)
             return true;
@@ -86,13 +95,16 @@ bool spend_budget(struct server *sv, struct client *c, const char *cmd)
         sv->refused_rate++;
         reply_error(c, "rate-limited",
                     "too many costly commands (new, bot, undo, accept, decline, watch, list, "
-                    "history, join, record, rematch) from this %s; wait a second",
+                    "history, join, record, rematch, and the account commands) from this %s; "
+                    "wait a second",
                     c->budget.tokens < 1 ? "connection" : "address");
     }
     return ok;
 }
 
 /* ---- addresses ---------------------------------------------------------------------------- */
+
+static void sign_ins_sweep(struct server *sv);
 
 static size_t address_hash(const char *name)
 {
@@ -227,13 +239,15 @@ bool address_has_room(struct server *sv, const char *name)
     return !a || a->clients - a->counted < opening;
 }
 
-/* Once a second: the entries of addresses with no client and a full budget go. */
+/* Once a second: the entries of addresses with no client and full budgets go. */
 void addresses_sweep(struct server *sv)
 {
+    sign_ins_sweep(sv);
     for (size_t i = 0; i < sv->address_buckets; i++)
         for (struct address **p = &sv->addresses[i]; *p;) {
             struct address *a = *p;
-            if (!a->clients && sv->now - a->budget.stamp > BUDGET_SECONDS) {
+            if (!a->clients && sv->now - a->budget.stamp > BUDGET_SECONDS &&
+                sv->now - a->sign_in.stamp > SIGN_IN_WINDOW) {
                 *p = a->next;
                 free(a);
                 sv->address_count--;
@@ -277,6 +291,95 @@ bool client_greet(struct server *sv, struct client *c, char **w, size_t n)
     else
         client_settle(sv, c);
     return true;
+}
+
+/* ---- sign-in budgets -------------------------------------------------------------------- */
+
+/* Password attempts are budgeted apart from commands, by SIGN_IN_WINDOW: per address, so that one
+ * host cannot try many accounts, and per account name, so that many hosts cannot try one
+ * account's passwords. An account's entry stays until its budget has refilled. */
+static struct sign_in_entry *sign_in_entry(struct server *sv, const char *folded, bool *full)
+{
+    *full = false;
+    if (!sv->sign_ins && !(sv->sign_ins = calloc(SIGN_IN_BUCKETS, sizeof *sv->sign_ins)))
+        return NULL;
+    size_t b = address_hash(folded) & (SIGN_IN_BUCKETS - 1);
+    for (struct sign_in_entry *e = sv->sign_ins[b]; e; e = e->next)
+        if (strcmp(e->folded, folded) == 0)
+            return e;
+    if (sv->sign_in_count >= SIGN_IN_NAMES_MAX) {
+        *full = true;
+        return NULL;
+    }
+    struct sign_in_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    snprintf(e->folded, sizeof e->folded, "%s", folded);
+    e->next = sv->sign_ins[b];
+    sv->sign_ins[b] = e;
+    sv->sign_in_count++;
+    return e;
+}
+
+bool spend_sign_in(struct server *sv, struct client *c, const char *folded)
+{
+    double per_second = sv->opt.address_sign_in_rate / SIGN_IN_WINDOW;
+    struct budget *from_address = c->address ? &c->address->sign_in : NULL;
+    struct budget saved = from_address ? *from_address : (struct budget){0, 0};
+    if (from_address &&
+        !take_capped(from_address, per_second, sv->opt.address_sign_in_rate, sv->now)) {
+        sv->refused_rate++;
+        reply_error(c, "rate-limited",
+                    "too many sign-in attempts from this address; try again in a few minutes");
+        return false;
+    }
+    if (!folded)
+        return true;
+    bool full = false;
+    struct sign_in_entry *e = sign_in_entry(sv, folded, &full);
+    per_second = sv->opt.sign_in_rate / SIGN_IN_WINDOW;
+    if (!e || !take_capped(&e->budget, per_second, sv->opt.sign_in_rate, sv->now)) {
+        if (from_address)
+            *from_address = saved; /* refused: the address is not charged */
+        sv->refused_rate++;
+        if (e || full)
+            reply_error(c, "rate-limited",
+                        full
+                            ? "too many accounts are being signed in to; try again in a few minutes"
+                            : "too many sign-in attempts for this account; try again in a few "
+                              "minutes");
+        else
+            reply_status(c, TG_ERR_NO_MEMORY);
+        return false;
+    }
+    return true;
+}
+
+/* Once a second with the addresses: the accounts whose budgets have refilled go. */
+static void sign_ins_sweep(struct server *sv)
+{
+    for (size_t i = 0; sv->sign_ins && i < SIGN_IN_BUCKETS; i++)
+        for (struct sign_in_entry **p = &sv->sign_ins[i]; *p;) {
+            struct sign_in_entry *e = *p;
+            if (sv->now - e->budget.stamp > SIGN_IN_WINDOW) {
+                *p = e->next;
+                free(e);
+                sv->sign_in_count--;
+                continue;
+            }
+            p = &e->next;
+        }
+}
+
+void sign_ins_free(struct server *sv)
+{
+    for (size_t i = 0; sv->sign_ins && i < SIGN_IN_BUCKETS; i++)
+        for (struct sign_in_entry *e = sv->sign_ins[i], *next; e; e = next) {
+            next = e->next;
+            free(e);
+        }
+    free(sv->sign_ins);
+    sv->sign_ins = NULL;
 }
 
 /* ---- output waiting for clients ------------------------------------------------------------ */

@@ -139,6 +139,13 @@ static bool client_run(struct server *sv, struct client *c)
         memcpy(line, c->in.data, len);
         line[len] = '\0';
         c->last_active = sv->now;
+        if (memchr(line, '\0', len)) {
+            /* C strings would end at it: "login alice secret\0x" must not sign in as
+             * "secret". The whole line is refused. */
+            reply_error(c, "nul-byte", "a command line may not hold a NUL byte");
+            buf_consume(&c->in, used);
+            continue;
+        }
         if (handle_line(sv, c, line) == RUN_WAIT) {
             c->blocked = true;
             return false;
@@ -310,6 +317,7 @@ void serve(struct server *sv, int listen_fd)
             if (sv->clients[i]->out.len && !sv->clients[i]->dead)
                 client_write(sv, sv->clients[i]);
         finish_round(sv);
+        accounts_settle(sv); /* the account writes, between rounds */
         follow_round(sv);
         for (size_t i = 0; i < sv->client_count;) {
             struct client *c = sv->clients[i];

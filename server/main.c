@@ -38,6 +38,7 @@
 
 #include "server.h"
 #include "migrate.h"
+#include "password.h"
 #include "web.h"
 
 #include <errno.h>
@@ -114,6 +115,8 @@ int main(int argc, char **argv)
 
     /* Held to be let go when descriptors run out, so that a client can still be told. */
     sv.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!password_init())
+        fatal("libsodium cannot start (no random source)");
     if (!new_token(sv.relay_secret))
         fatal("cannot read the operating system's random source");
     int wake[2];
@@ -124,7 +127,8 @@ int main(int argc, char **argv)
     sv.move_pool = pool_new(sv.opt.move_threads, 4096, sv.wake_write);
     sv.bot_pool = pool_new(sv.opt.bot_threads, 64u * sv.opt.bot_threads, sv.wake_write);
     sv.record_pool = pool_new(RECORD_THREADS, 1024, sv.wake_write);
-    if (!sv.move_pool || !sv.bot_pool || !sv.record_pool)
+    sv.account_pool = pool_new(ACCOUNT_THREADS, 256, sv.wake_write);
+    if (!sv.move_pool || !sv.bot_pool || !sv.record_pool || !sv.account_pool)
         fatal("cannot start the worker threads");
 
     unsigned port = 0;
@@ -184,13 +188,15 @@ int main(int argc, char **argv)
     free(sv.clients);
     /* Searches cannot be interrupted: a stop waits a little for them, and if one is still
      * running its move is abandoned (never acknowledged) and the process just ends. */
-    struct pool_job *left_moves = NULL, *left_bots = NULL, *left_records = NULL;
+    struct pool_job *left_moves = NULL, *left_bots = NULL, *left_records = NULL,
+                    *left_accounts = NULL;
     bool moves_stopped = pool_stop(sv.move_pool, STOP_WAIT_SECONDS, &left_moves);
     bool bots_stopped = pool_stop(sv.bot_pool, STOP_WAIT_SECONDS, &left_bots);
     bool records_stopped = pool_stop(sv.record_pool, STOP_WAIT_SECONDS, &left_records);
+    bool accounts_stopped = pool_stop(sv.account_pool, STOP_WAIT_SECONDS, &left_accounts);
     store_close(sv.store);
     sv.store = NULL; /* the matches freed below have no database to tell */
-    if (!moves_stopped || !bots_stopped || !records_stopped) {
+    if (!moves_stopped || !bots_stopped || !records_stopped || !accounts_stopped) {
         printf("tg-server: stopped (a worker was still inside a move or search; abandoned)\n");
         fflush(stdout);
         _exit(0);
@@ -199,6 +205,11 @@ int main(int argc, char **argv)
     free_jobs(left_bots);
     free_jobs(left_records);
     records_free(&sv);
+    free_jobs(left_accounts);
+    for (size_t i = 0; i < sv.account_task_count; i++)
+        account_task_free(sv.account_tasks[i]);
+    free(sv.account_tasks);
+    sign_ins_free(&sv);
     for (size_t b = 0; b < sv.bucket_count; b++)
         for (struct match *m = sv.buckets[b], *next; m; m = next) {
             next = m->next_in_bucket;

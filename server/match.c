@@ -365,6 +365,7 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
     ch->clock = m->clock;
     m->invite_seat = invite_seat;
     m->creator_serial = c->serial;
+    ch->account_id = signed_in_account(sv, c); /* its seat records the account */
     if (invite)
         memcpy(m->invite, invite, sizeof m->invite);
     tg_status st = tg_state_new(rules->rules, &ch->state);

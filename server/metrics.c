@@ -66,6 +66,8 @@ void metrics_publish(struct server *sv, struct web *web)
     gauge(&b, "queued_jobs", NULL, "gauge", "{pool=\"bot\"}", (double)pool_in_flight(sv->bot_pool));
     gauge(&b, "queued_jobs", NULL, "gauge", "{pool=\"record\"}",
           (double)pool_in_flight(sv->record_pool));
+    gauge(&b, "queued_jobs", NULL, "gauge", "{pool=\"account\"}",
+          (double)pool_in_flight(sv->account_pool));
     gauge(&b, "buffered_bytes", "Output waiting for clients.", "gauge", "", (double)sv->out_total);
     gauge(&b, "wal_bytes", "Size of the write-ahead log.", "gauge", "", wal_bytes);
     gauge(&b, "halted", "1 while no change is taken after a failed commit (err halted).", "gauge",

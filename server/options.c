@@ -26,6 +26,7 @@ static const char usage_text[] =
     "                 [--no-bots-on-clock] [--check] [--web-port N] [--web DIR]\n"
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
     "                 [--metrics-port N] [--metrics-port-file PATH] [--lease S]\n"
+    "                 [--sign-in-rate N] [--address-sign-in-rate N] [--session-lifetime S]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -73,6 +74,12 @@ static void usage(FILE *f)
           "                           of them at once (default 20); more: err rate-limited\n"
           "  --address-rate N         the same for all connections from one address\n"
           "                           (default 100)\n"
+          "  --sign-in-rate N         password attempts with one account's name in 15\n"
+          "                           minutes (default 5); more: err rate-limited\n"
+          "  --address-sign-in-rate N password attempts and registrations from one address\n"
+          "                           in 15 minutes (default 100)\n"
+          "  --session-lifetime S     how long a session lasts from its sign-in (default\n"
+          "                           2592000: 30 days)\n"
           "  --max-buffered KB        output waiting for all clients together before watchers\n"
           "                           that do not read are let go (default 32768)\n"
           "  --check                  before serving, run PRAGMA integrity_check and replay\n"
@@ -151,6 +158,9 @@ int parse_options(int argc, char **argv, struct options *o)
                           .address_rate = 100,
                           .max_buffered = 32u * 1024u * 1024u,
                           .lease_ms = 5000,
+                          .sign_in_rate = 5,
+                          .address_sign_in_rate = 100,
+                          .session_lifetime = 30 * 86400,
                           .web_port = -1,
                           .metrics_port = -1};
     for (int i = 1; i < argc; i++) {
@@ -279,6 +289,22 @@ int parse_options(int argc, char **argv, struct options *o)
             if (!parse_number(v, 1000000, &n) || n == 0)
                 return bad_args("--rate needs a number from 1 to 1000000", v);
             o->rate = (double)n;
+        } else if (strcmp(a, "--sign-in-rate") == 0) {
+            if (!parse_number(v, 1000000, &n) || n == 0)
+                return bad_args("--sign-in-rate needs attempts in 15 minutes, from 1 to 1000000",
+                                v);
+            o->sign_in_rate = (double)n;
+        } else if (strcmp(a, "--address-sign-in-rate") == 0) {
+            if (!parse_number(v, 1000000, &n) || n == 0)
+                return bad_args("--address-sign-in-rate needs attempts in 15 minutes, from 1 "
+                                "to 1000000",
+                                v);
+            o->address_sign_in_rate = (double)n;
+        } else if (strcmp(a, "--session-lifetime") == 0) {
+            if (!parse_number(v, 366ul * 86400, &n) || n == 0)
+                return bad_args("--session-lifetime needs seconds, from 1 to 31622400 (366 days)",
+                                v);
+            o->session_lifetime = (double)n;
         } else if (strcmp(a, "--address-rate") == 0) {
             if (!parse_number(v, 1000000, &n) || n == 0)
                 return bad_args("--address-rate needs a number from 1 to 1000000", v);

@@ -257,7 +257,12 @@ static const char help_text[] =
     "history ID; record ID; watch ID [PLY]; "
     "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
-    "decline ID PLY TOKEN; resign ID TOKEN; rematch ID TOKEN; help; quit\n";
+    "decline ID PLY TOKEN; resign ID TOKEN; rematch ID TOKEN; register NAME PASSWORD; "
+    "login NAME PASSWORD; session TOKEN; logout; logout-all; delete-account PASSWORD; whoami; "
+    "help; quit\n";
+
+/* The last entries of handle_line's table, handed to accounts.c. */
+#define ACCOUNT_COMMANDS 7
 
 enum run_result handle_line(struct server *sv, struct client *c, char *line)
 {
@@ -272,13 +277,32 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         size_t min_words, max_words;
         bool acts; /* needs a seat token, its last word */
     } commands[] = {
-        {"quit", 1, 1, false},    {"help", 1, 1, false},    {"status", 1, 1, false},
-        {"list", 1, 2, false},    {"new", 2, 4, false},     {"show", 2, 2, false},
-        {"watch", 2, 3, false},   {"unwatch", 2, 2, false}, {"moves", 2, 2, false},
-        {"history", 2, 2, false}, {"play", 5, 5, true},     {"bot", 5, 5, true},
-        {"undo", 4, 4, true},     {"accept", 4, 4, true},   {"decline", 4, 4, true},
-        {"resign", 3, 3, true},   {"join", 3, 3, false},    {"record", 2, 2, false},
+        {"quit", 1, 1, false},
+        {"help", 1, 1, false},
+        {"status", 1, 1, false},
+        {"list", 1, 2, false},
+        {"new", 2, 4, false},
+        {"show", 2, 2, false},
+        {"watch", 2, 3, false},
+        {"unwatch", 2, 2, false},
+        {"moves", 2, 2, false},
+        {"history", 2, 2, false},
+        {"play", 5, 5, true},
+        {"bot", 5, 5, true},
+        {"undo", 4, 4, true},
+        {"accept", 4, 4, true},
+        {"decline", 4, 4, true},
+        {"resign", 3, 3, true},
+        {"join", 3, 3, false},
+        {"record", 2, 2, false},
         {"rematch", 3, 3, true},
+        {"register", 3, 3, false},
+        {"login", 3, 3, false},
+        {"session", 2, 2, false},
+        {"logout", 1, 1, false},
+        {"logout-all", 1, 1, false},
+        {"delete-account", 2, 2, false},
+        {"whoami", 1, 1, false},
     };
     size_t k = 0;
     while (k < sizeof commands / sizeof *commands && strcmp(w[0], commands[k].name) != 0)
@@ -320,6 +344,10 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
     }
     if (strcmp(cmd, "new") == 0) {
         cmd_new(sv, c, w, n);
+        return RUN_DONE;
+    }
+    if (k >= sizeof commands / sizeof *commands - ACCOUNT_COMMANDS) {
+        cmd_account(sv, c, w, n);
         return RUN_DONE;
     }
     struct match *m;

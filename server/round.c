@@ -91,10 +91,14 @@ void stage(struct server *sv, struct change *ch)
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
              store_put_invite(sv->store, m->id, m->invite_seat, m->invite) &&
-             (!ch->rematch_of || store_mark_rematch(sv->store, m->id, ch->rematch_of));
+             (!ch->rematch_of || store_mark_rematch(sv->store, m->id, ch->rematch_of)) &&
+             (!ch->account_id || m->invite_seat < 0 ||
+              store_set_seat_account(sv->store, m->id, 1 - m->invite_seat, ch->account_id));
         break;
     case CH_JOIN:
         ok = ok && store_delete_invite(sv->store, m->id) &&
+             (!ch->account_id ||
+              store_set_seat_account(sv->store, m->id, ch->seat, ch->account_id)) &&
              store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state);
         break;

@@ -51,6 +51,17 @@ enum { EXIT_FATAL = 1, EXIT_BAD_ARGS = 2 };
 #define RECORD_JOBS_PER_ADDRESS 2
 #define BOT_CHEAP_MS 20
 #define RECORD_THREADS 1
+/* Password hashing (Argon2id, about 0.1 s and 64 MiB each) runs on ACCOUNT_THREADS workers of
+ * its own, never on the loop nor in front of moves; an address may hold ACCOUNT_JOBS_PER_ADDRESS
+ * of them queued or running. */
+#define ACCOUNT_THREADS 1
+#define ACCOUNT_JOBS_PER_ADDRESS 2
+#define PASSWORD_MIN 8        /* bytes of a password */
+#define PASSWORD_MAX 128
+#define ACCOUNT_NAME_MIN 3
+#define SIGN_IN_WINDOW 900.0 /* sign-in budgets: so many attempts in 15 minutes, holding as many */
+#define SIGN_IN_NAMES_MAX 100000 /* accounts whose sign-in budgets are tracked at once */
+#define SIGN_IN_BUCKETS 4096
 
 struct options {
     unsigned port;
@@ -86,6 +97,9 @@ struct options {
     bool no_bots_on_clock;     /* `bot` refused on a match with a clock */
     unsigned lease_ms;         /* a shared database: how long a match's lease lasts */
     bool check;
+    double sign_in_rate;         /* attempts with one account's name in SIGN_IN_WINDOW (login) */
+    double address_sign_in_rate; /* attempts from one address in SIGN_IN_WINDOW (register, ...) */
+    double session_lifetime;     /* seconds a session lasts from its sign-in */
 };
 
 /* ---- rule sets, matches, clients ----------------------------------------------------- */
@@ -156,6 +170,7 @@ struct address {
     struct budget budget;
     size_t clients;
     size_t counted; /* the clients counted against --max-clients-per-address */
+    struct budget sign_in; /* --address-sign-in-rate: password attempts and registrations */
     struct address *next;
 };
 
@@ -179,6 +194,10 @@ struct client {
     double connected_at;
     struct budget budget;
     struct address *address;
+    /* Signed in (accounts.c): the account and the hash of the session's token; 0 for a guest. */
+    uint64_t account_id;
+    char account_name[ACCOUNT_NAME_MAX + 1];
+    char session_hash[SESSION_HASH_HEX_LEN + 1];
     /* The record it waits for or is sending (records.c), and how much of it is in `out`. */
     struct record *record;
     size_t record_sent;
@@ -197,7 +216,15 @@ struct record {
     struct record *next;
 };
 
-enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD };
+/* One account's sign-in budget (limits.c), kept until it has refilled. */
+struct sign_in_entry {
+    char folded[ACCOUNT_NAME_MAX + 1];
+    struct budget budget;
+    struct sign_in_entry *next;
+};
+
+enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD, JOB_ACCOUNT };
+struct account_task;
 
 struct job {
     struct pool_job base; /* first: the pool hands back this pointer */
@@ -229,6 +256,7 @@ struct job {
     size_t text_len;
     size_t reserved;       /* JOB_RECORD: its bytes as counted in server.record_bytes */
     struct record *record; /* JOB_RECORD: what it makes */
+    struct account_task *account; /* JOB_ACCOUNT: a password to hash or check (accounts.c) */
 };
 
 /* CH_UNDO takes moves back (an accepted undo); CH_UNDO_ASK and CH_UNDO_END open and end an
@@ -262,6 +290,7 @@ struct change {
     bool kept_changed; /* the match's kept throws become kept_after (NULL: none) */
     char *kept_after;
     uint64_t rematch_of; /* CH_NEW: the finished match this one is the rematch of, or 0 */
+    uint64_t account_id; /* CH_NEW, CH_JOIN: the signed-in account taking the seat, or 0 */
 };
 
 struct set_aside_entry {
@@ -273,7 +302,12 @@ struct set_aside_entry {
 struct server {
     struct options opt;
     struct store *store;
-    struct pool *bot_pool, *move_pool, *record_pool;
+    struct pool *bot_pool, *move_pool, *record_pool, *account_pool;
+    /* Account work waiting for the end of the round: its writes are made between rounds. */
+    struct account_task **account_tasks;
+    size_t account_task_count, account_task_cap;
+    struct sign_in_entry **sign_ins; /* SIGN_IN_BUCKETS chains, or NULL before the first */
+    size_t sign_in_count;
     /* What the record jobs queued or running may hold, reserved, and the records made and
      * not yet sent to every client asking (records.c). */
     size_t record_bytes;
@@ -338,12 +372,29 @@ bool client_settle(struct server *sv, struct client *c);
 /* Whether the peer may hold one more connection still unsettled. */
 bool address_has_room(struct server *sv, const char *name);
 bool spend_budget(struct server *sv, struct client *c, const char *cmd);
+/* A password attempt from the client's address and, if folded is not NULL, with that account's
+ * name: false (the client told, nothing spent) when either budget is empty. */
+bool spend_sign_in(struct server *sv, struct client *c, const char *folded);
+void sign_ins_free(struct server *sv);
 bool address_attach(struct server *sv, struct client *c, const char *name);
 void address_detach(struct server *sv, struct client *c);
 void addresses_free(struct server *sv);
 void addresses_sweep(struct server *sv);
 void count_output(struct server *sv);
 bool output_over_budget(const struct server *sv, const struct client *c);
+
+/* accounts.c */
+/* The account commands (docs/server.md, "Accounts"); w[0] names it, n words in all. */
+void cmd_account(struct server *sv, struct client *c, char **w, size_t n);
+/* The signed-in account of the connection, checked against the database (its session may
+ * have been revoked or expired, through any server): 0 for a guest. */
+uint64_t signed_in_account(struct server *sv, struct client *c);
+/* A finished JOB_ACCOUNT: its task waits for accounts_settle. */
+void account_job_done(struct server *sv, struct job *j);
+void account_task_free(struct account_task *t);
+/* Between rounds: makes the account writes of the tasks waiting, and answers them. */
+void accounts_settle(struct server *sv);
+void work_account(struct pool_job *pj);
 
 /* bots.c */
 /* The spec a level name (docs/bots.md, "Levels") stands for; any other name as it is. */

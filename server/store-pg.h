@@ -57,6 +57,19 @@ enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max, bool may_wai
 bool pg_mark_rematch(struct pg_store *pg, uint64_t id, uint64_t of);
 bool pg_find_rematch(struct pg_store *pg, uint64_t of, uint64_t *id);
 bool pg_last_was_conflict(const struct pg_store *pg);
+/* Accounts (store-pg-accounts.c), as store.h's store_*_account and store_*_session. */
+enum account_result pg_create_account(struct pg_store *pg, const char *name, const char *folded,
+                                      const char *password_hash, uint64_t *id);
+enum account_result pg_find_account(struct pg_store *pg, const char *folded,
+                                    struct stored_account *out);
+bool pg_create_session(struct pg_store *pg, uint64_t account_id, const char *token_hash,
+                       int64_t lifetime_ms);
+enum account_result pg_find_session(struct pg_store *pg, const char *token_hash,
+                                    struct stored_account *out);
+bool pg_delete_session(struct pg_store *pg, const char *token_hash);
+bool pg_delete_sessions(struct pg_store *pg, uint64_t account_id);
+bool pg_delete_account(struct pg_store *pg, uint64_t account_id);
+bool pg_set_seat_account(struct pg_store *pg, uint64_t id, int seat, uint64_t account_id);
 bool pg_last_was_lock_wait(const struct pg_store *pg);
 
 enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_match *out,

@@ -22,7 +22,7 @@ static const char *const schema_sql =
     "CREATE TABLE IF NOT EXISTS meta ("
     "  key   TEXT PRIMARY KEY,"
     "  value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '2');"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '3');"
     /* plies counts the match's moves rows: a damaged page that loses the last rows of a
      * match leaves every remaining row valid, and only this count tells. */
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -87,7 +87,28 @@ static const char *const schema_sql =
     "  ply      INTEGER NOT NULL CHECK (ply >= 0),"
     "  asked_at INTEGER NOT NULL,"
     "  answer   TEXT    CHECK (answer IN ('declined', 'timeout')));"
-    "UPDATE meta SET value = '2' WHERE key = 'schema' AND value = '1';"
+    /* Schema 3: accounts, their sessions and ratings, and the account that held a seat
+     * (docs/server.md, "Accounts"). A deleted account keeps its row, anonymised (no name, no
+     * password), so that the seats of its games still point at one player. Only a hash of a
+     * session's token is stored; times are Unix milliseconds. Created in place; versions 1
+     * and 2 become 3 once they exist. */
+    /* Written without padding: the whole schema must fit on page 1, the page
+     * store-repair.c rebuilds (its rows are near 3.9 KB of 4 KB with these). */
+    "CREATE TABLE IF NOT EXISTS accounts (id INTEGER PRIMARY KEY, name TEXT, name_folded TEXT "
+    "UNIQUE, password_hash TEXT, created_at INTEGER NOT NULL, deleted INTEGER NOT NULL CHECK "
+    "(deleted IN (0, 1)), CHECK ((deleted = 0) = (password_hash IS NOT NULL)));"
+    "CREATE TABLE IF NOT EXISTS sessions (token_hash TEXT PRIMARY KEY, account_id INTEGER NOT "
+    "NULL REFERENCES accounts (id), created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL) "
+    "WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS sessions_by_account ON sessions (account_id);"
+    "CREATE TABLE IF NOT EXISTS ratings (account_id INTEGER NOT NULL REFERENCES accounts (id), "
+    "game TEXT NOT NULL, category TEXT NOT NULL, rating REAL NOT NULL, rd REAL NOT NULL, "
+    "volatility REAL NOT NULL, games INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY "
+    "(account_id, game, category)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS seat_accounts (match_id INTEGER NOT NULL REFERENCES matches "
+    "(id), seat INTEGER NOT NULL, account_id INTEGER NOT NULL REFERENCES accounts (id), "
+    "PRIMARY KEY (match_id, seat)) WITHOUT ROWID;"
+    "UPDATE meta SET value = '3' WHERE key = 'schema' AND value IN ('1', '2');"
     SET_ASIDE_TABLE_SQL;
 
 static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
@@ -142,9 +163,29 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_DELETE_UNDO] = "DELETE FROM undo_requests WHERE match_id = ?1",
     [S_LOAD_UNDO] = "SELECT seat, ply, asked_at, answer FROM undo_requests WHERE match_id = ?1",
     [S_SCHEMA_VERSION] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema'",
+    [S_INSERT_ACCOUNT] = "INSERT INTO accounts (name, name_folded, password_hash, created_at, "
+                         "deleted) VALUES (?1, ?2, ?3, ?4, 0)",
+    [S_FIND_ACCOUNT] = "SELECT id, name, password_hash FROM accounts "
+                       "WHERE name_folded = ?1 AND deleted = 0",
+    [S_ACCOUNT_BY_ID] = "SELECT id, name, password_hash FROM accounts "
+                        "WHERE id = ?1 AND deleted = 0",
+    [S_INSERT_SESSION] = "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) "
+                         "VALUES (?1, ?2, ?3, ?3 + ?4)",
+    [S_FIND_SESSION] = "SELECT a.id, a.name FROM sessions s JOIN accounts a ON a.id = "
+                       "s.account_id WHERE s.token_hash = ?1 AND s.expires_at > ?2 "
+                       "AND a.deleted = 0",
+    [S_DELETE_SESSION] = "DELETE FROM sessions WHERE token_hash = ?1",
+    [S_DELETE_SESSIONS] = "DELETE FROM sessions WHERE account_id = ?1",
+    [S_DELETE_EXPIRED_SESSIONS] = "DELETE FROM sessions WHERE account_id = ?1 "
+                                  "AND expires_at <= ?2",
+    [S_ANONYMISE_ACCOUNT] = "UPDATE accounts SET name = NULL, name_folded = NULL, "
+                            "password_hash = NULL, deleted = 1 WHERE id = ?1 AND deleted = 0",
+    [S_DELETE_RATINGS] = "DELETE FROM ratings WHERE account_id = ?1",
+    [S_SET_SEAT_ACCOUNT] = "INSERT OR REPLACE INTO seat_accounts (match_id, seat, account_id) "
+                           "VALUES (?1, ?2, ?3)",
 };
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 
 bool store_failed(struct store *st, int code)
 {

@@ -197,6 +197,47 @@ enum schema_repair store_repair_schema(const char *db_path, char *report, size_t
 /* Runs PRAGMA quick_check (full = integrity_check); writes its first line into out. */
 bool store_check(struct store *st, bool full, char *out, size_t out_cap);
 
+/* ---- accounts (store-accounts.c; store-pg-accounts.c on PostgreSQL) ------------------- */
+
+#define ACCOUNT_NAME_MAX 20     /* bytes of a name (docs/server.md, "Accounts") */
+#define PASSWORD_HASH_MAX 128   /* an Argon2id hash string (libsodium's crypto_pwhash_STRBYTES) */
+#define SESSION_TOKEN_HEX_LEN 64 /* 256 bits from the OS's random source, in hex */
+#define SESSION_HASH_HEX_LEN 64  /* a session token's SHA-256, in hex: all that is stored */
+
+/* An account that is not deleted, as stored. */
+struct stored_account {
+    uint64_t id;
+    char name[ACCOUNT_NAME_MAX + 1];
+    char password_hash[PASSWORD_HASH_MAX];
+};
+
+/* ACCOUNT_TAKEN: another account has that folded name (store_create_account). */
+enum account_result { ACCOUNT_OK, ACCOUNT_NOT_FOUND, ACCOUNT_TAKEN, ACCOUNT_FAILED };
+
+/* Every account function but store_set_seat_account runs between rounds (never inside the
+ * round's transaction; false or ACCOUNT_FAILED, with nothing done, if called inside one), each
+ * in a transaction of its own. A new account: name as given, folded the key of look-alikes. */
+enum account_result store_create_account(struct store *st, const char *name, const char *folded,
+                                         const char *password_hash, uint64_t *id);
+/* The account, not deleted, whose folded name is folded. */
+enum account_result store_find_account(struct store *st, const char *folded,
+                                       struct stored_account *out);
+/* A session of account_id for lifetime_ms from now, known by the hash of its token; the
+ * account's expired sessions go at the same time. */
+bool store_create_session(struct store *st, uint64_t account_id, const char *token_hash,
+                          int64_t lifetime_ms);
+/* The account of a session that exists, has not expired and whose account is not deleted. */
+enum account_result store_find_session(struct store *st, const char *token_hash,
+                                       struct stored_account *out);
+/* Revokes one session; every session of an account (sign out everywhere). */
+bool store_delete_session(struct store *st, const char *token_hash);
+bool store_delete_sessions(struct store *st, uint64_t account_id);
+/* Deletes an account: its sessions and ratings go, its row stays anonymised (no name, no
+ * password hash) so that the seats of its games keep pointing at one player. */
+bool store_delete_account(struct store *st, uint64_t account_id);
+/* Inside a change: the seat of match id was taken by account_id. */
+bool store_set_seat_account(struct store *st, uint64_t id, int seat, uint64_t account_id);
+
 /* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
 
 /* Whether --db names a PostgreSQL database (a postgresql:// URL or a libpq conninfo). */

@@ -737,6 +737,7 @@ class MetricsTest(LimitsCase):
         self.assertGreater(values["tg_server_wal_bytes"], 0)
         self.assertIn('tg_server_refusals_total{reason="rate-limited"}', values)
         self.assertIn('tg_server_queued_jobs{pool="bot"}', values)
+        self.assertEqual(values['tg_server_queued_jobs{pool="account"}'], 0)  # password hashes
         self.assertNotIn(b" 200 ", http_get(self.metrics_port, "/other").split(b"\r\n")[0])
         # Not on the web port, which a proxy puts before the public.
         self.assertNotIn(b" 200 ", http_get(self.server.web_port, "/metrics").split(b"\r\n")[0])

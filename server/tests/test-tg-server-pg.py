@@ -19,7 +19,10 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   what every watcher saw, and a killed server's clocked matches are taken over once their
   lease runs out;
 - the undo request, stored, answered through any server, and the site-wide `status`, metrics
-  and --max-matches (test-tg-server-pg-undo.py, run here).
+  and --max-matches (test-tg-server-pg-undo.py, run here);
+- accounts (test-tg-server-accounts.py's tests, run here on PostgreSQL), an account made
+  through one server signing in through another and signed out everywhere from there, and a
+  database of schema 3 brought to 4.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ import sibling  # noqa: E402
 
 base: Any = sibling.load("tg_server_test", "test-tg-server.py")
 undo_tests: Any = sibling.load("tg_server_pg_undo", "test-tg-server-pg-undo.py")
+account_tests: Any = sibling.load("tg_server_pg_accounts", "test-tg-server-accounts.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -491,6 +495,67 @@ class FailoverPlayer(threading.Thread):
 
 class UndoAndSiteTest(PgTestCase, undo_tests.UndoAndSiteTests):
     """The undo request and the site-wide counts (test-tg-server-pg-undo.py)."""
+
+
+class AccountsPgTest(PgTestCase, account_tests.AccountTests):
+    """Accounts on PostgreSQL: test-tg-server-accounts.py's tests, and the site's."""
+
+    def setUp(self) -> None:
+        account_tests.SERVER = base.SERVER
+        super().setUp()
+
+    def start(self, *extra: str) -> base.Server:
+        return self.server(*extra)
+
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        out = self.sql(query)
+        return [tuple(line.split("|")) for line in out.split("\n")] if out else []
+
+    def test_an_account_is_the_whole_site_s(self) -> None:
+        a = self.open_server()
+        b = self.open_server()
+        on_a, on_b, also_a = Conn(a.port), Conn(b.port), Conn(a.port)
+        token = self.register(on_a, "alice")
+        # Made through a, it signs in through b, with a's session too; its name is taken there.
+        self.assertEqual(on_b.ask("session %s" % token), "ok alice")
+        self.assertRegex(on_b.ok("login ALICE %s" % account_tests.PASSWORD),
+                         account_tests.TOKEN)
+        self.assertReply(on_b.ask("register Alice %s" % account_tests.PASSWORD),
+                         "err name-taken ")
+        self.assertEqual(also_a.ask("session %s" % token), "ok alice")
+        # Signed out everywhere through b: a's connections find out at their next check.
+        self.assertEqual(on_b.ask("logout-all"), "ok")
+        for c in (on_a, also_a):
+            self.assertEqual(c.ask("whoami"), "ok -")
+        self.assertReply(also_a.ask("session %s" % token), "err bad-session ")
+        # Two servers asked for one name at once: one account.
+        c1, c2 = Conn(a.port), Conn(b.port)
+        c1.send("register racer %s" % account_tests.PASSWORD)
+        c2.send("register RACER %s" % account_tests.PASSWORD)
+        replies = sorted([c1.read().split()[1], c2.read().split()[1]])
+        self.assertEqual(replies[1], "name-taken")
+        self.assertRegex(replies[0], account_tests.TOKEN)
+        self.assertEqual(self.rows("SELECT count(*) FROM accounts WHERE name_folded = 'racer'"),
+                         [("1",)])
+        for c in (on_a, on_b, also_a, c1, c2):
+            c.close()
+
+    def test_schema_3_is_brought_to_4_in_place(self) -> None:
+        s = self.server()
+        conn = Conn(s.port)
+        mid = conn.ok("new hus").split()[0]
+        history = conn.ok("history %s" % mid)
+        conn.close()
+        s.stop()
+        self.sql("DROP TABLE seat_accounts, ratings, sessions, accounts; "
+                 "DELETE FROM tg_schema WHERE version = 4")
+        s = self.open_server()
+        conn = Conn(s.port)
+        self.assertEqual(conn.ok("history %s" % mid), history)
+        self.register(conn, "migrated")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "4")
+        self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
+        conn.close()
 
 
 def owner_of(server: base.Server) -> str:

@@ -1,0 +1,456 @@
+/* Accounts on the line protocol (docs/server.md, "Accounts"): register, login, session,
+ * logout, logout-all, delete-account and whoami. A password is hashed or checked on the
+ * account workers (Argon2id is slow on purpose, never on the loop); the writes a command makes
+ * wait for the end of the round and are made between rounds, each in its own transaction, then
+ * answered. A session token is what an HTTP cookie will carry: `session TOKEN` is how any
+ * connection, a WebSocket's included, signs in with it. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "server.h"
+#include "password.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum account_op { OP_REGISTER, OP_LOGIN, OP_DELETE, OP_LOGOUT, OP_LOGOUT_ALL };
+
+struct account_task {
+    enum account_op op;
+    uint64_t client_serial;
+    uint64_t account_id;
+    char name[ACCOUNT_NAME_MAX + 1];
+    char folded[ACCOUNT_NAME_MAX + 1];
+    char password[PASSWORD_MAX + 1];       /* wiped as soon as the worker is done with it */
+    char password_hash[PASSWORD_HASH_MAX]; /* made (register) or stored (login, delete) */
+    char session_hash[SESSION_HASH_HEX_LEN + 1];
+    bool worked; /* the worker's answer: hashed, or the password is the account's */
+};
+
+void account_task_free(struct account_task *t)
+{
+    if (!t)
+        return;
+    password_wipe(t, sizeof *t);
+    free(t);
+}
+
+/* ---- what a name, a password and a token may be ------------------------------------------- */
+
+/* 3 to 20 letters, digits, '_' or '-' (ASCII: no look-alike letters of other scripts); folded
+ * to lower case, the key that keeps "Alice" out once "alice" exists. */
+static bool name_valid(const char *name, char folded[ACCOUNT_NAME_MAX + 1])
+{
+    size_t len = strlen(name);
+    if (len < ACCOUNT_NAME_MIN || len > ACCOUNT_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = name[i];
+        bool lower = ch >= 'a' && ch <= 'z', upper = ch >= 'A' && ch <= 'Z';
+        if (!lower && !upper && !(ch >= '0' && ch <= '9') && ch != '_' && ch != '-')
+            return false;
+        folded[i] = upper ? (char)(ch - 'A' + 'a') : ch;
+    }
+    folded[len] = '\0';
+    return true;
+}
+
+/* Well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF) without
+ * control characters: what a password typed anywhere is. */
+static bool utf8_text(const unsigned char *p)
+{
+    while (*p) {
+        unsigned c = *p;
+        size_t more;
+        unsigned min;
+        if (c < 0x80) {
+            if (c < 0x20 || c == 0x7f)
+                return false;
+            p++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            more = 1;
+            min = 0x80;
+            c &= 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            more = 2;
+            min = 0x800;
+            c &= 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            more = 3;
+            min = 0x10000;
+            c &= 0x07;
+        } else {
+            return false;
+        }
+        for (size_t i = 1; i <= more; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+            c = (c << 6) | (p[i] & 0x3f);
+        }
+        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+            return false;
+        p += more + 1;
+    }
+    return true;
+}
+
+static bool password_valid(const char *password)
+{
+    size_t len = strlen(password);
+    return len >= PASSWORD_MIN && len <= PASSWORD_MAX && utf8_text((const unsigned char *)password);
+}
+
+static bool session_token_valid(const char *token)
+{
+    size_t len = strlen(token);
+    if (len != SESSION_TOKEN_HEX_LEN)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!((token[i] >= '0' && token[i] <= '9') || (token[i] >= 'a' && token[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* ---- signed in or not ---------------------------------------------------------------------- */
+
+static void sign_in(struct client *c, const struct stored_account *a, const char *session_hash)
+{
+    c->account_id = a->id;
+    snprintf(c->account_name, sizeof c->account_name, "%s", a->name);
+    snprintf(c->session_hash, sizeof c->session_hash, "%s", session_hash);
+}
+
+static void sign_out(struct client *c)
+{
+    c->account_id = 0;
+    c->account_name[0] = '\0';
+    c->session_hash[0] = '\0';
+}
+
+/* Every connection to this server signed in to the account: other servers' find out from the
+ * database at their next check (signed_in_account). */
+static void sign_out_everywhere(struct server *sv, uint64_t account_id)
+{
+    for (size_t i = 0; i < sv->client_count; i++)
+        if (sv->clients[i]->account_id == account_id)
+            sign_out(sv->clients[i]);
+}
+
+uint64_t signed_in_account(struct server *sv, struct client *c)
+{
+    if (!c || !c->account_id)
+        return 0;
+    struct stored_account a;
+    enum account_result found = store_find_session(sv->store, c->session_hash, &a);
+    if (found == ACCOUNT_NOT_FOUND || (found == ACCOUNT_OK && a.id != c->account_id))
+        sign_out(c);
+    /* The database failing to answer is not a revocation: the sign-in holds. */
+    return c->account_id;
+}
+
+/* ---- the commands ----------------------------------------------------------------------- */
+
+static struct account_task *task_new(struct client *c, enum account_op op)
+{
+    struct account_task *t = calloc(1, sizeof *t);
+    if (!t) {
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return NULL;
+    }
+    t->op = op;
+    t->client_serial = c->serial;
+    t->account_id = c->account_id;
+    snprintf(t->session_hash, sizeof t->session_hash, "%s", c->session_hash);
+    return t;
+}
+
+/* The task's client waits for its reply, which comes once the round has ended. */
+static void wait_for_settle(struct server *sv, struct client *c, struct account_task *t)
+{
+    struct account_task **grown = array_reserve(sv->account_tasks, &sv->account_task_cap,
+                                                sv->account_task_count + 1, sizeof *grown, 8);
+    if (!grown) {
+        account_task_free(t);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    sv->account_tasks = grown;
+    sv->account_tasks[sv->account_task_count++] = t;
+    c->awaiting = true;
+}
+
+/* Hands the task's password to an account worker; its client waits. */
+static void submit_task(struct server *sv, struct client *c, struct account_task *t)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) {
+        account_task_free(t);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    j->kind = JOB_ACCOUNT;
+    j->base.work = work_account;
+    j->client_serial = c->serial;
+    j->account = t;
+    if (!job_submit(sv->account_pool, c, j, ACCOUNT_JOBS_PER_ADDRESS)) {
+        job_free(j);
+        return;
+    }
+    c->awaiting = true;
+}
+
+void work_account(struct pool_job *pj)
+{
+    struct account_task *t = ((struct job *)pj)->account;
+    if (t->op == OP_REGISTER)
+        t->worked = password_hash(t->password, t->password_hash);
+    else
+        t->worked = password_verify(t->password_hash, t->password);
+    password_wipe(t->password, sizeof t->password);
+}
+
+void account_job_done(struct server *sv, struct job *j)
+{
+    struct client *c = client_by_serial(sv, j->client_serial);
+    struct account_task *t = j->account;
+    j->account = NULL;
+    if (!c) { /* gone: nobody would hear of it, and nothing is made for nobody */
+        account_task_free(t);
+        return;
+    }
+    c->awaiting = false;
+    wait_for_settle(sv, c, t);
+}
+
+static void cmd_register(struct server *sv, struct client *c, const char *name,
+                         const char *password)
+{
+    struct account_task *t;
+    char folded[ACCOUNT_NAME_MAX + 1];
+    struct stored_account existing;
+    if (!name_valid(name, folded)) {
+        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+        return;
+    }
+    if (!password_valid(password)) {
+        reply_error(c, "bad-password",
+                    "a password is 8 to 128 bytes of UTF-8 text, without spaces or control "
+                    "characters");
+        return;
+    }
+    if (!spend_sign_in(sv, c, NULL))
+        return;
+    switch (store_find_account(sv->store, folded, &existing)) {
+    case ACCOUNT_OK:
+        reply_error(c, "name-taken",
+                    "that name, or one that differs from it only by case, is "
+                    "taken");
+        return;
+    case ACCOUNT_NOT_FOUND:
+        break;
+    default:
+        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
+        return;
+    }
+    if (!(t = task_new(c, OP_REGISTER)))
+        return;
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->folded, sizeof t->folded, "%s", folded);
+    snprintf(t->password, sizeof t->password, "%s", password);
+    submit_task(sv, c, t);
+}
+
+/* login, and delete-account: a password tried against an account's hash. */
+static void cmd_try_password(struct server *sv, struct client *c, enum account_op op,
+                             const char *name, const char *password)
+{
+    char folded[ACCOUNT_NAME_MAX + 1];
+    struct stored_account a;
+    if (!name_valid(name, folded)) {
+        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+        return;
+    }
+    if (!password_valid(password)) {
+        reply_error(c, "bad-password",
+                    "a password is 8 to 128 bytes of UTF-8 text, without spaces or control "
+                    "characters");
+        return;
+    }
+    if (!spend_sign_in(sv, c, folded))
+        return;
+    switch (store_find_account(sv->store, folded, &a)) {
+    case ACCOUNT_OK:
+        break;
+    case ACCOUNT_NOT_FOUND: /* the same answer as a wrong password */
+        reply_error(c, "bad-login", "wrong name or password");
+        return;
+    default:
+        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
+        return;
+    }
+    if (op == OP_DELETE && a.id != c->account_id) {
+        reply_error(c, "not-signed-in", "this connection is not signed in");
+        return;
+    }
+    struct account_task *t = task_new(c, op);
+    if (!t)
+        return;
+    t->account_id = a.id;
+    snprintf(t->name, sizeof t->name, "%s", a.name);
+    snprintf(t->password, sizeof t->password, "%s", password);
+    snprintf(t->password_hash, sizeof t->password_hash, "%s", a.password_hash);
+    password_wipe(&a, sizeof a);
+    submit_task(sv, c, t);
+}
+
+static void cmd_session(struct server *sv, struct client *c, const char *token)
+{
+    char hash[SESSION_HASH_HEX_LEN + 1];
+    struct stored_account a;
+    if (!session_token_valid(token)) {
+        reply_error(c, "bad-session", "a session token is 64 lower-case hex digits");
+        return;
+    }
+    session_token_hash(token, hash);
+    switch (store_find_session(sv->store, hash, &a)) {
+    case ACCOUNT_OK:
+        sign_in(c, &a, hash);
+        buf_printf(&c->out, "ok %s\n", a.name);
+        return;
+    case ACCOUNT_NOT_FOUND:
+        reply_error(c, "bad-session", "no such session: it expired, was revoked, or never was");
+        return;
+    default:
+        reply_error(c, "io", "the sessions could not be read (%s)", store_error(sv->store));
+        return;
+    }
+}
+
+void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
+{
+    const char *cmd = w[0];
+    (void)n;
+    if (strcmp(cmd, "register") == 0) {
+        cmd_register(sv, c, w[1], w[2]);
+    } else if (strcmp(cmd, "login") == 0) {
+        cmd_try_password(sv, c, OP_LOGIN, w[1], w[2]);
+    } else if (strcmp(cmd, "session") == 0) {
+        cmd_session(sv, c, w[1]);
+    } else if (strcmp(cmd, "whoami") == 0) {
+        buf_printf(&c->out, "ok %s\n", signed_in_account(sv, c) ? c->account_name : "-");
+    } else if (!signed_in_account(sv, c)) {
+        reply_error(c, "not-signed-in", "this connection is not signed in");
+    } else if (strcmp(cmd, "delete-account") == 0) {
+        cmd_try_password(sv, c, OP_DELETE, c->account_name, w[1]);
+    } else {
+        struct account_task *t =
+            task_new(c, strcmp(cmd, "logout") == 0 ? OP_LOGOUT : OP_LOGOUT_ALL);
+        if (t)
+            wait_for_settle(sv, c, t);
+    }
+}
+
+/* ---- the writes, between rounds ------------------------------------------------------------- */
+
+/* A fresh session for the client, its token the reply. */
+static bool open_session(struct server *sv, struct client *c, const struct account_task *t)
+{
+    char token[SESSION_TOKEN_HEX_LEN + 1], hash[SESSION_HASH_HEX_LEN + 1];
+    session_token_new(token);
+    session_token_hash(token, hash);
+    int64_t lifetime_ms = (int64_t)(sv->opt.session_lifetime * 1000.0);
+    if (!store_create_session(sv->store, t->account_id, hash, lifetime_ms)) {
+        reply_error(c, "io", "the session could not be stored (%s)", store_error(sv->store));
+        return false;
+    }
+    struct stored_account a = {.id = t->account_id};
+    snprintf(a.name, sizeof a.name, "%s", t->name);
+    sign_in(c, &a, hash);
+    buf_printf(&c->out, "ok %s\n", token);
+    password_wipe(token, sizeof token);
+    return true;
+}
+
+/* Makes the task's writes and answers it; false if the database refused a write. */
+static bool settle(struct server *sv, struct client *c, struct account_task *t)
+{
+    if (sv->halted) {
+        reply_error(c, "halted",
+                    "a write to the server's disk failed and what it holds is not known yet; "
+                    "no change is taken until it is (reads still work)");
+        return true;
+    }
+    switch (t->op) {
+    case OP_REGISTER:
+        if (!t->worked) {
+            reply_status(c, TG_ERR_NO_MEMORY);
+            return true;
+        }
+        switch (
+            store_create_account(sv->store, t->name, t->folded, t->password_hash, &t->account_id)) {
+        case ACCOUNT_OK:
+            return open_session(sv, c, t);
+        case ACCOUNT_TAKEN: /* registered meanwhile, through this server or another */
+            reply_error(c, "name-taken",
+                        "that name, or one that differs from it only by case, "
+                        "is taken");
+            return true;
+        default:
+            reply_error(c, "io", "the account could not be stored (%s); nothing changed",
+                        store_error(sv->store));
+            return false;
+        }
+    case OP_LOGIN:
+        if (t->worked)
+            return open_session(sv, c, t);
+        reply_error(c, "bad-login", "wrong name or password");
+        return true;
+    case OP_DELETE:
+        if (!t->worked) {
+            reply_error(c, "bad-login", "wrong password");
+            return true;
+        }
+        if (!store_delete_account(sv->store, t->account_id)) {
+            reply_error(c, "io", "the account could not be deleted (%s); nothing changed",
+                        store_error(sv->store));
+            return false;
+        }
+        sign_out_everywhere(sv, t->account_id);
+        buf_printf(&c->out, "ok\n");
+        return true;
+    case OP_LOGOUT:
+    case OP_LOGOUT_ALL:
+        if (!(t->op == OP_LOGOUT ? store_delete_session(sv->store, t->session_hash)
+                                 : store_delete_sessions(sv->store, t->account_id))) {
+            reply_error(c, "io", "the sessions could not be revoked (%s); nothing changed",
+                        store_error(sv->store));
+            return false;
+        }
+        if (t->op == OP_LOGOUT)
+            sign_out(c);
+        else
+            sign_out_everywhere(sv, t->account_id);
+        buf_printf(&c->out, "ok\n");
+        return true;
+    }
+    return true;
+}
+
+void accounts_settle(struct server *sv)
+{
+    for (size_t i = 0; i < sv->account_task_count; i++) {
+        struct account_task *t = sv->account_tasks[i];
+        struct client *c = client_by_serial(sv, t->client_serial);
+        if (c) {
+            c->awaiting = false;
+            /* A write refused by the database: as after a round's failed commit, what it may
+             * have left in the log must not reappear after a crash. */
+            if (!settle(sv, c, t))
+                settle_after_failure(sv);
+        }
+        account_task_free(t);
+    }
+    sv->account_task_count = 0;
+}
