@@ -1,6 +1,7 @@
 /* The bots' internal contract: the parsed spec, the limits and stop flag a search obeys, the
  * per-move results of an analysis, and the engines behind them (bot.c: random, greedy, UCT;
- * search.c: alpha-beta and expectimax; search_handle.c: the public tg_search handle). */
+ * search.c, search_eval.c, search_table.c: alpha-beta and expectimax; search_handle.c: the
+ * public tg_search handle). */
 #ifndef TG_BOT_H
 #define TG_BOT_H
 
