@@ -27,6 +27,13 @@ struct tg__tt_entry {
     uint8_t flags; /* 0: empty */
 };
 
+/* The prover's table entry (prove.c), in the same memory as the search's and the same
+ * size: a position's proof and disproof numbers for one goal (the key includes the goal). */
+struct tg__pn_entry {
+    uint64_t key;
+    uint32_t pn, dn;
+};
+
 /* search_table.c: the table's key of a position (the same on every platform), a lookup
  * (NULL if the position has no entry) and a store that may replace another position's entry. */
 uint64_t tg__table_key(const struct tg_config *cfg, const struct tg_pos *pos);
@@ -36,5 +43,7 @@ void tg__tt_store(struct tg__engine *e, uint64_t key, int depth, int16_t value, 
 /* Clears the pages of the table the previous search wrote, looking at `ctl` before each page;
  * false if it stopped the clearing (the pages not yet cleared stay marked). */
 bool tg__tt_clear(struct tg__engine *e, struct tg__control *ctl);
+/* Marks the page of the table that holds entry `index` as written. */
+void tg__tt_mark(struct tg__engine *e, size_t index);
 
 #endif

@@ -13,6 +13,8 @@
 #define TT_LINE ((size_t)64)
 
 _Static_assert(sizeof(struct tg__tt_entry) == 16, "the documented table entry is 16 bytes");
+_Static_assert(sizeof(struct tg__pn_entry) == sizeof(struct tg__tt_entry),
+               "the prover's entries fill the same table");
 
 static size_t dirty_words(size_t entries)
 {
@@ -45,6 +47,7 @@ void tg__engine_release(struct tg__engine *e)
     tg__realloc(e->tt_block, 0);
     tg__realloc(e->tt_dirty, 0);
     tg__realloc(e->frames, 0);
+    tg__realloc(e->levels, 0);
     memset(e, 0, sizeof *e);
 }
 
@@ -111,13 +114,18 @@ void tg__tt_store(struct tg__engine *e, uint64_t key, int depth, int16_t value, 
     if (!b[0].flags || b[0].key == key || (flags & TG__TT_PROVEN) ||
         (depth >= b[0].depth && !(b[0].flags & TG__TT_PROVEN)))
         slot = &b[0];
-    size_t chunk = (size_t)(slot - e->tt) / TT_CLEAR_CHUNK;
-    e->tt_dirty[chunk / 64] |= (uint64_t)1 << (chunk % 64);
+    tg__tt_mark(e, (size_t)(slot - e->tt));
     slot->key = key;
     slot->move = move;
     slot->value = value;
     slot->depth = (uint8_t)depth;
     slot->flags = (uint8_t)flags;
+}
+
+void tg__tt_mark(struct tg__engine *e, size_t index)
+{
+    size_t chunk = index / TT_CLEAR_CHUNK;
+    e->tt_dirty[chunk / 64] |= (uint64_t)1 << (chunk % 64);
 }
 
 /* Every search starts from an empty table, so that no result depends on an earlier one.
