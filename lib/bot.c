@@ -97,9 +97,14 @@ tg_status tg__bot_parse(const char *spec, struct tg__bot *b)
         b->kind = TG__BOT_MCTS;
     else if (span_is(spec, name_len, "search"))
         b->kind = TG__BOT_SEARCH;
+    else if (span_is(spec, name_len, "prove"))
+        b->kind = TG__BOT_PROVE;
     else
         return TG_ERR_BAD_OPTION;
-    bool mcts = b->kind == TG__BOT_MCTS, search = b->kind == TG__BOT_SEARCH;
+    bool mcts = b->kind == TG__BOT_MCTS, prove = b->kind == TG__BOT_PROVE;
+    bool search = b->kind == TG__BOT_SEARCH || prove; /* prove takes search's nodes=, tt= */
+    if (prove)
+        b->depth = TG__PROVE_DEPTH_MAX;
     if (!colon) {
         if (search)
             b->nodes = TG__SEARCH_NODES_DEFAULT;
@@ -137,7 +142,8 @@ tg_status tg__bot_parse(const char *spec, struct tg__bot *b)
                 return TG_ERR_BAD_OPTION;
             seen_nodes = true;
         } else if (search && span_is(p, key_len, "depth") && !seen_depth) {
-            if (!parse_limit(value, value_len, TG__SEARCH_DEPTH_MAX, &b->depth))
+            if (!parse_limit(value, value_len, prove ? TG__PROVE_DEPTH_MAX : TG__SEARCH_DEPTH_MAX,
+                             &b->depth))
                 return TG_ERR_BAD_OPTION;
             seen_depth = true;
         } else if (search && span_is(p, key_len, "tt") && !seen_tt) {
@@ -156,6 +162,10 @@ tg_status tg__bot_parse(const char *spec, struct tg__bot *b)
         b->iterations = 0;
     if (search && !seen_time && !seen_nodes && !seen_depth)
         b->nodes = TG__SEARCH_NODES_DEFAULT;
+    /* The prover's budget is always a number of positions (with time= alone, the largest);
+     * its depth= is the longest line, not a budget. */
+    if (prove && !seen_nodes)
+        b->nodes = seen_time ? TG__SEARCH_NODES_MAX : TG__SEARCH_NODES_DEFAULT;
     return TG_OK;
 }
 
@@ -485,7 +495,7 @@ tg_status tg_bot_choose(const tg_state *s, const char *bot_spec, uint64_t *rng, 
         return st;
     if (s->pos.phase == TG__OVER)
         return TG_ERR_GAME_OVER;
-    if (b.kind == TG__BOT_SEARCH) {
+    if (b.kind == TG__BOT_SEARCH || b.kind == TG__BOT_PROVE) {
         tg_search *h;
         if ((st = tg_search_new(bot_spec, &h)) != TG_OK)
             return st;

@@ -1,6 +1,7 @@
 /* The bots' internal contract: the parsed spec, the limits and stop flag a search obeys, the
  * per-move results of an analysis, and the engines behind them (bot.c: random, greedy, UCT;
- * search.c: alpha-beta and expectimax; search_handle.c: the public tg_search handle). */
+ * search.c, search_eval.c, search_table.c: alpha-beta and expectimax; search_handle.c: the
+ * public tg_search handle). */
 #ifndef TG_BOT_H
 #define TG_BOT_H
 
@@ -8,12 +9,14 @@
 
 #include <stdatomic.h>
 
-enum tg__bot_kind { TG__BOT_RANDOM, TG__BOT_GREEDY, TG__BOT_MCTS, TG__BOT_SEARCH };
+enum tg__bot_kind { TG__BOT_RANDOM, TG__BOT_GREEDY, TG__BOT_MCTS, TG__BOT_SEARCH, TG__BOT_PROVE };
 
 #define TG__TIME_MAX_MS 600000u
 #define TG__SEARCH_NODES_DEFAULT 1000000u
 #define TG__SEARCH_NODES_MAX 1000000000u
 #define TG__SEARCH_DEPTH_MAX 64u
+/* The prover's longest line, in plies (the WebAssembly build stops at 192: prove.c). */
+#define TG__PROVE_DEPTH_MAX 1000u
 #define TG__SEARCH_TT_DEFAULT_MB 8u
 #define TG__SEARCH_TT_MAX_MB 1024u
 /* The tree bound of `mcts:time=` without `iterations=`: 32 MB of nodes. */
@@ -27,7 +30,7 @@ struct tg__bot {
     double exploration;  /* mcts */
     uint32_t time_ms;    /* mcts, search; 0: no time limit */
     uint32_t nodes;      /* search; 0: none */
-    uint32_t depth;      /* search: the deepest iteration */
+    uint32_t depth;      /* search: the deepest iteration; prove: the longest line */
     uint32_t tt_mb;      /* search */
 };
 
@@ -83,14 +86,20 @@ void tg__one_ply_results(const struct tg_config *cfg, const struct tg_pos *root,
 int tg__engine_evaluate(const struct tg_config *cfg, const struct tg_pos *pos, int me);
 double tg__engine_value(int v, bool proven, bool averaged);
 
-/* search.c: the alpha-beta engine's memory, owned by a handle. */
+/* search.c: the alpha-beta engine's memory, owned by a handle; prove.c uses the same table
+ * (as its own entries: a handle is either `search` or `prove`) and its own stack. */
 struct tg__engine {
-    void *tt_block;             /* the allocation the table lies in, aligned within it */
-    struct tg__tt_entry *tt;
+    void *tt_block; /* the allocation the table lies in, aligned within it */
+    union {
+        struct tg__tt_entry *tt;
+        struct tg__pn_entry *pn;
+    };
     size_t tt_entries;  /* a power of two */
     uint64_t *tt_dirty; /* a bit per 4 KB page of the table written since cleared */
     struct tg_pos *frames;
     size_t frame_moves; /* positions per ply the frames have room for */
+    void *levels;       /* the prover's children, keys and path (prove.c) */
+    size_t level_moves; /* positions per ply the levels have room for */
 };
 
 tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb);
@@ -101,5 +110,14 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
                          const struct tg_pos *pos, const struct tg__bot *b, struct tg__control *ctl,
                          tg_move *out, struct tg__result *results, uint64_t *nodes,
                          uint32_t *depth);
+
+/* prove.c: proves the value (won, drawn or lost for the player to move) of every legal
+ * decision of a DECIDE position of a game without chance; `results` in tg__options_now()
+ * order, each proven or left unknown (value 0, not proven) within the budget. `choose`: the
+ * moves after the first proven win are left unknown. TG_ERR_BAD_OPTION for a game with
+ * chance. */
+tg_status tg__prove_run(struct tg__engine *e, const struct tg_config *cfg,
+                        const struct tg_pos *pos, const struct tg__bot *b, struct tg__control *ctl,
+                        bool choose, struct tg__result *results, uint64_t *nodes);
 
 #endif

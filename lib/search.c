@@ -4,41 +4,21 @@
  * player is searched without negation. Values are integers (centi-counters of score lead;
  * results as +-WIN), so a search bounded by nodes or depth is the same on every platform.
  *
+ * The table is search_table.c, the evaluation search_eval.c.
+ *
  * A value is proven when it holds for every ending: every child it rests on was proven (a
  * finished game, a proven table entry), or its best child is a proven win, which nothing
  * can better. A heuristic leaf is never proven. */
-#include "bot.h"
+#include "search.h"
 
-#include <stdint.h>
 #include <string.h>
 
 #define MAX_PLY 128
-#define INF 32000
-#define WIN 30000
-#define WIN_MIN (WIN - 1000) /* a value beyond this is a result, won or lost */
-#define EVAL_MAX (WIN_MIN - 1)
-#define NO_MOVE 0xFFFFFFFFu
+#define INF TG__INF
+#define WIN TG__WIN
+#define WIN_MIN TG__WIN_MIN
+#define NO_MOVE TG__NO_MOVE
 #define CLOCK_EVERY 256u /* positions between two reads of the clock */
-/* The table is cleared by pages of this many entries (4 KB), only those written since the
- * last clearing, with a look at the stop before each page and at the clock every 16. */
-#define TT_CLEAR_CHUNK 256u
-/* A bucket (two entries, 32 bytes) on one cache line rather than across two: a lookup is a
- * random access to the whole table, most of them a cache miss. */
-#define TT_LINE ((size_t)64)
-
-enum { TT_UPPER = 1, TT_LOWER = 2, TT_EXACT = 3, TT_BOUND = 3, TT_PROVEN = 4 };
-
-/* 16 bytes on every platform, so that a table of a given size holds the same number of
- * entries everywhere (and replaces the same ones). */
-struct tg__tt_entry {
-    uint64_t key;
-    tg_move move;
-    int16_t value;
-    uint8_t depth;
-    uint8_t flags; /* 0: empty */
-};
-
-_Static_assert(sizeof(struct tg__tt_entry) == 16, "the documented table entry is 16 bytes");
 
 struct ctx {
     struct tg__engine *e;
@@ -58,40 +38,6 @@ struct ctx {
 };
 
 /* ---- memory -------------------------------------------------------------------------- */
-
-static size_t dirty_words(size_t entries)
-{
-    size_t chunks = (entries + TT_CLEAR_CHUNK - 1) / TT_CLEAR_CHUNK;
-    return (chunks + 63) / 64;
-}
-
-tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb)
-{
-    memset(e, 0, sizeof *e);
-    size_t entries = ((size_t)tt_mb << 20) / sizeof(struct tg__tt_entry);
-    size_t bytes = entries * sizeof *e->tt;
-    e->tt_block = tg__calloc(bytes + TT_LINE);
-    if (!e->tt_block)
-        return TG_ERR_NO_MEMORY;
-    e->tt = (struct tg__tt_entry *)(void *)((char *)e->tt_block +
-                                            (TT_LINE - (uintptr_t)e->tt_block % TT_LINE));
-    e->tt_dirty = tg__calloc(dirty_words(entries) * sizeof *e->tt_dirty);
-    if (!e->tt_dirty) {
-        tg__realloc(e->tt_block, 0);
-        e->tt = e->tt_block = NULL;
-        return TG_ERR_NO_MEMORY;
-    }
-    e->tt_entries = entries;
-    return TG_OK;
-}
-
-void tg__engine_release(struct tg__engine *e)
-{
-    tg__realloc(e->tt_block, 0);
-    tg__realloc(e->tt_dirty, 0);
-    tg__realloc(e->frames, 0);
-    memset(e, 0, sizeof *e);
-}
 
 /* One ply's scratch: the children of the options, the options and their ordering keys. */
 struct frame {
@@ -136,46 +82,9 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
 
 /* ---- values -------------------------------------------------------------------------- */
 
-/* The heuristic: the score lead in centi-counters (captured counters in Halusa, Hawalis and
- * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in Halusa
- * 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet limit
- * gives each player, and the material that captures come from); in Walak-pussa 0.6 a counter
- * of the lead on the board (either ending gives each player their own row) less 0.7 for each
- * more empty hole on one's row (an empty hole is where the opponent's sowing stops and
- * captures the hole after it): a least-squares fit to self-play results gave both signs,
- * and matches against mcts chose these weights near it (docs/strength.md); in At-Tab
- * wa-d-Dukk 0.3 of a piece for each piece freed from its home row. */
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {
-    long v = 100L * ((long)pos->score[me] - (long)pos->score[1 - me]);
-    const struct tg_config *cfg = c->cfg;
-    if (cfg->game == &tg__halusa) {
-        long own = 0, all = 0;
-        for (int cell = 0; cell < cfg->cells; cell++)
-            all += pos->cell[cell];
-        for (int cell = me * cfg->cols; cell < (me + 1) * cfg->cols; cell++)
-            own += pos->cell[cell];
-        v += 30 * (2 * own - all);
-    }
-    if (cfg->game == &tg__walak_pussa) {
-        long row[2] = {0, 0}, empty[2] = {0, 0};
-        for (int r = 0; r < 2; r++)
-            for (int cell = r * cfg->cols; cell < (r + 1) * cfg->cols; cell++) {
-                row[r] += pos->cell[cell];
-                empty[r] += pos->cell[cell] == 0;
-            }
-        v += 60 * (row[me] - row[1 - me]) - 70 * (empty[me] - empty[1 - me]);
-    }
-    if (cfg->game == &tg__tab) {
-        for (int cell = 0; cell < cfg->cells; cell++) {
-            int owner = cfg->game->owner(cfg, pos, cell);
-            if (owner < 0 || cfg->game->flags(cfg, pos, cell) & TG_CELL_LOCKED)
-                continue;
-            long pieces = cfg->game->count(cfg, pos, cell);
-            v += owner == me ? 30 * pieces : -30 * pieces;
-        }
-    }
-    return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : (int)v;
+    return tg__engine_evaluate(c->cfg, pos, me);
 }
 
 static int result_value(const struct ctx *c, const struct tg_pos *over, int me, int ply)
@@ -207,76 +116,15 @@ static int from_tt(const struct ctx *c, int v, int ply)
 
 /* ---- the table ----------------------------------------------------------------------- */
 
-/* The table's key of a position, the search's own (tg_state_hash() keeps its Zobrist hash):
- * the position's bytes as little-endian words, each word that is not 0 mixed with its index
- * by a bijective 64-bit finaliser, the results combined by XOR, so two positions that differ
- * in one word never share a key. A Walak-pussa position is three words here, where the
- * Zobrist hash mixes every occupied cell. The same key on every platform, so a search
- * bounded by nodes or depth fills its table alike everywhere. */
-static uint64_t word_le(const uint8_t *b)
-{
-    uint64_t w = 0;
-    for (int i = 7; i >= 0; i--)
-        w = w << 8 | b[i];
-    return w;
-}
-
-static uint64_t mix_word(uint64_t w, uint64_t index)
-{
-    uint64_t z = w + 0x9E3779B97F4A7C15u * (index + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-static uint64_t table_key(const struct tg_config *cfg, const struct tg_pos *pos)
-{
-    /* Unused cells are 0 (game.h), so whole words of cells need no mask. */
-    size_t words = ((size_t)cfg->cells + 7) / 8, index = 0;
-    uint64_t key = 0;
-    for (size_t w = 0; w < words; w++, index++) {
-        uint64_t cells = word_le(&pos->cell[8 * w]);
-        if (cells) /* At-Tab wa-d-Dukk's board is mostly empty */
-            key ^= mix_word(cells, index);
-    }
-    uint64_t head = (uint64_t)pos->score[0] | (uint64_t)pos->score[1] << 16 |
-                    (uint64_t)pos->quiet << 32 | (uint64_t)pos->side << 48 |
-                    (uint64_t)pos->phase << 50 | (uint64_t)(uint8_t)pos->winner << 56;
-    key ^= mix_word(head, index++);
-    for (size_t at = 0; at < TG__MAX_FIELD_BYTES; at += 8, index++) {
-        uint64_t fields = word_le(&pos->field[at]);
-        if (fields)
-            key ^= mix_word(fields, index);
-    }
-    return key;
-}
-
-/* Two entries a bucket: the first keeps the deeper search, the second the latest one. */
 static struct tg__tt_entry *tt_probe(const struct ctx *c, uint64_t key)
 {
-    struct tg__tt_entry *b = &c->e->tt[(size_t)key & (c->e->tt_entries - 2)];
-    if (b[0].flags && b[0].key == key)
-        return &b[0];
-    if (b[1].flags && b[1].key == key)
-        return &b[1];
-    return NULL;
+    return tg__tt_probe(c->e, key);
 }
 
 static void tt_store(const struct ctx *c, uint64_t key, int depth, int v, int ply, unsigned flags,
                      tg_move move)
 {
-    struct tg__tt_entry *b = &c->e->tt[(size_t)key & (c->e->tt_entries - 2)];
-    struct tg__tt_entry *slot = &b[1];
-    if (!b[0].flags || b[0].key == key || (flags & TT_PROVEN) ||
-        (depth >= b[0].depth && !(b[0].flags & TT_PROVEN)))
-        slot = &b[0];
-    size_t chunk = (size_t)(slot - c->e->tt) / TT_CLEAR_CHUNK;
-    c->e->tt_dirty[chunk / 64] |= (uint64_t)1 << (chunk % 64);
-    slot->key = key;
-    slot->move = move;
-    slot->value = to_tt(c, v, ply);
-    slot->depth = (uint8_t)depth;
-    slot->flags = (uint8_t)flags;
+    tg__tt_store(c->e, key, depth, to_tt(c, v, ply), flags, move);
 }
 
 /* ---- the search ---------------------------------------------------------------------- */
@@ -427,17 +275,17 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
     if (depth <= 0 || ply >= MAX_PLY - 1)
         return evaluate(c, pos, me);
     bool tabled = depth > 1 || pos->phase == TG__CHANCE;
-    uint64_t key = tabled ? table_key(c->cfg, pos) : 0;
+    uint64_t key = tabled ? tg__table_key(c->cfg, pos) : 0;
     tg_move tt_move = NO_MOVE;
     const struct tg__tt_entry *te = tabled ? tt_probe(c, key) : NULL;
     if (te) {
         tt_move = te->move;
-        bool exact = te->flags & TT_PROVEN;
+        bool exact = te->flags & TG__TT_PROVEN;
         if (exact || te->depth >= depth) {
             int v = from_tt(c, te->value, ply);
-            unsigned bound = te->flags & TT_BOUND;
-            if (bound == TT_EXACT || (bound == TT_LOWER && v >= beta) ||
-                (bound == TT_UPPER && v <= alpha)) {
+            unsigned bound = te->flags & TG__TT_BOUND;
+            if (bound == TG__TT_EXACT || (bound == TG__TT_LOWER && v >= beta) ||
+                (bound == TG__TT_UPPER && v <= alpha)) {
                 *proven = exact;
                 return v;
             }
@@ -447,7 +295,7 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
         int v = chance_value(c, pos, depth, ply, proven);
         if (c->stopped)
             return 0;
-        tt_store(c, key, depth, v, ply, TT_EXACT | (*proven ? TT_PROVEN : 0), NO_MOVE);
+        tt_store(c, key, depth, v, ply, TG__TT_EXACT | (*proven ? TG__TT_PROVEN : 0), NO_MOVE);
         return v;
     }
 
@@ -505,33 +353,15 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
             }
         }
     }
-    unsigned bound = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
+    unsigned bound = best <= alpha0 ? TG__TT_UPPER : best >= beta ? TG__TT_LOWER : TG__TT_EXACT;
     /* A won result needs no other move searched to the end: nothing can better it. */
     *proven = all_proven || (best_proven && sure_win(c, best));
     if (tabled)
-        tt_store(c, key, depth, best, ply, bound | (*proven ? TT_PROVEN : 0), best_move);
+        tt_store(c, key, depth, best, ply, bound | (*proven ? TG__TT_PROVEN : 0), best_move);
     return best;
 }
 
 /* ---- the root ------------------------------------------------------------------------ */
-
-double tg__engine_value(int v, bool proven, bool averaged)
-{
-    if (proven && !averaged)
-        return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0;
-    if (proven)
-        return (double)v / WIN;
-    double x = (double)v / ((v < 0 ? -(double)v : (double)v) + 1000.0);
-    return x;
-}
-
-int tg__engine_evaluate(const struct tg_config *cfg, const struct tg_pos *pos, int me)
-{
-    struct ctx c;
-    memset(&c, 0, sizeof c);
-    c.cfg = cfg;
-    return evaluate(&c, pos, me);
-}
 
 /* The option a search one ply deep picks: the best finished result or evaluation of the
  * position it leaves, the first of equals. */
@@ -579,7 +409,7 @@ static uint32_t principal_line(struct ctx *c, const struct tg_pos *after, tg_mov
                     best = i;
             m = options[best];
         } else {
-            const struct tg__tt_entry *te = tt_probe(c, table_key(c->cfg, &pos));
+            const struct tg__tt_entry *te = tt_probe(c, tg__table_key(c->cfg, &pos));
             for (size_t i = 0; te && i < n; i++)
                 if (options[i] == te->move)
                     m = te->move;
@@ -608,28 +438,10 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
     if (!c)
         return TG_ERR_NO_MEMORY;
     memset(c, 0, sizeof *c);
-    /* Every search starts from an empty table, so that no result depends on an earlier one.
-     * Only the pages an earlier search wrote are cleared: the others were never touched, so
-     * they cost neither the clearing nor their first faults (clearing the whole 8 MB table
-     * after a short search took 90 ms of page faults on this project's virtual machine).
-     * Clearing is the one long step without positions, so it looks at the stop before each
-     * page (and at the clock every 16). A stop there ends the search before its first
-     * position; the pages not yet cleared stay marked, for the next search. */
-    bool dirty = false; /* stopped while clearing: the table still holds an earlier search */
-    size_t chunks = (e->tt_entries + TT_CLEAR_CHUNK - 1) / TT_CLEAR_CHUNK, cleared = 0;
-    for (size_t k = 0; k < chunks; k++) {
-        uint64_t bit = (uint64_t)1 << (k % 64);
-        if (!(e->tt_dirty[k / 64] & bit))
-            continue;
-        if (tg__control_poll(ctl, cleared++ % 16 == 0)) {
-            c->stopped = dirty = true;
-            break;
-        }
-        size_t at = k * TT_CLEAR_CHUNK;
-        size_t len = e->tt_entries - at < TT_CLEAR_CHUNK ? e->tt_entries - at : TT_CLEAR_CHUNK;
-        memset(&e->tt[at], 0, len * sizeof *e->tt);
-        e->tt_dirty[k / 64] &= ~bit;
-    }
+    /* Every search starts from an empty table (search_table.c). A stop there ends the search
+     * before its first position; the pages not yet cleared stay marked, for the next search. */
+    bool dirty = !tg__tt_clear(e, ctl); /* the table still holds an earlier search */
+    c->stopped = dirty;
     c->e = e;
     c->cfg = cfg;
     c->ctl = ctl;

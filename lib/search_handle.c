@@ -33,7 +33,8 @@ tg_status tg_search_new(const char *bot_spec, tg_search **out)
     memset(h, 0, sizeof *h);
     h->bot = b;
     atomic_init(&h->life, TG__IDLE);
-    if (b.kind == TG__BOT_SEARCH && (st = tg__engine_init(&h->engine, b.tt_mb)) != TG_OK) {
+    if ((b.kind == TG__BOT_SEARCH || b.kind == TG__BOT_PROVE) &&
+        (st = tg__engine_init(&h->engine, b.tt_mb)) != TG_OK) {
         tg__realloc(h, 0);
         return st;
     }
@@ -103,14 +104,17 @@ static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *ou
     size_t n = tg__options_now(cfg, &s->pos, moves, prob);
     if (n == 0)
         return finish(h, TG_ERR_GAME_OVER);
-    if (analyse && h->result_cap < n) {
+    bool prove = h->bot.kind == TG__BOT_PROVE;
+    if (prove && cfg->game->chance) /* the prover does not average throws (prove.c) */
+        return finish(h, TG_ERR_BAD_OPTION);
+    if ((analyse || prove) && h->result_cap < n) {
         struct tg__result *grown = tg__realloc(h->results, n * sizeof *grown);
         if (!grown)
             return finish(h, TG_ERR_NO_MEMORY);
         h->results = grown;
         h->result_cap = n;
     }
-    struct tg__result *results = analyse ? h->results : NULL;
+    struct tg__result *results = analyse || prove ? h->results : NULL;
     uint64_t next = *rng;
     tg_move m = moves[0];
     tg_status st = TG_OK;
@@ -119,6 +123,9 @@ static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *ou
     bool chance = s->pos.phase == TG__CHANCE;
     if (!analyse && chance)
         m = tg__pick(cfg, &s->pos, &next, moves, prob, n);
+    else if (prove)
+        st = tg__prove_run(&h->engine, cfg, &s->pos, &h->bot, &ctl, !analyse, results,
+                           &h->nodes);
     else if (h->bot.kind == TG__BOT_SEARCH && (analyse || n > 1))
         st = tg__engine_run(&h->engine, cfg, &s->pos, &h->bot, &ctl, &m, results, &h->nodes,
                             &h->depth);
@@ -128,6 +135,17 @@ static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *ou
         st = tg__bot_run(cfg, &s->pos, &h->bot, &ctl, &next, &m, results, &h->nodes);
     if (st != TG_OK)
         return finish(h, st);
+    if (prove && !analyse) {
+        /* The best value found, a proven one before an unknown of the same value (a draw
+         * before what may be a loss), the first legal move of equals. */
+        size_t best = 0;
+        for (size_t i = 1; i < n; i++)
+            if (results[i].value > results[best].value ||
+                (results[i].value == results[best].value && results[i].proven &&
+                 !results[best].proven))
+                best = i;
+        m = results[best].move;
+    }
     if (analyse) {
         /* Best first; equal values keep the order of the legal moves (a stable insertion). */
         for (size_t i = 1; i < n; i++) {

@@ -1,6 +1,7 @@
 /* tg-search-bench: how fast and how punctual the `search` engine is.
  *
- *   tg-search-bench [--seed N] [--positions P] [--stops S] [--time MS] [--depth D] [SPEC...]
+ *   tg-search-bench [--seed N] [--positions P] [--stops S] [--time MS] [--depth D] [--prove N]
+ *                   [SPEC...]
  *
  * Default rule sets: halusa, hus, hawalis, walak-pussa, tab. Positions are taken from random
  * games of each rule set (seeded, at a ply drawn from the first 40, with a choice to make).
@@ -21,6 +22,10 @@
  *               thread waiting for a core), and "fin": the searches that ended by
  *               themselves (a proven position) before the stop came, which have no latency
  *               and are left out of the percentiles
+ *
+ * With --prove N it reports instead, per rule set without throws, the prover's speed: the
+ * positions per second of prove:nodes=N analyses (tg_search_analyse) of the P positions, and
+ * how many of their moves were proven (rule sets with throws are skipped: it refuses them).
  *
  * With --depth D it reports instead, per rule set, the time to depth: the wall time and the
  * positions that search:depth=D on one kept handle takes over the P positions (the same
@@ -248,6 +253,49 @@ static void bench(const char *spec, uint64_t seed, unsigned positions, unsigned 
 }
 
 /* The time to depth: search:depth=D on one handle over `positions` positions. */
+static void prove_speed(const char *spec, uint64_t seed, unsigned positions, unsigned budget)
+{
+    tg_rules *r;
+    tg_status st = tg_rules_new(spec, &r);
+    if (st != TG_OK)
+        die(spec, st);
+    char bot[64];
+    snprintf(bot, sizeof bot, "prove:nodes=%u", budget);
+    tg_search *h;
+    if ((st = tg_search_new(bot, &h)) != TG_OK)
+        die("tg_search_new", st);
+    uint64_t visited = 0;
+    size_t moves = 0, proven = 0;
+    double spent = 0.0;
+    for (unsigned i = 0; i < positions; i++) {
+        tg_state *s = position(r, &seed);
+        uint64_t rng = 1, n;
+        double t0 = now_ms();
+        st = tg_search_analyse(h, s, &rng);
+        spent += now_ms() - t0;
+        tg_state_free(s);
+        if (st == TG_ERR_BAD_OPTION) { /* a game with throws */
+            tg_search_free(h);
+            tg_rules_free(r);
+            return;
+        }
+        if (st != TG_OK)
+            die("prove", st);
+        tg_search_stats(h, &n, NULL);
+        visited += n;
+        for (size_t k = 0; k < tg_search_result_count(h); k++) {
+            bool p = false;
+            tg_search_result(h, k, NULL, NULL, &p);
+            moves++;
+            proven += p;
+        }
+    }
+    printf("%-28s %9u %10.3f %12llu %10.0f %7zu/%zu\n", tg_rules_spec(r), positions, spent / 1e3,
+           (unsigned long long)visited, spent > 0 ? visited / (spent / 1e3) : 0.0, proven, moves);
+    tg_search_free(h);
+    tg_rules_free(r);
+}
+
 static void time_to_depth(const char *spec, uint64_t seed, unsigned positions, unsigned depth)
 {
     tg_rules *r;
@@ -294,7 +342,7 @@ static unsigned arg_count(const char *flag, const char *text)
 int main(int argc, char **argv)
 {
     uint64_t seed = 1;
-    unsigned positions = 40, stops = 40, time_ms = 100, depth = 0;
+    unsigned positions = 40, stops = 40, time_ms = 100, depth = 0, prove = 0;
     int first_spec = argc;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
@@ -307,9 +355,11 @@ int main(int argc, char **argv)
             time_ms = arg_count("--time", argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--depth") == 0)
             depth = arg_count("--depth", argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--prove") == 0)
+            prove = arg_count("--prove", argv[++i]);
         else if (argv[i][0] == '-') {
             fprintf(stderr, "usage: tg-search-bench [--seed N] [--positions P] [--stops S] "
-                            "[--time MS] [--depth D] [SPEC...]\n");
+                            "[--time MS] [--depth D] [--prove N] [SPEC...]\n");
             return 2;
         } else {
             first_spec = i;
@@ -320,6 +370,13 @@ int main(int argc, char **argv)
     size_t specs =
         first_spec < argc ? (size_t)(argc - first_spec) : sizeof defaults / sizeof defaults[0];
     const char *const *spec = first_spec < argc ? (const char *const *)&argv[first_spec] : defaults;
+    if (prove) {
+        printf("%-28s %9s %10s %12s %10s %11s\n", "rule set", "positions", "seconds", "visited",
+               "visited/s", "proven");
+        for (size_t i = 0; i < specs; i++)
+            prove_speed(spec[i], seed, positions, prove);
+        return 0;
+    }
     if (depth) {
         printf("%-28s %5s %9s %10s %12s %10s\n", "rule set", "depth", "positions", "seconds",
                "visited", "visited/s");

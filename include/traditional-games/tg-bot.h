@@ -81,7 +81,8 @@ extern "C" {
  * @retval TG_OK `*out` holds the move.
  * @retval TG_ERR_INVALID_ARGUMENT A pointer is NULL.
  * @retval TG_ERR_BAD_OPTION @p bot_spec names no bot, or has an unknown, repeated,
- *         malformed or out-of-range option (see tg_bot_check()).
+ *         malformed or out-of-range option (see tg_bot_check()), or is `prove` at a game
+ *         with throws.
  * @retval TG_ERR_GAME_OVER The game is over: there is nothing to choose.
  * @retval TG_ERR_NO_MEMORY The search tree could not be allocated.
  * On any error `*out` and `*rng` are unchanged.
@@ -94,8 +95,10 @@ TG_API tg_status tg_bot_choose(const tg_state *s, const char *bot_spec, uint64_t
  *
  * Accepts exactly what tg_bot_choose() accepts: `random`, `greedy`, `mcts`, `search`,
  * `mcts:` followed by comma-separated `iterations=N`, `c=X` and `time=MS`, and `search:`
- * followed by comma-separated `time=MS`, `nodes=N`, `depth=N` and `tt=MB`, each key at most
- * once, with no spaces. Useful for validating a spec from a user before a game starts.
+ * followed by comma-separated `time=MS`, `nodes=N`, `depth=N` and `tt=MB`, and `prove` or
+ * `prove:` followed by the same four keys (`depth=` 1 to 1000 there: the longest line of a
+ * proof), each key at most once, with no spaces. `prove` refuses games with throws when it
+ * runs (#TG_ERR_BAD_OPTION). Useful for validating a spec from a user before a game starts.
  * @param bot_spec The spec.
  * @retval TG_OK The spec is valid.
  * @retval TG_ERR_INVALID_ARGUMENT @p bot_spec is NULL.

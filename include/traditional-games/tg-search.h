@@ -19,7 +19,19 @@ extern "C" {
 
 /** @name Stoppable searches and analysis
  * A ::tg_search handle is one engine: a parsed bot spec (any spec tg_bot_check() accepts,
- * usually `search:...` or `mcts:...`) and the memory its searches use. It can choose a move,
+ * usually `search:...` or `mcts:...`, or the prover `prove:...`) and the memory its searches
+ * use.
+ *
+ * @par The prover
+ * `prove:nodes=N,tt=MB,depth=D,time=MS` (each optional; defaults 1000000 positions, 8 MB, 1000
+ * plies) is a depth-first proof-number search over finished games only, for the games without
+ * throws. tg_search_analyse() then gives each move 1 (proven won for the player to move), 0
+ * with `proven` (proven drawn), -1 (proven lost), or 0 without `proven` (unknown within the
+ * budget); the result is the game's, not the score margin. `nodes` bounds the positions of the
+ * whole call, which tg_search_stats() reports; `depth` bounds the length of the lines a proof
+ * may use. tg_search_choose() plays the first move proven won, else the best value found. A
+ * game with throws (At-Tab wa-d-Dukk) is refused with #TG_ERR_BAD_OPTION. docs/bots.md has
+ * the details, tools/tg-prove writes proofs as files (docs/proofs.md). It can choose a move,
  * analyse every legal move, and be stopped from another thread at any moment.
  *
  * @par Threads
@@ -45,7 +57,7 @@ typedef struct tg_search tg_search;
 /**
  * @brief Make a search handle for a bot spec.
  *
- * For `search` specs this allocates the transposition table (`tt=` MB, default 8), which
+ * For `search` and `prove` specs this allocates the transposition table (`tt=` MB, default 8), which
  * every search on the handle clears first (the pages the previous search wrote), so that
  * results never depend on earlier searches; move-ordering memory (about 170 bytes for each legal
  * move of the largest move list of the game, for each of 128 plies) is allocated at the first
@@ -86,6 +98,7 @@ TG_API void tg_search_free(tg_search *h);
  * @retval TG_OK `*out` holds the move.
  * @retval TG_ERR_INVALID_ARGUMENT A pointer is NULL.
  * @retval TG_ERR_GAME_OVER The game is over.
+ * @retval TG_ERR_BAD_OPTION The handle is the prover (`prove`) and the game has throws.
  * @retval TG_ERR_BUSY A search call is already running on @p h (it is not disturbed).
  * @retval TG_ERR_NO_MEMORY Search memory could not be allocated.
  * On any error `*out` and `*rng` are unchanged.
@@ -109,6 +122,7 @@ TG_API tg_status tg_search_choose(tg_search *h, const tg_state *s, uint64_t *rng
  * @retval TG_OK The results are stored.
  * @retval TG_ERR_INVALID_ARGUMENT A pointer is NULL.
  * @retval TG_ERR_GAME_OVER The game is over.
+ * @retval TG_ERR_BAD_OPTION The handle is the prover (`prove`) and the game has throws.
  * @retval TG_ERR_BUSY A search call is already running on @p h.
  * @retval TG_ERR_NO_MEMORY Search memory could not be allocated.
  * On any error the handle holds no results and `*rng` is unchanged.
@@ -163,10 +177,10 @@ TG_API tg_status tg_search_result_line(const tg_search *h, size_t i, char *buf, 
 /**
  * @brief Work done by the last finished search call on the handle.
  * @param h The handle.
- * @param[out] nodes Receives the positions visited (`search`) or iterations (`mcts`); 0 for
+ * @param[out] nodes Receives the positions visited (`search`), expanded (`prove`) or iterations (`mcts`); 0 for
  *        `random` and `greedy`, or before any search. Or NULL.
  * @param[out] depth Receives the deepest completed iteration of `search` (0 for the other
- *        bots). Or NULL.
+ *        bots, the prover included). Or NULL.
  * @retval TG_OK The outputs hold the figures.
  * @retval TG_ERR_INVALID_ARGUMENT @p h is NULL.
  * @retval TG_ERR_BUSY A search call is running on @p h.

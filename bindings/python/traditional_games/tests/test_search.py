@@ -126,6 +126,42 @@ class TestAnalysis(unittest.TestCase):
                 s.bot_choose("search:depth=2", 1)
 
 
+def has_prover() -> bool:
+    try:
+        tg.check_bot("prove")
+    except tg.BadOption:
+        return False
+    return True
+
+
+@unittest.skipUnless(HAS_ENGINE and has_prover(), "the loaded library has no prover")
+class TestProver(unittest.TestCase):
+    # A Walak-pussa endgame: player 1 to move wins with a2 and e2 (tg-prove's proof of it is
+    # checked by the C tests); the same values as the C library's, through the same spec.
+    ENDGAME = ("walak-pussa:rounds=single,laps=10000,quiet=100 "
+               "1,0,0,0,1,0,0/0,0,0,1,0,0,0 1 24,29 quiet=1")
+
+    def test_proven_values(self) -> None:
+        spec = "prove:nodes=20000,tt=2"
+        with tg.State.from_string(self.ENDGAME.split(" ")[0], self.ENDGAME) as s:
+            got = s.analyse(spec, tg.Rng(1))
+            self.assertEqual({(a.name, a.value, a.proven, a.line) for a in got},
+                             {("a2", 1.0, True, ("a2",)), ("e2", 1.0, True, ("e2",))})
+            self.assertEqual(s.analyse(spec, 1), got)  # deterministic
+            self.assertIn(s.bot_choose(spec, 1), [a.move for a in got])
+
+    def test_unknown_and_errors(self) -> None:
+        with tg.State("hus") as s:
+            got = s.analyse("prove:nodes=100", 1)
+            self.assertEqual(len(got), 12)
+            self.assertTrue(all(not a.proven and a.value == 0.0 for a in got))
+            for bad in ("prove:nodes=0", "prove:depth=1001", "prove:iterations=5"):
+                with self.subTest(bad=bad), self.assertRaises(tg.BadOption):
+                    s.analyse(bad, 1)
+        with tg.State("tab") as s, self.assertRaises(tg.BadOption):
+            s.analyse("prove:nodes=100", 1)
+
+
 @unittest.skipUnless(HAS_ENGINE, "the loaded library has no tg_search (before 0.4)")
 class TestCtrlC(ReportsLatency):
     def test_every_search_stops(self) -> None:
