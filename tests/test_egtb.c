@@ -265,31 +265,169 @@ static void check_every_position(const char *spec, int counters, int total)
 static void halusa_small_quiet_limit(void **state)
 {
     (void)state;
-    check_every_position("halusa:remainder=last-mover,quiet=9", 8, 72);
+    check_every_position("halusa:remainder=last-mover,quiet=3", 8, 72);
 }
 
 static void halusa_owner_takes_own_row(void **state)
 {
     (void)state;
-    check_every_position("halusa:remainder=owner,quiet=6", 8, 72);
+    check_every_position("halusa:remainder=owner,quiet=5", 6, 72);
 }
 
 static void halusa_default_rules(void **state)
 {
     (void)state;
-    check_every_position("halusa", 4, 72);
+    check_every_position("halusa", 2, 72);
 }
 
 static void walak_pussa_small_quiet_limit(void **state)
 {
     (void)state;
-    check_every_position("walak-pussa:rounds=single,laps=10000,quiet=4", 8, 56);
+    check_every_position("walak-pussa:rounds=single,laps=10000,quiet=2", 6, 56);
 }
 
 static void walak_pussa_default_rules(void **state)
 {
     (void)state;
-    check_every_position("walak-pussa", 3, 56);
+    check_every_position("walak-pussa", 2, 56);
+}
+
+/* ----- damage, missing files, foreign files, bad input */
+
+static tg_egtb_status probe_text(const tg_egtb *db, const tg_rules *r, const char *text,
+                                 tg_egtb_value *v)
+{
+    tg_state *s = NULL;
+    TU_OK(tg_state_from_string(r, text, &s));
+    tg_egtb_status st = tg_egtb_probe(db, s, v);
+    tg_state_free(s);
+    return st;
+}
+
+#define H4 "halusa:remainder=last-mover,quiet=100 0,0,0,0,0,2/0,0,0,1,1,0 0 68,0 quiet="
+#define H6 "halusa:remainder=last-mover,quiet=100 0,0,0,0,2,2/0,0,0,1,1,0 0 66,0 quiet=0"
+
+static void flip_byte(const char *path, long at)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    if (at < 0) {
+        assert_int_equal(fseek(f, 0, SEEK_END), 0);
+        at += ftell(f);
+    }
+    assert_int_equal(fseek(f, at, SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_int_equal(fseek(f, at, SEEK_SET), 0);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+}
+
+static void damaged_missing_and_foreign_files(void **state)
+{
+    (void)state;
+    tg_rules *r = NULL, *owner = NULL;
+    TU_OK(tg_rules_new("halusa", &r));
+    TU_OK(tg_rules_new("halusa:remainder=owner", &owner));
+    char dir[64], other[64], path[512], other_path[512];
+    make_dir(dir);
+    make_dir(other);
+    assert_int_equal(tg_egtb_build(r, dir, 8, 2, NULL, NULL), TG_EGTB_OK);
+    assert_int_equal(tg_egtb_build(owner, other, 4, 1, NULL, NULL), TG_EGTB_OK);
+    tg_egtb_value v;
+    tg_egtb *db = NULL;
+    assert_int_equal(tg_egtb_open(dir, r, &db), TG_EGTB_OK);
+    assert_int_equal(tg_egtb_max_counters(db), 8);
+    assert_int_equal(probe_text(db, r, H4 "99", &v), TG_EGTB_OK);
+    tg_egtb_value before = v;
+    tg_egtb_close(db);
+
+    /* A byte flipped in the first block written (quiet count 99 of 4 counters, one block). */
+    file_path(path, sizeof path, dir, "halusa", 4);
+    flip_byte(path, 20);
+    assert_int_equal(tg_egtb_open(dir, r, &db), TG_EGTB_OK);
+    memset(&v, 0x55, sizeof v);
+    assert_int_equal(probe_text(db, r, H4 "99", &v), TG_EGTB_DAMAGED);
+    assert_int_equal(v.outcome, 0x55555555); /* untouched */
+    assert_int_equal(probe_text(db, r, H4 "0", &v), TG_EGTB_OK); /* other blocks still read */
+    tg_egtb_close(db);
+    flip_byte(path, 20);
+    assert_int_equal(tg_egtb_open(dir, r, &db), TG_EGTB_OK);
+    assert_int_equal(probe_text(db, r, H4 "99", &v), TG_EGTB_OK);
+    assert_memory_equal(&v, &before, sizeof v);
+    tg_egtb_close(db);
+
+    /* A byte flipped in the header frame: the whole file is damaged, the others are fine. */
+    flip_byte(path, -20);
+    assert_int_equal(tg_egtb_open(dir, r, &db), TG_EGTB_OK);
+    assert_int_equal(probe_text(db, r, H4 "0", &v), TG_EGTB_DAMAGED);
+    assert_int_equal(probe_text(db, r, H6, &v), TG_EGTB_OK);
+    tg_egtb_close(db);
+
+    /* Missing, then another rule set's file under the same name. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(tg_egtb_open(dir, r, &db), TG_EGTB_OK);
+    assert_int_equal(probe_text(db, r, H4 "0", &v), TG_EGTB_MISSING_FILE);
+    tg_egtb_close(db);
+    file_path(other_path, sizeof other_path, other, "halusa", 4);
+    assert_int_equal(rename(other_path, path), 0);
+    assert_int_equal(tg_egtb_open(dir, r, &db), TG_EGTB_OK);
+    assert_int_equal(probe_text(db, r, H4 "0", &v), TG_EGTB_WRONG_RULES);
+    /* A building over it refuses to reuse it. */
+    assert_int_equal(tg_egtb_build(r, dir, 4, 1, NULL, NULL), TG_EGTB_WRONG_RULES);
+
+    /* Positions the database cannot answer. */
+    assert_int_equal(probe_text(db, r,
+                                "halusa:remainder=last-mover,quiet=100 0,0,0,0,2,2/0,0,1,1,2,2 0 62,0 "
+                                "quiet=0",
+                                &v),
+                     TG_EGTB_NOT_IN_DATABASE);
+    assert_int_equal(probe_text(db, r,
+                                "halusa:remainder=last-mover,quiet=100 0,0,0,0,0,0/0,0,0,0,0,0 - 40,32 "
+                                "quiet=3 winner=0",
+                                &v),
+                     TG_EGTB_NOT_IN_DATABASE);
+    tg_state *s = NULL;
+    TU_OK(tg_state_from_string(owner, "halusa:remainder=owner,quiet=100 0,0,0,0,2,2/0,0,0,1,1,0 0 66,0 quiet=0", &s));
+    assert_int_equal(tg_egtb_probe(db, s, &v), TG_EGTB_WRONG_RULES);
+
+    /* Bad input to every function. */
+    assert_int_equal(tg_egtb_probe(NULL, s, &v), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_probe(db, NULL, &v), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_probe(db, s, NULL), TG_EGTB_BAD_ARGUMENT);
+    tg_state_free(s);
+    tg_egtb_close(db);
+    tg_egtb_close(NULL);
+    assert_int_equal(tg_egtb_max_counters(NULL), 0);
+    assert_int_equal(tg_egtb_open(NULL, r, &db), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_open(dir, NULL, &db), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_open(dir, r, NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_open("/nonexistent/tg-egtb", r, &db), TG_EGTB_IO_ERROR);
+    assert_int_equal(tg_egtb_build(NULL, dir, 4, 1, NULL, NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_build(r, NULL, 4, 1, NULL, NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_build(r, dir, 0, 1, NULL, NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_build(r, dir, 73, 1, NULL, NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_build(r, dir, 4, 0, NULL, NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_build(r, dir, 4, 257, NULL, NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_build(r, "/nonexistent/tg-egtb", 2, 1, NULL, NULL),
+                     TG_EGTB_IO_ERROR);
+    assert_int_equal(tg_egtb_supported(NULL), TG_EGTB_BAD_ARGUMENT);
+    assert_int_equal(tg_egtb_supported(r), TG_EGTB_OK);
+    const char *unsupported[] = {"hus", "hawalis", "tab", "halusa:quiet=0",
+                                 "walak-pussa:rounds=match"};
+    for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
+        tg_rules *u = NULL;
+        TU_OK(tg_rules_new(unsupported[i], &u));
+        assert_int_equal(tg_egtb_supported(u), TG_EGTB_UNSUPPORTED);
+        assert_int_equal(tg_egtb_build(u, dir, 2, 1, NULL, NULL), TG_EGTB_UNSUPPORTED);
+        assert_int_equal(tg_egtb_open(dir, u, &db), TG_EGTB_UNSUPPORTED);
+        tg_rules_free(u);
+    }
+    assert_string_equal(tg_egtb_status_string(TG_EGTB_DAMAGED), "database file damaged");
+    assert_string_equal(tg_egtb_status_string((tg_egtb_status)99), "unknown status");
+    remove_dir(dir, "halusa");
+    remove_dir(other, "halusa");
+    tg_rules_free(r);
+    tg_rules_free(owner);
 }
 
 int main(void)
@@ -300,6 +438,7 @@ int main(void)
         cmocka_unit_test(halusa_default_rules),
         cmocka_unit_test(walak_pussa_small_quiet_limit),
         cmocka_unit_test(walak_pussa_default_rules),
+        cmocka_unit_test(damaged_missing_and_foreign_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
