@@ -58,5 +58,6 @@
 #include "traditional-games/tg-story.h"
 #include "traditional-games/tg-search.h"
 #include "traditional-games/tg-learning.h"
+#include "traditional-games/tg-egtb.h"
 
 #endif /* TRADITIONAL_GAMES_H */

@@ -9,6 +9,7 @@ set -euo pipefail
 # recommends).  meson, ninja-build, pkg-config: the build.  libcmocka-dev: the C test suites.
 # doxygen: the API reference.  python3: the ctypes test.  valgrind: `meson test --setup valgrind`.
 # abigail-tools: abidw/abidiff for the ABI gate (scripts/abi-check.sh).
+# libzstd-dev: the endgame databases' compressed blocks (lib/egtb/, docs/egtb.md).
 # libsqlite3-dev: the match server's storage (server/).
 # libwebsockets-dev: the match server's WebSocket and HTTP port (server/web.c).
 # libpq-dev: the match server's PostgreSQL storage (server/store-pg.c); postgresql: the
@@ -35,6 +36,7 @@ packages=(
   python3-numpy python3-torch
   valgrind
   abigail-tools
+  libzstd-dev
   libsqlite3-dev libwebsockets-dev libpq-dev postgresql libsodium-dev
   lld wasi-libc libclang-rt-14-dev-wasm32 llvm-14
   chromium

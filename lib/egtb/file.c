@@ -1,0 +1,318 @@
+/* pread, fileno, O_CLOEXEC: POSIX.1-2008 beyond C11. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getFrameHeader: the checksum flag */
+#include <zstd.h>
+
+static const char file_magic[8] = {'T', 'G', '-', 'E', 'G', 'T', 'B', '\n'};
+static const char trailer_magic[4] = {'E', 'G', 'T', 'B'};
+enum {
+    TRAILER_BYTES = 16,
+    HEADER_FIXED_BYTES = 4 + TG__SPEC_MAX + 4 * 4 + 8 + 8,
+    BLOCK_REF_BYTES = 12,
+    /* Checksums and small frames cost little; a higher level buys little on these runs. */
+    COMPRESSION_LEVEL = 3
+};
+/* A header frame larger than this is not one this library wrote. */
+#define HEADER_MAX_BYTES (UINT64_C(1) << 30)
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+bool tg__egtb_file_name(const struct tg_config *cfg, unsigned counters, const char *dir,
+                        char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s/%s-%02u.egtb", dir, cfg->game->id, counters);
+    return n > 0 && (size_t)n < cap;
+}
+
+tg_egtb_status tg__egtb_writer_open(struct tg_egtb_writer *w, const char *path,
+                                    const struct tg_rules *rules, const struct tg_egtb_tier *t)
+{
+    memset(w, 0, sizeof *w);
+    struct tg_egtb_header *h = &w->header;
+    h->version = TG__EGTB_FORMAT_VERSION;
+    memcpy(h->spec, rules->spec, sizeof h->spec);
+    h->holes = t->holes;
+    h->counters = t->counters;
+    h->quiet = t->quiet;
+    h->block_entries = TG__EGTB_BLOCK_ENTRIES;
+    h->layer_entries = t->layer_entries;
+    h->block_count = (uint64_t)t->quiet * t->layer_blocks;
+    h->blocks = tg__realloc(NULL, (size_t)h->block_count * sizeof *h->blocks);
+    if (!h->blocks)
+        return TG_EGTB_NO_MEMORY;
+    w->f = fopen(path, "wb");
+    if (!w->f || fwrite(file_magic, 1, sizeof file_magic, w->f) != sizeof file_magic) {
+        tg__egtb_writer_abandon(w);
+        return TG_EGTB_IO_ERROR;
+    }
+    w->offset = sizeof file_magic;
+    return TG_EGTB_OK;
+}
+
+size_t tg__egtb_block_bound(void)
+{
+    return ZSTD_compressBound(TG__EGTB_BLOCK_ENTRIES);
+}
+
+size_t tg__egtb_compress(const int8_t *values, size_t n, void *out, size_t cap)
+{
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    if (!c)
+        return 0;
+    size_t size = 0;
+    if (!ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, COMPRESSION_LEVEL)) &&
+        !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1))) {
+        size = ZSTD_compress2(c, out, cap, values, n);
+        if (ZSTD_isError(size))
+            size = 0;
+    }
+    ZSTD_freeCCtx(c);
+    return size;
+}
+
+tg_egtb_status tg__egtb_writer_block(struct tg_egtb_writer *w, uint64_t index, const void *data,
+                                     size_t size)
+{
+    if (w->written >= w->header.block_count || index >= w->header.block_count ||
+        size > UINT32_MAX)
+        return TG_EGTB_BAD_ARGUMENT;
+    if (fwrite(data, 1, size, w->f) != size)
+        return TG_EGTB_IO_ERROR;
+    w->header.blocks[index].offset = w->offset;
+    w->header.blocks[index].size = (uint32_t)size;
+    w->written++;
+    w->offset += size;
+    return TG_EGTB_OK;
+}
+
+void tg__egtb_writer_abandon(struct tg_egtb_writer *w)
+{
+    if (w->f)
+        fclose(w->f);
+    w->f = NULL;
+    tg__egtb_header_free(&w->header);
+}
+
+tg_egtb_status tg__egtb_writer_finish(struct tg_egtb_writer *w)
+{
+    struct tg_egtb_header *h = &w->header;
+    if (w->written != h->block_count) {
+        tg__egtb_writer_abandon(w);
+        return TG_EGTB_BAD_ARGUMENT;
+    }
+    size_t raw_size = HEADER_FIXED_BYTES + (size_t)h->block_count * BLOCK_REF_BYTES;
+    uint8_t *raw = tg__realloc(NULL, raw_size);
+    size_t cap = ZSTD_compressBound(raw_size);
+    uint8_t *packed = tg__realloc(NULL, cap);
+    tg_egtb_status st = TG_EGTB_NO_MEMORY;
+    if (raw && packed) {
+        uint8_t *p = raw;
+        put32(p, h->version);
+        memcpy(p + 4, h->spec, TG__SPEC_MAX);
+        p += 4 + TG__SPEC_MAX;
+        put32(p, h->holes);
+        put32(p + 4, h->counters);
+        put32(p + 8, h->quiet);
+        put32(p + 12, h->block_entries);
+        put64(p + 16, h->layer_entries);
+        put64(p + 24, h->block_count);
+        p += 32;
+        for (uint64_t b = 0; b < h->block_count; b++, p += BLOCK_REF_BYTES) {
+            put64(p, h->blocks[b].offset);
+            put32(p + 8, h->blocks[b].size);
+        }
+        size_t size = tg__egtb_compress((const int8_t *)raw, raw_size, packed, cap);
+        uint8_t trailer[TRAILER_BYTES];
+        put64(trailer, w->offset);
+        put32(trailer + 8, (uint32_t)size);
+        memcpy(trailer + 12, trailer_magic, sizeof trailer_magic);
+        st = size && fwrite(packed, 1, size, w->f) == size &&
+                     fwrite(trailer, 1, sizeof trailer, w->f) == sizeof trailer
+                 ? TG_EGTB_OK
+                 : TG_EGTB_IO_ERROR;
+    }
+    tg__realloc(raw, 0);
+    tg__realloc(packed, 0);
+    if (fclose(w->f) != 0 && st == TG_EGTB_OK)
+        st = TG_EGTB_IO_ERROR;
+    w->f = NULL;
+    tg__egtb_header_free(h);
+    return st;
+}
+
+void tg__egtb_header_free(struct tg_egtb_header *h)
+{
+    tg__realloc(h->blocks, 0);
+    h->blocks = NULL;
+}
+
+/* pread of exactly n bytes: DAMAGED if the file is shorter, IO_ERROR if reading fails. */
+static tg_egtb_status read_at(int fd, void *buf, size_t n, uint64_t offset)
+{
+    uint8_t *p = buf;
+    while (n) {
+        ssize_t got = pread(fd, p, n, (off_t)offset);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return TG_EGTB_IO_ERROR;
+        if (got == 0)
+            return TG_EGTB_DAMAGED;
+        p += got;
+        n -= (size_t)got;
+        offset += (uint64_t)got;
+    }
+    return TG_EGTB_OK;
+}
+
+static tg_egtb_status parse_header(const uint8_t *raw, size_t raw_size, uint64_t header_offset,
+                                   struct tg_egtb_header *h)
+{
+    if (raw_size < HEADER_FIXED_BYTES)
+        return TG_EGTB_DAMAGED;
+    h->version = get32(raw);
+    if (h->version != TG__EGTB_FORMAT_VERSION)
+        return TG_EGTB_DAMAGED;
+    memcpy(h->spec, raw + 4, TG__SPEC_MAX);
+    if (memchr(h->spec, '\0', TG__SPEC_MAX) == NULL)
+        return TG_EGTB_DAMAGED;
+    const uint8_t *p = raw + 4 + TG__SPEC_MAX;
+    h->holes = get32(p);
+    h->counters = get32(p + 4);
+    h->quiet = get32(p + 8);
+    h->block_entries = get32(p + 12);
+    h->layer_entries = get64(p + 16);
+    h->block_count = get64(p + 24);
+    if (h->block_entries != TG__EGTB_BLOCK_ENTRIES || h->layer_entries == 0 ||
+        h->block_count != (raw_size - HEADER_FIXED_BYTES) / BLOCK_REF_BYTES ||
+        (raw_size - HEADER_FIXED_BYTES) % BLOCK_REF_BYTES != 0)
+        return TG_EGTB_DAMAGED;
+    h->blocks = tg__realloc(NULL, (size_t)h->block_count * sizeof *h->blocks + 1);
+    if (!h->blocks)
+        return TG_EGTB_NO_MEMORY;
+    p += 32;
+    for (uint64_t b = 0; b < h->block_count; b++, p += BLOCK_REF_BYTES) {
+        h->blocks[b].offset = get64(p);
+        h->blocks[b].size = get32(p + 8);
+        if (h->blocks[b].offset < sizeof file_magic || h->blocks[b].size == 0 ||
+            h->blocks[b].offset + h->blocks[b].size > header_offset) {
+            tg__egtb_header_free(h);
+            return TG_EGTB_DAMAGED;
+        }
+    }
+    return TG_EGTB_OK;
+}
+
+tg_egtb_status tg__egtb_read_header(int fd, struct tg_egtb_header *h)
+{
+    memset(h, 0, sizeof *h);
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        return TG_EGTB_IO_ERROR;
+    uint64_t file_size = (uint64_t)sb.st_size;
+    if (file_size < sizeof file_magic + TRAILER_BYTES)
+        return TG_EGTB_DAMAGED;
+    char magic[sizeof file_magic];
+    uint8_t trailer[TRAILER_BYTES];
+    tg_egtb_status st = read_at(fd, magic, sizeof magic, 0);
+    if (st == TG_EGTB_OK)
+        st = read_at(fd, trailer, sizeof trailer, file_size - TRAILER_BYTES);
+    if (st != TG_EGTB_OK)
+        return st;
+    uint64_t header_offset = get64(trailer);
+    uint32_t header_size = get32(trailer + 8);
+    if (memcmp(magic, file_magic, sizeof magic) != 0 ||
+        memcmp(trailer + 12, trailer_magic, sizeof trailer_magic) != 0 ||
+        header_offset < sizeof file_magic ||
+        header_offset + header_size + TRAILER_BYTES != file_size)
+        return TG_EGTB_DAMAGED;
+    uint8_t *packed = tg__realloc(NULL, header_size ? header_size : 1);
+    if (!packed)
+        return TG_EGTB_NO_MEMORY;
+    st = read_at(fd, packed, header_size, header_offset);
+    if (st != TG_EGTB_OK) {
+        tg__realloc(packed, 0);
+        return st;
+    }
+    unsigned long long raw_size = ZSTD_getFrameContentSize(packed, header_size);
+    if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN ||
+        raw_size > HEADER_MAX_BYTES) {
+        tg__realloc(packed, 0);
+        return TG_EGTB_DAMAGED;
+    }
+    uint8_t *raw = tg__realloc(NULL, (size_t)raw_size + 1);
+    if (!raw) {
+        tg__realloc(packed, 0);
+        return TG_EGTB_NO_MEMORY;
+    }
+    size_t got = ZSTD_decompress(raw, (size_t)raw_size, packed, header_size);
+    tg__realloc(packed, 0);
+    if (ZSTD_isError(got) || got != raw_size)
+        st = TG_EGTB_DAMAGED;
+    else
+        st = parse_header(raw, (size_t)raw_size, header_offset, h);
+    tg__realloc(raw, 0);
+    return st;
+}
+
+tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint64_t b,
+                                   int8_t *out, size_t *n)
+{
+    uint64_t layer_blocks = (h->layer_entries + h->block_entries - 1) / h->block_entries;
+    uint64_t first = b % layer_blocks * h->block_entries;
+    uint64_t want = h->layer_entries - first < h->block_entries ? h->layer_entries - first
+                                                                 : h->block_entries;
+    const struct tg_egtb_block_ref *ref = &h->blocks[b];
+    void *packed = tg__realloc(NULL, ref->size);
+    if (!packed)
+        return TG_EGTB_NO_MEMORY;
+    tg_egtb_status st = read_at(fd, packed, ref->size, ref->offset);
+    ZSTD_frameHeader fh;
+    /* A frame without its checksum is not one this library wrote (a flipped flag bit). */
+    if (st == TG_EGTB_OK &&
+        (ZSTD_getFrameHeader(&fh, packed, ref->size) != 0 || !fh.checksumFlag))
+        st = TG_EGTB_DAMAGED;
+    if (st == TG_EGTB_OK) {
+        /* The frame's own checksum (written with ZSTD_c_checksumFlag) is checked here. */
+        size_t got = ZSTD_decompress(out, (size_t)want, packed, ref->size);
+        st = ZSTD_isError(got) || got != want ? TG_EGTB_DAMAGED : TG_EGTB_OK;
+    }
+    tg__realloc(packed, 0);
+    if (st == TG_EGTB_OK)
+        *n = (size_t)want;
+    return st;
+}

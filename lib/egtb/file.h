@@ -1,0 +1,63 @@
+/* The database file (docs/egtb.md, "Files"): blocks compressed by zstd, each a frame with its
+ * own content checksum, then a header frame (rules, counter number, format version, the block
+ * table), then a fixed trailer that says where the header is. Written front to back in one
+ * pass, so a builder streams layers to disk as it finishes them. */
+#ifndef TG_EGTB_FILE_H
+#define TG_EGTB_FILE_H
+
+#include "index.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define TG__EGTB_FORMAT_VERSION 1u
+
+struct tg_egtb_block_ref {
+    uint64_t offset;
+    uint32_t size;
+};
+
+/* What a file says about itself. */
+struct tg_egtb_header {
+    uint32_t version;
+    char spec[TG__SPEC_MAX]; /* canonical rules spec */
+    uint32_t holes, counters, quiet, block_entries;
+    uint64_t layer_entries;
+    uint64_t block_count; /* quiet * blocks per layer, layer (quiet count) major */
+    struct tg_egtb_block_ref *blocks;
+};
+
+/* Writing: blocks in any order, then the header. */
+struct tg_egtb_writer {
+    FILE *f;
+    uint64_t offset;
+    struct tg_egtb_header header;
+    uint64_t written; /* blocks so far */
+};
+
+/* The file name of a counter number: "halusa-08.egtb"; false if it does not fit. */
+bool tg__egtb_file_name(const struct tg_config *cfg, unsigned counters, const char *dir,
+                        char *buf, size_t cap);
+
+tg_egtb_status tg__egtb_writer_open(struct tg_egtb_writer *w, const char *path,
+                                    const struct tg_rules *rules, const struct tg_egtb_tier *t);
+/* Compresses `n` entries with a checksum into `out` (capacity tg__egtb_block_bound()); the
+ * compressed size, or 0 on failure. Thread-safe: workers compress, one writer writes. */
+size_t tg__egtb_block_bound(void);
+size_t tg__egtb_compress(const int8_t *values, size_t n, void *out, size_t cap);
+/* Appends block number `index` of the table (layer major: quiet count * blocks a layer + j). */
+tg_egtb_status tg__egtb_writer_block(struct tg_egtb_writer *w, uint64_t index, const void *data,
+                                     size_t size);
+/* Writes the header and trailer and closes; on any failure the file is closed too. */
+tg_egtb_status tg__egtb_writer_finish(struct tg_egtb_writer *w);
+void tg__egtb_writer_abandon(struct tg_egtb_writer *w);
+
+/* Reading: the header of an open file (blocks allocated, freed by tg__egtb_header_free). */
+tg_egtb_status tg__egtb_read_header(int fd, struct tg_egtb_header *h);
+void tg__egtb_header_free(struct tg_egtb_header *h);
+/* Block `b` into `out` (h->block_entries entries; the last block of a layer may be shorter:
+ * `*n` says how many). Thread-safe (pread). */
+tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint64_t b,
+                                   int8_t *out, size_t *n);
+
+#endif
