@@ -258,6 +258,9 @@ class AECEnv:
             self.agents.remove(agent)
             del self.rewards[agent], self._cumulative_rewards[agent]
             del self.terminations[agent], self.truncations[agent], self.infos[agent]
+            # The terminal rewards were handed out by the step that ended the game: a loop
+            # that sums `rewards` after every step must not count them again.
+            self.rewards = {a: 0.0 for a in self.agents}
             if self.agents:
                 self.agent_selection = self.agents[0]
             return

@@ -182,6 +182,31 @@ class TestAECEnv(unittest.TestCase):
             self.assertGreater(steps, 10)
             env.close()
 
+    def test_reward_sums_are_the_returns(self) -> None:
+        # A loop that adds up `rewards` after every step, the finished agents' step(None)
+        # included, counts each terminal reward once: the sums are the game's returns.
+        for spec in all_specs():
+            with self.subTest(spec=spec):
+                env = AECEnv(spec, seed=21)
+                rng = tg.Rng(5)
+                totals = {agent: 0.0 for agent in env.possible_agents}
+                while env.agents:
+                    observation, _, terminated, truncated, _ = env.last()
+                    assert observation is not None
+                    if terminated or truncated:
+                        env.step(None)
+                    else:
+                        legal = [a for a, x in enumerate(observation["action_mask"]) if x]
+                        env.step(legal[rng.state % len(legal)])
+                        rng.state = rng.state * 6364136223846793005 + 1442695040888963407
+                    for agent, reward in env.rewards.items():
+                        totals[agent] += reward
+                self.assertTrue(env.state.is_terminal)
+                returns = env.state.returns
+                self.assertEqual([totals[a] for a in env.possible_agents], list(returns))
+                self.assertEqual(sorted(returns), [-1.0, 1.0] if returns[0] else [0.0, 0.0])
+                env.close()
+
     def test_actions_through_the_cycle(self) -> None:
         env = AECEnv("halusa", seed=1)
         env.state.close()
