@@ -50,19 +50,20 @@ class VectorEnv:
     (numpy is required here): obs (n, observation size) float32, each game seen by its player
     to move; rewards (n,) float32 for the player who moved (+1 win, -1 loss, at the end of a
     game, else 0); terminated (n,) bool; truncated (n,) bool, always False (every game ends).
-    info, a new dict each call: "action_mask" (n, action_count) int8; "player" (n,) int8,
-    whose view each observation is; "rewards" (n, 2) float32, the reward of player 0 and
-    player 1; "status" (n,) int32, 0 where the action was taken, else the tg_status that
-    refused it (that game unchanged); each with its "_key" mask (all True), as Gymnasium
-    1.x's vector environments give them.
+    info, a new dict each call, each entry with its "_key" mask of the games that have it,
+    as Gymnasium 1.x's vector environments give them: "action_mask" (n, action_count) int8;
+    "player" (n,) int8, whose view each observation is; and after a step "rewards" (n, 2)
+    float32, the reward of player 0 and player 1, and "status" (n,) int32, 0 where the
+    action was taken, else the tg_status that refused it (that game unchanged).
 
-    A game that ends is started again within the same step (autoreset=True, the default):
-    the outputs then show the new game, rewards and terminated the one that ended, and info
-    has "final_obs" (an (n,) object array: the ended games' last observations, by the player
-    who moved, None elsewhere) and "final_info" (the ended games' "action_mask", "player",
-    "rewards" and "status"), each with its "_key" mask of the games that ended. With
-    copy=True (the default) every array returned is new; copy=False returns the library's
-    output buffers, rewritten in place by the next call (no copy per step).
+    A game that ends is started again within the same step (autoreset=True, the default),
+    as Gymnasium's same-step autoreset does it: obs and info show the new game (its info is
+    a reset's: "_rewards" and "_status" are False there), rewards and terminated the game
+    that ended, and info has "final_obs" (an (n,) object array: the ended games' last
+    observations, by the player who moved last, None elsewhere) and "final_info" (the ended
+    games' step info: "action_mask", "player", "rewards", "status"), each with its "_key"
+    mask of the games that ended. With copy=True (the default) every array returned is new;
+    copy=False returns the library's output buffers, rewritten in place by the next call.
 
     An action must be in the action space: an int 0 .. action_count - 1 for each game; a
     float, NaN, string, bool, None, a number out of range or a batch of another shape raises
@@ -131,12 +132,22 @@ class VectorEnv:
     def _out(self, array: Any) -> Any:
         return array.copy() if self.copy else array
 
-    def _info(self) -> Dict[str, Any]:
+    def _info(self, stepped: Any) -> Dict[str, Any]:
+        """Each game's info, a dict of arrays with Gymnasium's "_key" masks. "rewards" and
+        "status" describe a step: `stepped` says which games have them (a game started again
+        by this step has its reset's info, and the step's is in final_info)."""
         info: Dict[str, Any] = {}
-        for key, array in (("action_mask", self._masks), ("player", self._players),
-                           ("rewards", self._rewards), ("status", self._status)):
+        for key, array in (("action_mask", self._masks), ("player", self._players)):
             info[key] = self._out(array)
             info["_" + key] = np.ones(self.num_envs, dtype=bool)
+        if stepped is not None:
+            for key, array in (("rewards", self._rewards), ("status", self._status)):
+                if stepped.all():
+                    info[key] = self._out(array)
+                else:
+                    info[key] = np.zeros_like(array)
+                    info[key][stepped] = array[stepped]
+                info["_" + key] = stepped
         return info
 
     def reset(self, seed: Optional[int] = None,
@@ -152,7 +163,7 @@ class VectorEnv:
             self._reward[:] = 0
             self._rewards[:] = 0
             self._done[:] = 0
-            return self._out(self._obs), self._info()
+            return self._out(self._obs), self._info(None)
 
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
         """Apply one action per game (an (n,) array-like of ints), throw the chance outcomes
@@ -164,12 +175,14 @@ class VectorEnv:
             self._step(batch, self._c_actions, 0, self._c_obs, self._c_masks, self._c_players,
                        self._c_reward, self._c_rewards, self._c_done, self._c_status)
             final: Dict[str, Any] = {}
+            stepped = np.ones(self.num_envs, dtype=bool)
             if self._restart is not None and self._done.any():
                 ended = np.flatnonzero(self._done)
                 final = self._final(ended)
                 self._restart.restart(batch, ended, self._c_obs, self._c_masks,
                                       self._c_players)
-            info = self._info()
+                stepped[ended] = False
+            info = self._info(stepped)
             info.update(final)
             terminated = self._done.astype(bool) if self.copy else self._done.view(bool)
             return (self._out(self._obs), self._out(self._reward), terminated,

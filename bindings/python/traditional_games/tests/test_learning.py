@@ -281,28 +281,28 @@ class TestVectorEnv(unittest.TestCase):
                 VectorEnv("halusa", n=bad)  # type: ignore[arg-type]
 
     def test_reward_sums_are_the_returns(self) -> None:
-        # info["rewards"] summed over whole games (across autoresets) per player: each ended
-        # game adds exactly its returns.
+        # Without autoreset, info["rewards"] summed over whole games is each game's returns
+        # as the library gives them (State.returns); with it, the ended games' rewards are in
+        # final_info (test_same_games_as_single_states) and "_rewards" is False there.
         for spec in ["halusa", "hus", "walak-pussa:rounds=match", "tab"]:
-            with self.subTest(spec=spec), VectorEnv(spec, n=8, seed=3) as env:
+            with self.subTest(spec=spec), VectorEnv(spec, n=6, seed=3, autoreset=False) as env:
                 obs, info = env.reset()
                 pick = np.random.default_rng(1)
-                totals = np.zeros(2)
-                expected = np.zeros(2)
-                ended = 0
-                for _ in range(300):
+                totals = np.zeros((6, 2))
+                done = np.zeros(6, dtype=bool)
+                while not done.all():
                     mask = info["action_mask"]
                     actions = (pick.random(mask.shape) * mask).argmax(axis=1)
                     obs, rewards, terminated, _, info = env.step(actions)
-                    totals += info["rewards"].sum(axis=0)
-                    for i in np.flatnonzero(terminated):
-                        final = info["final_info"]["rewards"][i]
-                        self.assertEqual(float(rewards[i]), final[info["final_info"]["player"][i]])
-                        expected += final
-                        ended += 1
-                    self.assertFalse(info["rewards"][~terminated].any())
-                self.assertGreater(ended, 0)
-                self.assertEqual(list(totals), list(expected))
+                    self.assertEqual(info["_rewards"].tolist(), [True] * 6)
+                    self.assertNotIn("final_obs", info)
+                    totals += info["rewards"]
+                    self.assertEqual(list(info["status"][done]),
+                                     [tg.Status.TG_ERR_GAME_OVER] * int(done.sum()))
+                    done |= terminated
+                for i in range(6):
+                    with env.state(i) as final:
+                        self.assertEqual(list(totals[i]), list(final.returns))
 
 
 class TestAECEnv(unittest.TestCase):
