@@ -16,16 +16,20 @@ Importing this module needs Gymnasium: pip install 'traditional-games[gymnasium]
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, SupportsFloat, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, SupportsFloat, Tuple
 
-try:
-    import gymnasium
-    from gymnasium import spaces
-    from gymnasium.vector import AutoresetMode
-    from gymnasium.vector.utils import batch_space
-except ImportError as missing:  # pragma: no cover - depends on the environment
-    raise ImportError("traditional_games.gymnasium_env needs gymnasium, which is not "
-                      "installed: pip install 'traditional-games[gymnasium]'") from missing
+if TYPE_CHECKING:
+    from ._framework_types import AutoresetMode, Box, Discrete, GymEnv, GymVectorEnv, batch_space
+else:
+    try:
+        from gymnasium import Env as GymEnv
+        from gymnasium.spaces import Box, Discrete
+        from gymnasium.vector import AutoresetMode
+        from gymnasium.vector import VectorEnv as GymVectorEnv
+        from gymnasium.vector.utils import batch_space
+    except ImportError as missing:  # pragma: no cover - depends on the environment
+        raise ImportError("traditional_games.gymnasium_env needs gymnasium, which is not "
+                          "installed: pip install 'traditional-games[gymnasium]'") from missing
 
 from . import learning
 from ._action_checks import action_value
@@ -37,23 +41,23 @@ from ._state import State
 SEED_BITS = 2**64 - 1
 
 
-def observation_space(rules: Rules) -> spaces.Box:
+def observation_space(rules: Rules) -> Box:
     """The space of State.observation(): raw counts, scores and flags, none negative
     (docs/learning.md), with no upper bound the library states."""
-    return spaces.Box(low=0.0, high=np.inf, shape=rules.observation_shape, dtype=np.float32)
+    return Box(low=0.0, high=np.inf, shape=rules.observation_shape, dtype=np.float32)
 
 
-def action_mask_space(rules: Rules) -> spaces.Box:
+def action_mask_space(rules: Rules) -> Box:
     """The space of an action mask: int8, 1 where the action is legal, as Gymnasium's
     Discrete.sample(mask=...) and PettingZoo take it."""
-    return spaces.Box(low=0, high=1, shape=(rules.action_count,), dtype=np.int8)
+    return Box(low=0, high=1, shape=(rules.action_count,), dtype=np.int8)
 
 
 def _seed(seed: Optional[int]) -> Optional[int]:
     return None if seed is None else as_int(seed, "seed") & SEED_BITS
 
 
-class VectorEnv(learning.VectorEnv, gymnasium.vector.VectorEnv):  # type: ignore[misc]
+class VectorEnv(learning.VectorEnv, GymVectorEnv):
     """`n` games of one rule set as a gymnasium.vector.VectorEnv.
 
     Everything traditional_games.learning.VectorEnv does (its outputs, info keys, final_obs
@@ -72,7 +76,7 @@ class VectorEnv(learning.VectorEnv, gymnasium.vector.VectorEnv):  # type: ignore
                  copy: bool = True) -> None:
         learning.VectorEnv.__init__(self, spec, n=n, seed=seed, autoreset=True, copy=copy)
         self.single_observation_space = observation_space(self.rules)
-        self.single_action_space = spaces.Discrete(self.action_count)
+        self.single_action_space = Discrete(self.action_count)
         self.single_action_mask_space = action_mask_space(self.rules)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -82,7 +86,7 @@ class VectorEnv(learning.VectorEnv, gymnasium.vector.VectorEnv):  # type: ignore
               options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
         """Start every game again; `seed` (an int) seeds the games' generators and np_random."""
         seed = _seed(seed)
-        gymnasium.vector.VectorEnv.reset(self, seed=seed)
+        GymVectorEnv.reset(self, seed=seed)
         return learning.VectorEnv.reset(self, seed=seed, options=options)
 
     def close(self, **kwargs: Any) -> None:
@@ -90,7 +94,7 @@ class VectorEnv(learning.VectorEnv, gymnasium.vector.VectorEnv):  # type: ignore
         self.closed = True
 
 
-class Env(gymnasium.Env):  # type: ignore[misc]
+class Env(GymEnv):
     """One game of a rule set as a gymnasium.Env.
 
     reset(seed=None) -> (observation, info); step(action) -> (observation, reward,
@@ -120,7 +124,7 @@ class Env(gymnasium.Env):  # type: ignore[misc]
         self._game = learning.VectorEnv(spec, n=1, seed=seed, autoreset=False)
         self.rules = self._game.rules
         self.observation_space = observation_space(self.rules)
-        self.action_space = spaces.Discrete(self.rules.action_count)
+        self.action_space = Discrete(self.rules.action_count)
         self.action_mask_space = action_mask_space(self.rules)
 
     @staticmethod
@@ -148,7 +152,7 @@ class Env(gymnasium.Env):  # type: ignore[misc]
         """A copy of the position (a new State, no history)."""
         return self._game.state(0)
 
-    def render(self) -> Optional[str]:  # type: ignore[override]
+    def render(self) -> Optional[str]:
         if self.render_mode != "ansi":
             return None
         with self._game.state(0) as state:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from ctypes import POINTER, byref, c_float, c_int8, c_int32, c_uint8, c_uint32, c_uint64, c_void_p
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, TypeVar, Union
 
 from ._action_checks import action_batch, action_value
 from ._errors import Status, as_int, check, error
@@ -32,6 +32,7 @@ from ._rules import Rules
 from ._state import CHANCE, State
 
 RulesArg = Union[Rules, str, bytes]
+_Env = TypeVar("_Env", bound="VectorEnv")
 
 
 def _rules(spec: RulesArg) -> Rules:
@@ -243,7 +244,7 @@ class VectorEnv:
                 self._restart = None
             self.rules.close()
 
-    def __enter__(self) -> VectorEnv:
+    def __enter__(self: _Env) -> _Env:
         return self
 
     def __exit__(self, *exc: object) -> None:

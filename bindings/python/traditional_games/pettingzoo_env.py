@@ -12,21 +12,25 @@ pip install 'traditional-games[pettingzoo]'.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-try:
-    import pettingzoo
-    from gymnasium import spaces
-except ImportError as missing:  # pragma: no cover - depends on the environment
-    raise ImportError("traditional_games.pettingzoo_env needs pettingzoo and gymnasium, "
-                      "which are not installed: pip install 'traditional-games[pettingzoo]'"
-                      ) from missing
+if TYPE_CHECKING:
+    from ._framework_types import DictSpace, Discrete, PettingZooAECEnv, Space
+else:
+    try:
+        from gymnasium.spaces import Dict as DictSpace
+        from gymnasium.spaces import Discrete, Space
+        from pettingzoo import AECEnv as PettingZooAECEnv
+    except ImportError as missing:  # pragma: no cover - depends on the environment
+        raise ImportError("traditional_games.pettingzoo_env needs pettingzoo and gymnasium, "
+                          "which are not installed: pip install 'traditional-games[pettingzoo]'"
+                          ) from missing
 
 from . import learning
 from .gymnasium_env import action_mask_space, observation_space
 
 
-class AECEnv(learning.AECEnv, pettingzoo.AECEnv):  # type: ignore[misc]
+class AECEnv(learning.AECEnv, PettingZooAECEnv):
     """One game as a pettingzoo.AECEnv: everything traditional_games.learning.AECEnv does
     (agents "player_0" and "player_1", observe(agent) -> {"observation", "action_mask"},
     last(), step(), rewards, terminations, truncations, infos; `state`, the game's State),
@@ -48,14 +52,14 @@ class AECEnv(learning.AECEnv, pettingzoo.AECEnv):  # type: ignore[misc]
             raise ValueError("render_mode must be None or 'ansi', not %r" % (render_mode,))
         self.render_mode = render_mode
         learning.AECEnv.__init__(self, spec, seed=seed)
-        observation = spaces.Dict({"observation": observation_space(self.rules),
+        observation = DictSpace({"observation": observation_space(self.rules),
                                    "action_mask": action_mask_space(self.rules)})
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
-        action = spaces.Discrete(self.rules.action_count)
+        action = Discrete(self.rules.action_count)
         self.action_spaces = {agent: action for agent in self.possible_agents}
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
+    def observation_space(self, agent: str) -> Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
+    def action_space(self, agent: str) -> Space:
         return self.action_spaces[agent]

@@ -10,12 +10,12 @@ Skipped where Gymnasium or PettingZoo is not installed, except when TG_REQUIRE_A
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import os
 import unittest
 import warnings
-from types import ModuleType
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import traditional_games as tg
@@ -27,7 +27,9 @@ np: Any = _learning_lib.np
 GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment
 
 
-def _optional(name: str) -> Optional[ModuleType]:
+def _optional(name: str) -> Any:
+    """The module, or None where it is not installed (a failure under TG_REQUIRE_ANCHORS).
+    Looked up by name: mypy checks this package without Gymnasium or PettingZoo."""
     try:
         return importlib.import_module(name)
     except ImportError as missing:
@@ -44,15 +46,15 @@ def _optional(name: str) -> Optional[ModuleType]:
 gymnasium = _optional("gymnasium")
 pettingzoo = _optional("pettingzoo")
 if gymnasium is not None:
-    from gymnasium.utils.env_checker import check_env
-    from gymnasium.vector import AutoresetMode, SyncVectorEnv
-    from gymnasium.wrappers.vector import (ClipReward, DictInfoToList, NormalizeReward,
-                                           RecordEpisodeStatistics)
+    check_env = importlib.import_module("gymnasium.utils.env_checker").check_env
+    AutoresetMode = gymnasium.vector.AutoresetMode
+    SyncVectorEnv = gymnasium.vector.SyncVectorEnv
+    vector_wrappers = importlib.import_module("gymnasium.wrappers.vector")
 
     from traditional_games.gymnasium_env import Env, VectorEnv
 if pettingzoo is not None:
-    from pettingzoo.test import api_test
-    from pettingzoo.utils.conversions import aec_to_parallel
+    api_test = importlib.import_module("pettingzoo.test").api_test
+    aec_to_parallel = importlib.import_module("pettingzoo.utils.conversions").aec_to_parallel
 
     from traditional_games.pettingzoo_env import AECEnv
 
@@ -129,6 +131,7 @@ class TestGymnasiumEnv(unittest.TestCase):
                                    (-1, tg.InvalidArgument, "action -1"),
                                    (2**70, tg.InvalidArgument, "1180591620717411303424")):
             with self.subTest(action=action):
+                caught: Any
                 with self.assertRaises(kind) as caught:
                     env.step(action)
                 self.assertIn(text, str(caught.exception))
@@ -157,7 +160,7 @@ class TestGymnasiumVectorEnv(unittest.TestCase):
             self.assertEqual(env.single_observation_space.dtype, np.float32)
             self.assertEqual(env.observation_space.shape, (3, size))
             self.assertEqual(env.single_action_space, gymnasium.spaces.Discrete(count))
-            self.assertEqual(list(env.action_space.nvec), [count] * 3)
+            self.assertEqual(env.action_space, gymnasium.spaces.MultiDiscrete([count] * 3))
             self.assertEqual(env.single_action_mask_space.dtype, np.int8)
             self.assertEqual(env.action_mask_space.shape, (3, count))
             obs, info = env.reset(seed=5)
@@ -179,9 +182,10 @@ class TestGymnasiumVectorEnv(unittest.TestCase):
         for spec in ["halusa", "tab", "walak-pussa:rounds=match"]:
             with self.subTest(spec=spec), VectorEnv(spec, n=n, seed=seed) as ours:
                 theirs = SyncVectorEnv(
-                    [lambda i=i: Env(spec, seed=(seed + GOLDEN * i) % 2**64)  # type: ignore
+                    [functools.partial(Env, spec, seed=(seed + GOLDEN * i) % 2**64)
                      for i in range(n)], autoreset_mode=AutoresetMode.SAME_STEP)
-                a, b = ours.reset(), theirs.reset()
+                a: Tuple[Any, ...] = ours.reset()
+                b: Tuple[Any, ...] = theirs.reset()
                 self._same(a, b)
                 pick = np.random.default_rng(3)
                 ended = 0
@@ -217,8 +221,9 @@ class TestGymnasiumVectorEnv(unittest.TestCase):
         for spec in ["halusa", "hawalis", "tab"]:
             with self.subTest(spec=spec):
                 inner = VectorEnv(spec, n=6, seed=8)
-                stats = RecordEpisodeStatistics(inner)
-                env = DictInfoToList(ClipReward(NormalizeReward(stats), -0.5, 0.5))
+                stats = vector_wrappers.RecordEpisodeStatistics(inner)
+                env = vector_wrappers.DictInfoToList(vector_wrappers.ClipReward(
+                    vector_wrappers.NormalizeReward(stats), -0.5, 0.5))
                 obs, infos = env.reset(seed=3)
                 self.assertEqual(len(infos), 6)
                 pick = np.random.default_rng(4)
@@ -272,6 +277,7 @@ class TestPettingZoo(unittest.TestCase):
                 totals = {agent: 0.0 for agent in env.possible_agents}
                 for agent in env.agent_iter():
                     observation, _, terminated, truncated, _ = env.last()
+                    assert observation is not None
                     action = None if terminated or truncated else \
                         env.action_space(agent).sample(observation["action_mask"])
                     env.step(action)

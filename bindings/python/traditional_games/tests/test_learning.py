@@ -94,6 +94,7 @@ class TestState(unittest.TestCase):
                     (True, TypeError, "action True")):
                 for call in (s.apply_action, s.action_to_move):
                     with self.subTest(action=action, call=call.__name__):
+                        caught: Any
                         with self.assertRaises(kind) as caught:
                             call(action)  # type: ignore[arg-type]
                         self.assertIn(text, str(caught.exception))
@@ -106,7 +107,7 @@ class TestState(unittest.TestCase):
     def test_masks_are_int8(self) -> None:
         with tg.State("tab") as s:
             _throw(s, tg.Rng(3))
-            mask = s.action_mask()
+            mask: Any = s.action_mask()
             self.assertEqual(mask.dtype, np.int8)
             self.assertEqual(sorted(set(mask.tolist())), [0, 1])
 
@@ -257,6 +258,7 @@ class TestVectorEnv(unittest.TestCase):
             ]
             for actions, kind, words in cases:
                 with self.subTest(actions=actions):
+                    caught: Any
                     with self.assertRaises(kind) as caught:
                         env.step(actions)
                     for word in words:
@@ -278,7 +280,7 @@ class TestVectorEnv(unittest.TestCase):
         for bad, kind in ((0, ValueError), (2.0, TypeError), (True, TypeError),
                           (np.float64(2), TypeError)):
             with self.subTest(n=bad), self.assertRaises(kind):
-                VectorEnv("halusa", n=bad)  # type: ignore[arg-type]
+                VectorEnv("halusa", n=bad)
 
     def test_reward_sums_are_the_returns(self) -> None:
         # Without autoreset, info["rewards"] summed over whole games is each game's returns
