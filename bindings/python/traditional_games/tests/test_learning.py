@@ -357,6 +357,19 @@ class TestAECEnv(unittest.TestCase):
                 self.assertEqual(sorted(returns), [-1.0, 1.0] if returns[0] else [0.0, 0.0])
                 env.close()
 
+    def test_none_for_an_agent_to_act(self) -> None:
+        env = AECEnv("halusa", seed=1)
+        before = env.state.to_string()
+        with self.assertRaises(tg.IllegalMove) as caught:
+            env.step(None)
+        self.assertIn("action None for player_0", str(caught.exception))
+        with self.assertRaises(tg.InvalidArgument) as bad:
+            env.step(2**70)
+        self.assertIn("action 1180591620717411303424", str(bad.exception))
+        self.assertEqual(env.state.to_string(), before)
+        self.assertEqual(env.agent_selection, "player_0")
+        env.close()
+
     def test_actions_through_the_cycle(self) -> None:
         env = AECEnv("halusa", seed=1)
         env.state.close()
