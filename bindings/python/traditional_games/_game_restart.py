@@ -4,8 +4,8 @@ VectorEnv reports the final observation of a game that ended (Gymnasium's final_
 steps without TG_BATCH_AUTORESET and starts the ended games afterwards. The C interface has no
 call that restarts one game: tg_batch_set() cannot take a position at a chance state (Tab
 opens with throws), and the throws must come from that game's own generator, which only the
-batch can advance. So each ended game is given a position one move from the end, and a second
-tg_batch_step() with TG_BATCH_AUTORESET plays that move: the library ends the game and starts
+batch can advance. So, where the game opens with throws, each ended game is given a position one move from
+the end, and a second tg_batch_step() with TG_BATCH_AUTORESET plays that move: the library ends the game and starts
 it again (start_game(), its opening throws drawn from the game's generator), while every other
 game gets an action out of range, which the library refuses without changing anything. The
 games, generators and observations are then exactly those of a step with TG_BATCH_AUTORESET:
@@ -15,7 +15,7 @@ the tests compare them with single states played on the same seeds.
 from __future__ import annotations
 
 from ctypes import POINTER, c_int32, c_uint32, c_void_p
-from typing import Any
+from typing import Any, Optional, Tuple
 
 from ._errors import check
 from ._learning_lib import fn, np
@@ -53,6 +53,18 @@ class GameRestart:
     """Restarts the ended games of one batch (see the module's description)."""
 
     def __init__(self, rules: Rules, n: int) -> None:
+        # Where the game opens at a decision (no throws: every game but Tab), starting again
+        # draws nothing, so the initial position put in with tg_batch_set() is exactly what the
+        # library's autoreset makes, and its observation, mask and player to move are the same
+        # every time: no second step is needed.
+        self._initial: Optional[State] = State(rules)
+        if self._initial.player == CHANCE:
+            self._initial.close()
+            self._initial = None
+        else:
+            mover = self._initial.turn
+            self._initial_view = (self._initial.observation(mover),
+                                  self._initial.action_mask(), mover)
         self._position, self._ending = _last_move_position(rules)
         self._refused = rules.action_count  # out of range: the library changes nothing
         self._actions = np.full(n, self._refused, dtype=np.uint32)
@@ -60,10 +72,20 @@ class GameRestart:
         self._c_actions = self._actions.ctypes.data_as(POINTER(c_uint32))
         self._c_status = self._status.ctypes.data_as(POINTER(c_int32))
 
-    def restart(self, batch: c_void_p, games: Any, obs: Any, masks: Any, players: Any) -> None:
-        """Start `games` (indices) of `batch` again; the other games are untouched. `obs`,
-        `masks` and `players` are the batch's output pointers: rewritten for every game (the
-        others with what they held)."""
+    def restart(self, batch: c_void_p, games: Any, outputs: Tuple[Any, Any, Any],
+                pointers: Tuple[Any, Any, Any]) -> None:
+        """Start `games` (indices) of `batch` again; the other games are untouched. `outputs`
+        are the batch's obs, masks and players arrays, `pointers` the same as the library
+        takes them: the restarted games' rows are rewritten (and the others' with what they
+        held)."""
+        if self._initial is not None:
+            with self._initial._use as initial:
+                for i in games:
+                    check(fn("batch_set")(batch, int(i), initial), "restart of game %d" % i)
+            for array, value in zip(outputs, self._initial_view):
+                array[games] = value
+            return
+        obs, masks, players = pointers
         with self._position._use as position:
             for i in games:
                 check(fn("batch_set")(batch, int(i), position), "restart of game %d" % i)
@@ -79,3 +101,5 @@ class GameRestart:
 
     def close(self) -> None:
         self._position.close()
+        if self._initial is not None:
+            self._initial.close()

@@ -142,12 +142,13 @@ class VectorEnv:
             info[key] = self._out(array)
             info["_" + key] = np.ones(self.num_envs, dtype=bool)
         if stepped is not None:
+            ended = np.flatnonzero(~stepped)
             for key, array in (("rewards", self._rewards), ("status", self._status)):
-                if stepped.all():
-                    info[key] = self._out(array)
+                if ended.size:
+                    info[key] = array.copy()
+                    info[key][ended] = 0
                 else:
-                    info[key] = np.zeros_like(array)
-                    info[key][stepped] = array[stepped]
+                    info[key] = self._out(array)
                 info["_" + key] = stepped
         return info
 
@@ -180,8 +181,8 @@ class VectorEnv:
             if self._restart is not None and self._done.any():
                 ended = np.flatnonzero(self._done)
                 final = self._final(ended)
-                self._restart.restart(batch, ended, self._c_obs, self._c_masks,
-                                      self._c_players)
+                self._restart.restart(batch, ended, (self._obs, self._masks, self._players),
+                                      (self._c_obs, self._c_masks, self._c_players))
                 stepped[ended] = False
             info = self._info(stepped)
             info.update(final)
