@@ -20,18 +20,17 @@ def main() -> None:
     for spec in specs:
         with VectorEnv(spec, n=n, seed=1) as env:
             obs, info = env.reset()
-            mask = info["action_mask"]
             rng = np.random.default_rng(0)
-            noise = np.empty(mask.shape)
+            noise = np.empty(info["action_mask"].shape)
             steps, in_step = 0, 0.0
             t0 = time.perf_counter()
             t = t0
             while t - t0 < seconds:
                 rng.random(out=noise)
-                noise *= mask
+                noise *= info["action_mask"]  # each step's info is a new dict of new arrays
                 actions = noise.argmax(axis=1)
                 t1 = time.perf_counter()
-                env.step(actions)
+                obs, _, _, _, info = env.step(actions)
                 t = time.perf_counter()
                 in_step += t - t1
                 steps += n

@@ -24,6 +24,9 @@ set -euo pipefail
 # llvm-14 holds llvm-ar-14, which indexes wasm objects and which clang only recommends).
 # chromium: the web board's tests in a real browser (scripts/test-web.sh, headless).
 # python3-numpy: the learning interface's arrays and VectorEnv (bindings/python, docs/learning.md).
+# python3-cloudpickle, python3-typing-extensions: what Gymnasium and PettingZoo import, for the
+# conformance tests that run their unmodified sources from ../shared/anchors/python
+# (bindings/python/test-conformance.sh).
 # python3-torch: the self-play example examples/learning/ (CPU PyTorch) and its short test.
 packages=(
   build-essential gcc g++
@@ -33,7 +36,7 @@ packages=(
   doxygen
   python3
   python3-mesonpy python3-build python3-venv patchelf python3-mypy
-  python3-numpy python3-torch
+  python3-numpy python3-torch python3-cloudpickle python3-typing-extensions
   valgrind
   abigail-tools
   libzstd-dev

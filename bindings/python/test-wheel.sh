@@ -7,8 +7,13 @@
 #
 #   bindings/python/test-wheel.sh WORK_DIR      (scripts/test.sh uses build-ci/python)
 #
+# Then the extras, a venv without numpy (VectorEnv names the extra), and Gymnasium's and
+# PettingZoo's checks on the installed package with their sources from TG_PYTHON_ANCHORS, else
+# ../shared/anchors/python (required: without them this fails, saying so).
+#
 # WORK_DIR is emptied first. Needs Debian's python3-mesonpy, python3-build, python3-venv,
-# patchelf, python3-mypy, python3-numpy and binutils (objdump) (scripts/setup-deps.sh).
+# patchelf, python3-mypy, python3-numpy, python3-cloudpickle, python3-typing-extensions and
+# binutils (objdump) (scripts/setup-deps.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -23,7 +28,7 @@ esac
 # PATH (pyenv's, say) may have none of them.
 py=/usr/bin/python3
 
-rm -rf "$work/dist" "$work/venv" "$work/run"
+rm -rf "$work/dist" "$work/venv" "$work/plain-venv" "$work/run"
 mkdir -p "$work/run"
 
 started=$(date +%s)
@@ -68,6 +73,40 @@ if [ -s readme.py ]; then
   "${clean_env[@]}" "$vpy" -I readme.py > readme.out
   echo "README snippet: $(tail -n 1 readme.out)"
 fi
+
+# The extras pip offers (pyproject.toml), as the installed metadata lists them.
+"${clean_env[@]}" "$vpy" -I -c 'import importlib.metadata as m
+extras = sorted(m.metadata("traditional-games").get_all("Provides-Extra") or [])
+assert extras == ["gymnasium", "numpy", "pettingzoo"], extras
+print("extras:", " ".join(extras))'
+
+# A venv without Debian's numpy, as a plain `pip install traditional-games` makes it: the
+# package works, and VectorEnv's error names the extra that brings numpy.
+"$py" -m venv "$work/plain-venv"
+"$work/plain-venv/bin/python" -m pip install --quiet --no-index --no-deps "$wheel"
+"${clean_env[@]}" "$work/plain-venv/bin/python" -I -c '
+import traditional_games as tg
+from traditional_games.learning import VectorEnv
+with tg.State("halusa") as s:
+    assert s.action_mask() == [1] * 6
+try:
+    VectorEnv("halusa", n=2)
+    raise SystemExit("VectorEnv worked without numpy")
+except ImportError as e:
+    assert "pip install '"'"'traditional-games[numpy]'"'"'" in str(e), e
+    print("without numpy:", e)'
+
+# Gymnasium's and PettingZoo's checks on the installed package, with their unmodified sources
+# on PYTHONPATH (test-conformance.sh says why and where they are); -I would drop PYTHONPATH,
+# and the current directory holds nothing of the source tree.
+anchors=${TG_PYTHON_ANCHORS:-$top/../shared/anchors/python}
+[ -d "$anchors/gymnasium-src/gymnasium" ] || {
+  echo "test-wheel.sh: no Gymnasium and PettingZoo sources in $anchors (set TG_PYTHON_ANCHORS)" >&2
+  exit 1
+}
+env -u TG_LIBRARY -u LD_LIBRARY_PATH -u PYTHONHOME TG_EXPECT_BUNDLED=1 TG_REQUIRE_ANCHORS=1 \
+  PYTHONPATH="$anchors/gymnasium-src:$anchors/pettingzoo-src:$anchors/stub" \
+  "$vpy" -m unittest traditional_games.tests.test_conformance
 
 # --python-executable: mypy finds the package as installed in the venv (py.typed included),
 # and checks the installed copy, not the source tree.

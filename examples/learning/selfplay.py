@@ -81,7 +81,9 @@ def train(net: Net, minutes: float, n: int, seed: int) -> int:
             traj[i].append((x[i], mask[i], int(actions[i]), int(players[i])))
             if terminated[i]:
                 games += 1
-                result = info["rewards"][i]
+                # The ended game's rewards: this step started it again, so the top-level
+                # info is the new game's (Gymnasium's same-step autoreset).
+                result = info["final_info"]["rewards"][i]
                 for xi, mi, ai, pi in traj[i]:
                     batch_x.append(xi)
                     batch_m.append(mi)

@@ -10,7 +10,7 @@ from ctypes import (POINTER, byref, c_float, c_int, c_int8, c_int32, c_size_t, c
                     c_uint32, c_uint64, c_void_p)
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple, Union
 
-from ._errors import as_int, check
+from ._errors import Status, as_int, check, error
 from ._handle import _Use
 from ._library import LibraryNotFoundError, _lib, tg
 
@@ -132,13 +132,14 @@ class StateLearning:
         return to_array(buf, "float32")
 
     def action_mask(self) -> Mask:
-        """The legal actions now: a uint8 numpy array of Rules.action_count entries (1 =
-        legal), or a list without numpy; all 0 at a chance state or a finished game."""
+        """The legal actions now: an int8 numpy array of Rules.action_count entries (1 =
+        legal; int8 as Gymnasium's and PettingZoo's masks are), or a list without numpy; all
+        0 at a chance state or a finished game."""
         with self._use as h:
             _, count = _sizes(h)
             buf = (c_uint8 * count)()
             check(fn("state_action_mask")(h, buf, count), "action mask")
-        return to_array(buf, "uint8")
+        return to_array(buf, "int8")
 
     def action_to_move(self, action: int) -> int:
         """The legal move (a tg_move) that `action` stands for now; IllegalMove if none."""
@@ -165,10 +166,23 @@ class StateLearning:
             check(fn("state_apply_action")(h, a), "action %d" % a)
 
 
+def shown(value: object) -> str:
+    """A value as an error message quotes it: repr, cut short (a huge int is not printed)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return "an int of %d bits" % value.bit_length()
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def _action(action: object) -> int:
-    value = as_int(action, "an action")
-    # Out of range is the library's to refuse (InvalidArgument); beyond 32 bits it cannot be
-    # passed at all.
+    """An action as the library takes it (a uint32). Beyond 32 bits it cannot be passed, so it
+    is refused here with the library's status for an action out of range, naming the value as
+    given; below that the library checks the range and names the value itself."""
+    try:
+        value = as_int(action, "an action")
+    except TypeError:
+        raise TypeError("action %s is not an int (%s)"
+                        % (shown(action), type(action).__name__)) from None
     if not 0 <= value <= 0xFFFFFFFF:
-        return 0xFFFFFFFF
+        raise error(Status.TG_ERR_INVALID_ARGUMENT, "action %s" % shown(value))
     return value

@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import threading
 from ctypes import POINTER, byref, c_float, c_int8, c_int32, c_uint8, c_uint32, c_uint64, c_void_p
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, TypeVar, Union
 
-from ._errors import Status, check, error
+from ._action_checks import action_batch, action_value
+from ._errors import Status, as_int, check, error
+from ._game_restart import GameRestart
 from ._learning_lib import Mask, Vector, fn, np
 from ._rng import Rng
 from ._rules import Rules
 from ._state import CHANCE, State
 
-AUTORESET = 1  # TG_BATCH_AUTORESET
-
 RulesArg = Union[Rules, str, bytes]
+_Env = TypeVar("_Env", bound="VectorEnv")
 
 
 def _rules(spec: RulesArg) -> Rules:
@@ -42,50 +43,62 @@ def _rules(spec: RulesArg) -> Rules:
     raise TypeError("spec must be a Rules or a spec string, not %s" % type(spec).__name__)
 
 
-def _int(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError("%s must be an int, not %s" % (what, type(value).__name__))
-    return value
-
-
 class VectorEnv:
     """`n` games of one rule set stepped together by the library (a tg_batch).
 
-    Shaped as Gymnasium's vector API: reset(seed=None) -> (obs, info) and step(actions) ->
-    (obs, rewards, terminated, truncated, info), on numpy arrays (numpy is required here):
-    obs (n, observation size) float32, each game seen by its player to move; rewards (n,)
-    float32 for the player who moved (+1 win, -1 loss, at the end of a game, else 0);
-    terminated (n,) bool; truncated (n,) bool, always False (every game ends);
-    info["action_mask"] (n, action_count) uint8; info["player"] (n,) int8, whose view each
-    observation is; info["rewards"] (n, 2) float32, the reward of player 0 and player 1;
-    info["status"] (n,) int32, 0 where the action was taken, else the tg_status that
-    refused it (that game unchanged).
+    Shaped as Gymnasium's vector API with same-step autoreset: reset(seed=None) -> (obs,
+    info) and step(actions) -> (obs, rewards, terminated, truncated, info), on numpy arrays
+    (numpy is required here): obs (n, observation size) float32, each game seen by its player
+    to move; rewards (n,) float32 for the player who moved (+1 win, -1 loss, at the end of a
+    game, else 0); terminated (n,) bool; truncated (n,) bool, always False (every game ends).
+    info, a new dict each call, each entry with its "_key" mask of the games that have it,
+    as Gymnasium 1.x's vector environments give them: "action_mask" (n, action_count) int8;
+    "player" (n,) int8, whose view each observation is; and after a step "rewards" (n, 2)
+    float32, the reward of player 0 and player 1, and "status" (n,) int32, 0 where the
+    action was taken, else the tg_status that refused it (that game unchanged).
 
-    A game that ends is started again within the same step (autoreset=True, the default):
-    the outputs then show the new game, rewards and terminated the one that ended. The arrays
-    are the library's output buffers, written in place by every call: copy them to keep them.
+    A game that ends is started again within the same step (autoreset=True, the default),
+    as Gymnasium's same-step autoreset does it: obs and info show the new game (its info is
+    a reset's: "_rewards" and "_status" are False there), rewards and terminated the game
+    that ended, and info has "final_obs" (an (n,) object array: the ended games' last
+    observations, by the player who moved last, None elsewhere) and "final_info" (the ended
+    games' step info: "action_mask", "player", "rewards", "status"), each with its "_key"
+    mask of the games that ended. With copy=True (the default) every array returned is new;
+    copy=False returns the library's output buffers, rewritten in place by the next call.
+
+    An action must be in the action space: an int 0 .. action_count - 1 for each game; a
+    float, NaN, string, bool, None, a number out of range or a batch of another shape raises
+    (TypeError, InvalidArgument, ValueError) naming each bad action and its game, and no game
+    steps. An action in the space that is not legal now is refused by the library for that
+    game alone (info["status"], the game unchanged, reward 0) while the others step.
+
     Game i's generator starts at the i-th output of splitmix64 seeded with `seed`. One
     VectorEnv must not be stepped by two threads at once (calls hold its lock).
     """
 
+    # A string: without Gymnasium there is no AutoresetMode to name it by;
+    # traditional_games.gymnasium_env.VectorEnv has AutoresetMode.SAME_STEP.
     metadata: Dict[str, Any] = {"autoreset_mode": "same-step"}
 
     def __init__(self, spec: RulesArg = "halusa", n: int = 1, seed: int = 0,
-                 autoreset: bool = True) -> None:
+                 autoreset: bool = True, copy: bool = True) -> None:
         if np is None:
-            raise ImportError("VectorEnv needs numpy")
-        n = _int(n, "n")
+            raise ImportError("VectorEnv needs numpy, which is not installed: install it "
+                              "with the package's extra, pip install 'traditional-games[numpy]'")
+        n = as_int(n, "n")
         if n < 1:
-            raise ValueError("n must be at least 1")
+            raise ValueError("n must be at least 1, not %d" % n)
+        seed_bits = as_int(seed, "seed") & (2**64 - 1)
         self._lock = threading.RLock()
         self.rules = _rules(spec)
         self.num_envs = n
         self.observation_shape: Tuple[int] = self.rules.observation_shape
         self.action_count: int = self.rules.action_count
-        self._flags = AUTORESET if autoreset else 0
+        self.autoreset = bool(autoreset)
+        self.copy = bool(copy)
         size = self.observation_shape[0]
         self._obs = np.zeros((n, size), dtype=np.float32)
-        self._masks = np.zeros((n, self.action_count), dtype=np.uint8)
+        self._masks = np.zeros((n, self.action_count), dtype=np.int8)
         self._players = np.zeros(n, dtype=np.int8)
         self._reward = np.zeros(n, dtype=np.float32)
         self._rewards = np.zeros((n, 2), dtype=np.float32)
@@ -93,7 +106,8 @@ class VectorEnv:
         self._status = np.zeros(n, dtype=np.int32)
         self._actions = np.zeros(n, dtype=np.uint32)
         self._truncated = np.zeros(n, dtype=bool)
-        # Pointers taken once: a step passes the same buffers every time.
+        # Pointers taken once: a step passes the same buffers every time. The masks are int8
+        # (what Gymnasium and PettingZoo take) over the library's bytes of 0 and 1.
         self._c_obs = self._obs.ctypes.data_as(POINTER(c_float))
         self._c_masks = self._masks.ctypes.data_as(POINTER(c_uint8))
         self._c_players = self._players.ctypes.data_as(POINTER(c_int8))
@@ -102,11 +116,9 @@ class VectorEnv:
         self._c_done = self._done.ctypes.data_as(POINTER(c_uint8))
         self._c_status = self._status.ctypes.data_as(POINTER(c_int32))
         self._c_actions = self._actions.ctypes.data_as(POINTER(c_uint32))
-        self._info: Dict[str, Any] = {"action_mask": self._masks, "player": self._players,
-                                      "rewards": self._rewards, "status": self._status}
         self._step = fn("batch_step")
+        self._restart: Optional[GameRestart] = GameRestart(self.rules, n) if autoreset else None
         batch = c_void_p()
-        seed_bits = _int(seed, "seed") & (2**64 - 1)
         with self.rules._use as rules_h:
             check(fn("batch_new")(rules_h, n, seed_bits, byref(batch)), "new VectorEnv")
         self._batch: Optional[c_void_p] = batch
@@ -118,34 +130,88 @@ class VectorEnv:
             raise ValueError("operation on a closed VectorEnv")
         return self._batch
 
+    def _out(self, array: Any) -> Any:
+        return array.copy() if self.copy else array
+
+    def _info(self, stepped: Any) -> Dict[str, Any]:
+        """Each game's info, a dict of arrays with Gymnasium's "_key" masks. "rewards" and
+        "status" describe a step: `stepped` says which games have them (a game started again
+        by this step has its reset's info, and the step's is in final_info)."""
+        info: Dict[str, Any] = {}
+        for key, array in (("action_mask", self._masks), ("player", self._players)):
+            info[key] = self._out(array)
+            info["_" + key] = np.ones(self.num_envs, dtype=bool)
+        if stepped is not None:
+            ended = np.flatnonzero(~stepped)
+            for key, array in (("rewards", self._rewards), ("status", self._status)):
+                if ended.size:
+                    info[key] = array.copy()
+                    info[key][ended] = 0
+                else:
+                    info[key] = self._out(array)
+                info["_" + key] = stepped
+        return info
+
     def reset(self, seed: Optional[int] = None,
               options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
-        """Start every game again (seeding the generators first if `seed` is given)."""
+        """Start every game again (seeding the generators first if `seed` is given, an int).
+        `options` is accepted for Gymnasium's signature and not used."""
+        seed_bits = None if seed is None else as_int(seed, "seed") & (2**64 - 1)
         with self._lock:
-            if seed is not None:
-                check(fn("batch_seed")(self._handle(), _int(seed, "seed") & (2**64 - 1)))
+            if seed_bits is not None:
+                check(fn("batch_seed")(self._handle(), seed_bits))
             check(fn("batch_reset")(self._handle(), self._c_obs, self._c_masks, self._c_players))
             self._status[:] = 0
             self._reward[:] = 0
             self._rewards[:] = 0
             self._done[:] = 0
-        return self._obs, self._info
+            return self._out(self._obs), self._info(None)
 
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict[str, Any]]:
         """Apply one action per game (an (n,) array-like of ints), throw the chance outcomes
-        that follow, and report. Bad actions are refused game by game (info["status"]); they
-        raise nothing."""
+        that follow, start ended games again (autoreset) and report (see the class)."""
+        checked = action_batch(actions, self.num_envs, self.action_count)
         with self._lock:
-            # Into the one actions buffer: negative or huge values become out of range.
-            np.copyto(self._actions, actions, casting="unsafe")
-            self._step(self._handle(), self._c_actions, self._flags, self._c_obs,
-                       self._c_masks, self._c_players, self._c_reward, self._c_rewards,
-                       self._c_done, self._c_status)
-        return self._obs, self._reward, self._done.view(bool), self._truncated, self._info
+            batch = self._handle()
+            np.copyto(self._actions, checked, casting="unsafe")  # checked: 0 .. count - 1
+            self._step(batch, self._c_actions, 0, self._c_obs, self._c_masks, self._c_players,
+                       self._c_reward, self._c_rewards, self._c_done, self._c_status)
+            final: Dict[str, Any] = {}
+            stepped = np.ones(self.num_envs, dtype=bool)
+            if self._restart is not None and self._done.any():
+                ended = np.flatnonzero(self._done)
+                final = self._final(ended)
+                self._restart.restart(batch, ended, (self._obs, self._masks, self._players),
+                                      (self._c_obs, self._c_masks, self._c_players))
+                stepped[ended] = False
+            info = self._info(stepped)
+            info.update(final)
+            terminated = self._done.astype(bool) if self.copy else self._done.view(bool)
+            return (self._out(self._obs), self._out(self._reward), terminated,
+                    self._out(self._truncated), info)
+
+    def _final(self, ended: Any) -> Dict[str, Any]:
+        """Gymnasium's final_obs and final_info of the games that ended, read before they
+        start again."""
+        n = self.num_envs
+        mask = np.zeros(n, dtype=bool)
+        mask[ended] = True
+        final_obs = np.full(n, None, dtype=object)
+        for i in ended:
+            final_obs[i] = self._obs[i].copy()
+        final_info: Dict[str, Any] = {}
+        for key, array in (("action_mask", self._masks), ("player", self._players),
+                           ("rewards", self._rewards), ("status", self._status)):
+            kept = np.zeros_like(array)
+            kept[ended] = array[ended]
+            final_info[key] = kept
+            final_info["_" + key] = mask.copy()
+        return {"final_obs": final_obs, "_final_obs": mask, "final_info": final_info,
+                "_final_info": mask.copy()}
 
     def state(self, i: int) -> State:
         """A copy of game i's position (a new State, ply included, no history)."""
-        i = _int(i, "i")
+        i = as_int(i, "i")
         if not 0 <= i < self.num_envs:
             raise IndexError("game index %d out of range" % i)
         state = State(self.rules)
@@ -156,7 +222,7 @@ class VectorEnv:
     def set_state(self, i: int, state: State) -> None:
         """Put a copy of a position (at a decision or finished) into game i. The outputs of
         the last call are not updated; the next step uses the new position."""
-        i = _int(i, "i")
+        i = as_int(i, "i")
         if not 0 <= i < self.num_envs:
             raise IndexError("game index %d out of range" % i)
         with self._lock, state._use as state_h:
@@ -166,7 +232,7 @@ class VectorEnv:
         """Game i's generator state now."""
         out = c_uint64()
         with self._lock:
-            check(fn("batch_rng")(self._handle(), _int(i, "i"), byref(out)), "game %r" % (i,))
+            check(fn("batch_rng")(self._handle(), as_int(i, "i"), byref(out)), "game %r" % (i,))
         return out.value
 
     def close(self) -> None:
@@ -174,9 +240,12 @@ class VectorEnv:
             if self._batch is not None:
                 self._free(self._batch)
                 self._batch = None
+            if self._restart is not None:
+                self._restart.close()
+                self._restart = None
             self.rules.close()
 
-    def __enter__(self) -> VectorEnv:
+    def __enter__(self: _Env) -> _Env:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -258,11 +327,15 @@ class AECEnv:
             self.agents.remove(agent)
             del self.rewards[agent], self._cumulative_rewards[agent]
             del self.terminations[agent], self.truncations[agent], self.infos[agent]
+            # The terminal rewards were handed out by the step that ended the game: a loop
+            # that sums `rewards` after every step must not count them again.
+            self.rewards = {a: 0.0 for a in self.agents}
             if self.agents:
                 self.agent_selection = self.agents[0]
             return
         if action is None:
-            raise error(Status.TG_ERR_ILLEGAL_MOVE, "%s must act" % agent)
+            raise error(Status.TG_ERR_ILLEGAL_MOVE, "action None for %s, whose turn it is "
+                        "(None is the step of a finished agent)" % agent)
         self.state.apply_action(action)
         self._throw()
         self._cumulative_rewards[agent] = 0.0
