@@ -109,10 +109,28 @@ class Batch(Structure):
     """Opaque tg_batch."""
 
 
+class Egtb(Structure):
+    """Opaque tg_egtb."""
+
+
+class EgtbValue(Structure):
+    """tg_egtb_value."""
+    _fields_ = [("outcome", c_int), ("endless", c_int), ("margin_to_go", c_int),
+                ("final_margin", c_int)]
+
+
+class EgtbTierReport(Structure):
+    """tg_egtb_tier_report."""
+    _fields_ = [("counters", c_int), ("positions", c_uint64), ("running", c_uint64),
+                ("file_bytes", c_uint64), ("seconds", c_double)]
+
+
 RP = POINTER(Rules)
 SP = POINTER(State)
 HP = POINTER(Search)
 BP = POINTER(Batch)
+EP = POINTER(Egtb)
+EGTB_PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, POINTER(EgtbTierReport))
 MOVEP = POINTER(c_uint32)
 SIZEP = POINTER(c_size_t)
 
@@ -170,6 +188,13 @@ SIGNATURES = {
     "tg_perft": (c_uint64, [SP, c_uint]),
     "tg_bot_choose": (c_int, [SP, c_char_p, POINTER(c_uint64), MOVEP]),
     "tg_bot_check": (c_int, [c_char_p]),
+    "tg_egtb_status_string": (c_char_p, [c_int]),
+    "tg_egtb_supported": (c_int, [RP]),
+    "tg_egtb_build": (c_int, [RP, c_char_p, c_int, c_uint, EGTB_PROGRESS, ctypes.c_void_p]),
+    "tg_egtb_open": (c_int, [c_char_p, RP, POINTER(EP)]),
+    "tg_egtb_max_counters": (c_int, [EP]),
+    "tg_egtb_probe": (c_int, [EP, SP, POINTER(EgtbValue)]),
+    "tg_egtb_close": (None, [EP]),
     "tg_search_new": (c_int, [c_char_p, POINTER(HP)]),
     "tg_search_free": (None, [HP]),
     "tg_search_choose": (c_int, [HP, SP, POINTER(c_uint64), MOVEP]),
@@ -246,6 +271,13 @@ C_TYPES = {
     "tg_batch *": BP,
     "const tg_batch *": BP,
     "tg_batch **": POINTER(BP),
+    "tg_egtb_status": c_int,
+    "tg_egtb *": EP,
+    "const tg_egtb *": EP,
+    "tg_egtb **": POINTER(EP),
+    "tg_egtb_value *": POINTER(EgtbValue),
+    "tg_egtb_progress_fn *": EGTB_PROGRESS,
+    "void *": ctypes.c_void_p,
 }
 
 OK, INVALID, NO_MEMORY, UNKNOWN_GAME, BAD_OPTION, ILLEGAL, PARSE, TOO_SMALL, NO_HISTORY, \
@@ -1590,6 +1622,102 @@ def check_bot_errors():
     L.tg_rules_free(rules)
 
 
+def check_egtb():
+    """A Halusa database built, opened and probed through ctypes: every probe agrees with a
+    minimax written here over the public move API; bad arguments and foreign positions are
+    refused with their statuses."""
+    import shutil
+    import tempfile
+    spec = b"halusa:remainder=last-mover,quiet=3"
+    rules = RP()
+    T.eq(L.tg_rules_new(spec, ctypes.byref(rules)), OK, "tg_rules_new")
+    T.eq(L.tg_egtb_supported(rules), 0, "halusa with a quiet limit is supported")
+    other = RP()
+    T.eq(L.tg_rules_new(b"hus", ctypes.byref(other)), OK, "tg_rules_new hus")
+    T.eq(L.tg_egtb_supported(other), 2, "hus: TG_EGTB_UNSUPPORTED")
+    directory = tempfile.mkdtemp(prefix="tg-egtb-ctypes-")
+    tiers = []
+    progress = EGTB_PROGRESS(lambda ctx, report: tiers.append(report.contents.counters))
+    try:
+        T.eq(L.tg_egtb_build(None, directory.encode(), 4, 1, progress, None), 1,
+             "build without rules: TG_EGTB_BAD_ARGUMENT")
+        T.eq(L.tg_egtb_build(rules, directory.encode(), 4, 2, progress, None), 0, "build")
+        T.eq(tiers, [2, 4], "one progress report per counter number (Halusa's are even)")
+        db = EP()
+        T.eq(L.tg_egtb_open(directory.encode(), rules, ctypes.byref(db)), 0, "open")
+        T.eq(L.tg_egtb_max_counters(db), 4, "max counters")
+        T.eq(L.tg_egtb_max_counters(None), 0, "max counters of NULL")
+        T.check(L.tg_egtb_status_string(5), "a status string for TG_EGTB_DAMAGED")
+        value = EgtbValue()
+        start = SP()
+        T.eq(L.tg_state_new(rules, ctypes.byref(start)), OK, "tg_state_new")
+        T.eq(L.tg_egtb_probe(db, start, ctypes.byref(value)), 3,
+             "the start (48 counters): TG_EGTB_NOT_IN_DATABASE")
+        T.eq(L.tg_egtb_probe(db, None, ctypes.byref(value)), 1, "probe NULL state")
+        L.tg_state_free(start)
+        memo = {}
+
+        def margin(state, seat):
+            """seat's final score minus the other's, both sides maximising their own."""
+            if L.tg_state_is_terminal(state):
+                return L.tg_state_score(state, seat) - L.tg_state_score(state, 1 - seat)
+            buf = ctypes.create_string_buffer(256)
+            T.eq(L.tg_state_to_string(state, buf, 256, None), OK, "tg_state_to_string")
+            key = (buf.value, seat)
+            if key in memo:
+                return memo[key]
+            mover = L.tg_state_player(state)
+            moves, n = (c_uint32 * 64)(), c_size_t()
+            T.eq(L.tg_state_moves(state, moves, 64, ctypes.byref(n)), OK, "tg_state_moves")
+            best = None
+            for i in range(n.value):
+                T.eq(L.tg_state_apply(state, moves[i]), OK, "apply")
+                v = margin(state, mover)
+                T.eq(L.tg_state_undo(state), OK, "undo")
+                best = v if best is None else max(best, v)
+            memo[key] = best if mover == seat else -best
+            return memo[key]
+
+        rng = random.Random(44)
+        probed = 0
+        for _ in range(400):
+            counters = rng.choice([2, 4])
+            holes = [0] * 12
+            for _k in range(counters):
+                holes[rng.randrange(12)] += 1
+            banked = 72 - counters
+            south = rng.randrange(banked + 1)
+            text = "%s %s/%s %d %d,%d quiet=%d" % (
+                spec.decode(), ",".join(map(str, holes[:6])), ",".join(map(str, holes[6:])),
+                rng.randrange(2), south, banked - south, rng.randrange(3))
+            state = SP()
+            if L.tg_state_from_string(rules, text.encode(), ctypes.byref(state)) != OK:
+                continue
+            if L.tg_state_is_terminal(state):
+                T.eq(L.tg_egtb_probe(db, state, ctypes.byref(value)), 3,
+                     "a finished position is not in the database: " + text)
+                L.tg_state_free(state)
+                continue
+            T.eq(L.tg_egtb_probe(db, state, ctypes.byref(value)), 0, "probe " + text)
+            if not value.endless:
+                expected = margin(state, L.tg_state_player(state))
+                T.eq(value.final_margin, expected, "final margin of " + text)
+                T.eq(value.outcome, (expected > 0) - (expected < 0), "outcome of " + text)
+                probed += 1
+            L.tg_state_free(state)
+        T.check(probed >= 100, "only %d positions probed and checked" % probed)
+        print("# endgame database through ctypes: %d positions agree with the minimax" % probed)
+        L.tg_egtb_close(db)
+        L.tg_egtb_close(None)
+        db = EP()
+        T.eq(L.tg_egtb_open(directory.encode(), other, ctypes.byref(db)), 2,
+             "opening for Hus: TG_EGTB_UNSUPPORTED")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+        L.tg_rules_free(rules)
+        L.tg_rules_free(other)
+
+
 def check_learning():
     """The learning interface through ctypes: at every ply of a random game of each game, the
     mask's ones are the legal moves; a batch steps, and refuses NULL and bad actions."""
@@ -1665,6 +1793,7 @@ def main():
     T.run("bots: whole games of greedy against random", check_bot_game)
     T.run("bots: error statuses change nothing", check_bot_errors)
     T.run("learning interface: masks, observations, a batch", check_learning)
+    T.run("endgame database: built, probed, checked against a minimax", check_egtb)
     print("1..%d" % T.n)
     if T.failed:
         print("# %d of %d failed" % (T.failed, T.n))
