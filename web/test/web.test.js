@@ -456,7 +456,8 @@ test('a phone: a wide At-Tab wa-d-Dukk board scrolls its frame to the last move,
   assert.equal(await page.$eval('#board-wrap', (n) => n.scrollLeft), 0, 'the frame starts at column a');
   await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
   await page.click('#paste-form button[type="submit"]');
-  await page.waitForFunction(() => document.body.dataset.phase === 'person' && Number(document.body.dataset.ply) > 0, { timeout: 60000 });
+  // After North's move South throws its own sticks (the throw button): the move is on the board.
+  await page.waitForFunction(() => ['person', 'your-throw'].includes(document.body.dataset.phase) && Number(document.body.dataset.ply) > 0, { timeout: 60000 });
   // Every cell the last move marks (where it started, what it changed) is inside the frame.
   const marksInView = () => page.evaluate(() => {
     const frame = document.getElementById('board-wrap').getBoundingClientRect();
@@ -471,7 +472,10 @@ test('a phone: a wide At-Tab wa-d-Dukk board scrolls its frame to the last move,
   const live = await marksInView();
   assert.ok(live.count >= 2, 'the last move is marked');
   assert.deepEqual(live.outside, [], `the last move ${moves[0]} is in view`);
-  // The replay of that move, with the frame scrolled back to column a: in view again.
+  // South throws its sticks, so that North's move is a past one; then the replay of that move,
+  // with the frame scrolled back to column a: in view again.
+  await page.click('#throw');
+  await page.waitForFunction(() => Number(document.body.dataset.ply) > 1, { timeout: 60000 });
   await page.$eval('#board-wrap', (n) => { n.scrollLeft = 0; });
   await page.click('#move-list li:nth-child(1)');
   const replayed = await marksInView();
