@@ -224,22 +224,31 @@ void account_job_done(struct server *sv, struct job *j)
     wait_for_settle(sv, c, t);
 }
 
+/* A name and a password as register and login take them, or the client told which is not. */
+static bool credentials_valid(struct client *c, const char *name, const char *password,
+                              char folded[ACCOUNT_NAME_MAX + 1])
+{
+    if (!name_valid(name, folded)) {
+        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+        return false;
+    }
+    if (!password_valid(password)) {
+        reply_error(c, "bad-password",
+                    "a password is 8 to 128 bytes of UTF-8 text, without spaces or control "
+                    "characters");
+        return false;
+    }
+    return true;
+}
+
 static void cmd_register(struct server *sv, struct client *c, const char *name,
                          const char *password)
 {
     struct account_task *t;
     char folded[ACCOUNT_NAME_MAX + 1];
     struct stored_account existing;
-    if (!name_valid(name, folded)) {
-        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+    if (!credentials_valid(c, name, password, folded))
         return;
-    }
-    if (!password_valid(password)) {
-        reply_error(c, "bad-password",
-                    "a password is 8 to 128 bytes of UTF-8 text, without spaces or control "
-                    "characters");
-        return;
-    }
     if (!spend_sign_in(sv, c, NULL))
         return;
     switch (store_find_account(sv->store, folded, &existing)) {
@@ -268,16 +277,8 @@ static void cmd_try_password(struct server *sv, struct client *c, enum account_o
 {
     char folded[ACCOUNT_NAME_MAX + 1];
     struct stored_account a;
-    if (!name_valid(name, folded)) {
-        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+    if (!credentials_valid(c, name, password, folded))
         return;
-    }
-    if (!password_valid(password)) {
-        reply_error(c, "bad-password",
-                    "a password is 8 to 128 bytes of UTF-8 text, without spaces or control "
-                    "characters");
-        return;
-    }
     if (!spend_sign_in(sv, c, folded))
         return;
     switch (store_find_account(sv->store, folded, &a)) {
