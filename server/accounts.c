@@ -329,6 +329,18 @@ static void cmd_session(struct server *sv, struct client *c, const char *token)
     }
 }
 
+void account_resume(struct server *sv, struct client *c, const char *token)
+{
+    char hash[SESSION_HASH_HEX_LEN + 1];
+    struct stored_account a;
+    if (!session_token_valid(token))
+        return;
+    session_token_hash(token, hash);
+    if (store_find_session(sv->store, hash, &a) == ACCOUNT_OK)
+        sign_in(c, &a, hash);
+    password_wipe(&a, sizeof a);
+}
+
 void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
 {
     const char *cmd = w[0];

@@ -267,8 +267,9 @@ void addresses_free(struct server *sv)
     free(sv->addresses);
 }
 
-/* The relay's first line, `via SECRET ADDRESS`, names the browser's address; only the relay
- * knows the secret (made at start-up), and only a connection's first line may carry it.
+/* The relay's first line, `via SECRET ADDRESS [SESSION]`, names the browser's address and,
+ * when its session cookie holds one, the session it signs in with; only the relay knows the
+ * secret (made at start-up), and only a connection's first line may carry it.
  * Returns true if the line was taken here: the greeting, or any first line of a connection
  * refused by its address's connection cap (answered only when refused). */
 bool client_greet(struct server *sv, struct client *c, char **w, size_t n)
@@ -278,7 +279,7 @@ bool client_greet(struct server *sv, struct client *c, char **w, size_t n)
     c->greeted = true;
     if (n == 0 || strcmp(w[0], "via") != 0)
         return !client_settle(sv, c);
-    unsigned char diff = n != 3 || strlen(w[1]) != TOKEN_HEX_LEN;
+    unsigned char diff = (n != 3 && n != 4) || strlen(w[1]) != TOKEN_HEX_LEN;
     for (size_t i = 0; !diff && i < TOKEN_HEX_LEN; i++)
         diff |= (unsigned char)(w[1][i] ^ sv->relay_secret[i]);
     if (diff || strlen(w[2]) >= sizeof c->address->name) {
@@ -288,8 +289,8 @@ bool client_greet(struct server *sv, struct client *c, char **w, size_t n)
     }
     if (!address_attach(sv, c, w[2]))
         c->dead = true;
-    else
-        client_settle(sv, c);
+    else if (client_settle(sv, c) && n == 4)
+        account_resume(sv, c, w[3]);
     return true;
 }
 

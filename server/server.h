@@ -100,6 +100,7 @@ struct options {
     double sign_in_rate;         /* attempts with one account's name in SIGN_IN_WINDOW (login) */
     double address_sign_in_rate; /* attempts from one address in SIGN_IN_WINDOW (register, ...) */
     double session_lifetime;     /* seconds a session lasts from its sign-in */
+    bool secure_cookies;         /* the session cookie is marked Secure (the site is on TLS) */
 };
 
 /* ---- rule sets, matches, clients ----------------------------------------------------- */
@@ -389,6 +390,9 @@ void cmd_account(struct server *sv, struct client *c, char **w, size_t n);
 /* The signed-in account of the connection, checked against the database (its session may
  * have been revoked or expired, through any server): 0 for a guest. */
 uint64_t signed_in_account(struct server *sv, struct client *c);
+/* The relay's `via` line carries a browser's session cookie: the connection is signed in with
+ * it as by `session TOKEN`, without a reply; a token that signs in to nothing leaves a guest. */
+void account_resume(struct server *sv, struct client *c, const char *token);
 /* A finished JOB_ACCOUNT: its task waits for accounts_settle. */
 void account_job_done(struct server *sv, struct job *j);
 void account_task_free(struct account_task *t);
