@@ -159,7 +159,9 @@ int main(int argc, char **argv)
                                  sv.opt.origins,
                                  sv.opt.origin_count,
                                  sv.opt.trusted,
-                                 sv.opt.trusted_count};
+                                 sv.opt.trusted_count,
+                                 sv.opt.secure_cookies,
+                                 sv.opt.session_lifetime};
         web = web_start(&wo, port, &bound, err, sizeof err);
         if (!web)
             fatal("%s", err);

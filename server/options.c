@@ -27,6 +27,7 @@ static const char usage_text[] =
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
     "                 [--metrics-port N] [--metrics-port-file PATH] [--lease S]\n"
     "                 [--sign-in-rate N] [--address-sign-in-rate N] [--session-lifetime S]\n"
+    "                 [--secure-cookies]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -96,8 +97,10 @@ static void usage(FILE *f)
           "  --metrics-port-file PATH write the metrics port there once it listens\n"
           "  --no-bots-on-clock       refuse bot on a match with a clock (a search is not\n"
           "                           bounded by the seat's time)\n"
-          "  --origin ORIGIN          a page allowed to open a WebSocket (repeatable; default:\n"
-          "                           the server's own pages only)\n"
+          "  --origin ORIGIN          a page allowed to open a WebSocket or to sign in\n"
+          "                           (repeatable; default: the server's own pages only)\n"
+          "  --secure-cookies         mark the session cookie Secure: the site is served over\n"
+          "                           TLS (by a proxy in front of the web port)\n"
           "  --trusted-proxy ADDR     a proxy in front of the web port whose X-Forwarded-For\n"
           "                           (or Forwarded) names the client, for the address\n"
           "                           budgets (repeatable); from other peers it is ignored\n"
@@ -172,6 +175,10 @@ int parse_options(int argc, char **argv, struct options *o)
         }
         if (strcmp(a, "--check") == 0) {
             o->check = true;
+            continue;
+        }
+        if (strcmp(a, "--secure-cookies") == 0) {
+            o->secure_cookies = true;
             continue;
         }
         if (strcmp(a, "--no-bots-on-clock") == 0) {

@@ -14,7 +14,8 @@ struct web_options {
     long port;                  /* WebSocket and HTTP on 127.0.0.1:port; -1: none */
     long metrics_port;          /* GET /metrics alone on 127.0.0.1:metrics_port; -1: none */
     const char *dir;            /* served over HTTP at / if not NULL; nothing outside it */
-    const char *relay_secret;   /* each relayed connection opens with `via SECRET ADDRESS` */
+    /* Each relayed connection opens with `via SECRET ADDRESS [SESSION]`. */
+    const char *relay_secret;
     size_t max_clients;         /* browser connections open at once (a few more are told) */
     const char *const *origins; /* the pages allowed to open a WebSocket; none: same origin */
     size_t origin_count;
@@ -22,6 +23,8 @@ struct web_options {
      * from any other peer those headers are ignored. */
     const char *const *trusted;
     size_t trusted_count;
+    bool secure_cookies;     /* the session cookie is marked Secure (the site is on TLS) */
+    double session_lifetime; /* seconds: the session cookie's Max-Age, the session's own */
 };
 
 struct web_ports {
