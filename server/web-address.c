@@ -23,32 +23,61 @@ static bool names_this_server(const char *host, unsigned port)
     return false;
 }
 
-/* A browser names the page that opens a WebSocket in Origin: only the configured ones
- * (--origin) may, or without a list the server's own pages on loopback; so another site cannot
- * act with a visitor's seat links. Without a list the Host must name this server too: a page of
- * evil.example whose name was made to resolve to 127.0.0.1 (DNS rebinding) names
- * evil.example in both. A client with no Origin is not a browser and is let in. */
-bool origin_allowed(const struct web *w, struct lws *wsi)
+/* Whether origin (scheme://host[:port]) is a page of this site: one of the configured ones
+ * (--origin), or without a list one of the server's own pages on loopback, with a Host that
+ * names this server too: a page of evil.example whose name was made to resolve to 127.0.0.1
+ * (DNS rebinding) names evil.example in both. */
+static bool origin_is_ours(const struct web *w, struct lws *wsi, const char *origin)
 {
-    char origin[256], host[256];
-    bool has_origin = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) > 0;
-    if (has_origin && lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
-        return false; /* longer than any allowed */
+    char host[256];
     if (w->origin_count) {
-        for (size_t i = 0; has_origin && i < w->origin_count; i++)
+        for (size_t i = 0; i < w->origin_count; i++)
             if (strcmp(origin, w->origins[i]) == 0)
                 return true;
-        return !has_origin;
+        return false;
     }
     if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0 ||
         !names_this_server(host, w->web_port))
         return false;
-    if (!has_origin)
-        return true;
     const char *rest = strncasecmp(origin, "http://", 7) == 0    ? origin + 7
                        : strncasecmp(origin, "https://", 8) == 0 ? origin + 8
                                                                  : NULL;
     return rest && names_this_server(rest, w->web_port);
+}
+
+/* A browser names the page that opens a WebSocket in Origin: only this site's may (so that
+ * another site cannot act with a visitor's seat links or session cookie). A client with no
+ * Origin is not a browser and is let in (without a list, with a Host naming this server). */
+bool origin_allowed(const struct web *w, struct lws *wsi)
+{
+    char origin[256], host[256];
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) > 0)
+        return lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) > 0 &&
+               origin_is_ours(w, wsi, origin); /* one too long for the buffer is no one's */
+    return w->origin_count || (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) > 0 &&
+                               names_this_server(host, w->web_port));
+}
+
+/* A request that changes an account (CSRF): its Origin, or without one its Referer's origin,
+ * must be this site's. Unlike a WebSocket, a request that names neither is refused: a form
+ * posted from another site may carry the visitor's cookie. */
+bool request_origin_allowed(const struct web *w, struct lws *wsi)
+{
+    char origin[256], referer[1024];
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) > 0)
+        return lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) > 0 &&
+               origin_is_ours(w, wsi, origin);
+    if (lws_hdr_copy(wsi, referer, sizeof referer, WSI_TOKEN_HTTP_REFERER) <= 0)
+        return false;
+    const char *scheme_end = strstr(referer, "://");
+    if (!scheme_end)
+        return false;
+    size_t n = (size_t)(scheme_end + 3 - referer) + strcspn(scheme_end + 3, "/?#");
+    if (n >= sizeof origin)
+        return false;
+    memcpy(origin, referer, n);
+    origin[n] = '\0';
+    return origin_is_ours(w, wsi, origin);
 }
 
 /* The last element of a comma-separated header (what the proxy nearest to us appended),

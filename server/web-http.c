@@ -62,7 +62,7 @@ int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *ur
     s->ws = wsi;
     s->http_record = true;
     snprintf(line, sizeof line, "record %.*s\nquit\n", (int)digits, id);
-    if (!open_line(w, s, wsi, line)) {
+    if (!open_line(w, s, wsi, NULL, line)) {
         lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL);
         return http_done(s, wsi);
     }

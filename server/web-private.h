@@ -25,6 +25,21 @@
 #define HTTP_KEEPALIVE_SECONDS 5  /* an HTTP connection's wait for its next request */
 #define HTTP_HEADERS_SECONDS 10   /* a connection's wait for a request's headers */
 #define METRICS_CONNECTIONS_MAX 4 /* on the metrics port, at once */
+#define BODY_MAX 1024             /* an account form's body: a name and a password fit */
+
+/* The account endpoints (web-account.c); 0: the request is not one of them. */
+enum account_route {
+    ACCOUNT_NONE,
+    ACCOUNT_REGISTER,
+    ACCOUNT_LOGIN,
+    ACCOUNT_LOGOUT,
+    ACCOUNT_LOGOUT_ALL,
+    ACCOUNT_WHOAMI,
+    ACCOUNT_DELETE
+};
+
+/* What a request's session cookie holds. */
+enum cookie { COOKIE_NONE, COOKIE_WELL_FORMED, COOKIE_BAD };
 
 struct bytes {
     unsigned char *data;
@@ -47,6 +62,12 @@ struct session {
      * response's body once its first line has decided the status. */
     bool http_record, headers_sent;
     unsigned long long record_lines_left; /* the record's lines not yet sent */
+    /* POST /account/...: the form being received, then the line server's replies. */
+    enum account_route account_route;
+    enum cookie cookie;
+    size_t body_left;  /* the body's bytes still to come (Content-Length) */
+    bool close_after;  /* refused before its body was read: the connection closes */
+    bool forwarded;    /* the whole body came: what follows (lws' empty last call) is not */
 };
 
 struct web {
@@ -59,7 +80,10 @@ struct web {
     size_t origin_count;
     const char *const *trusted;
     size_t trusted_count;
+    bool secure_cookies;
+    double session_lifetime;
     struct lws_protocol_vhost_options headers[4];
+    struct lws_http_mount account_mount;
     struct lws_http_mount records_mount;
     pthread_mutex_t metrics_lock;
     struct bytes metrics;                   /* the loop's latest text for GET /metrics */
@@ -84,11 +108,17 @@ void browser_took(struct session *s, size_t n);
 void refuse(struct session *s, const char *line, enum lws_close_status status);
 void receive(struct session *s, const void *in, size_t len);
 int send_to_browser(struct session *s);
-bool open_line(struct web *w, struct session *s, struct lws *wsi, const char *first);
+bool open_line(struct web *w, struct session *s, struct lws *wsi, const char *session_token,
+               const char *first);
 void close_line(struct session *s);
 void release_session(struct session *s);
 int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 bool origin_allowed(const struct web *w, struct lws *wsi);
+bool request_origin_allowed(const struct web *w, struct lws *wsi);
+enum cookie session_cookie(struct lws *wsi, char token[65]);
+int account_request(struct web *w, struct session *s, struct lws *wsi, const char *uri);
+int account_body(struct web *w, struct session *s, struct lws *wsi, const void *in, size_t len);
+int account_send(struct web *w, struct session *s, struct lws *wsi);
 void client_address(const struct web *w, struct lws *wsi, char *out, size_t cap);
 bool inside_site(const struct web *w, const char *uri, size_t len);
 int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *uri);

@@ -1,5 +1,7 @@
 /* The match server's WebSocket relay (web-private.h): a browser's messages to its loopback
  * connection to the line server as command lines, the server's lines back as messages. */
+#define _DEFAULT_SOURCE /* explicit_bzero */
+
 #include "web-private.h"
 
 #include <arpa/inet.h>
@@ -169,9 +171,12 @@ int send_to_browser(struct session *s)
 }
 
 /* Opens the session's connection to the line server, its first line saying who the client
- * is (docs/server.md, "Behind a TLS proxy"), then `first` (may be ""). */
-bool open_line(struct web *w, struct session *s, struct lws *wsi, const char *first)
+ * is (docs/server.md, "Behind a TLS proxy") and the session its cookie holds (session_token,
+ * or NULL), then `first` (may be ""). */
+bool open_line(struct web *w, struct session *s, struct lws *wsi, const char *session_token,
+               const char *first)
 {
+    close_line(s); /* a line left open would point at this session after it is gone */
     int fd = connect_line_server(w->line_port);
     lws_sock_file_fd_type desc;
     desc.sockfd = fd;
@@ -184,10 +189,12 @@ bool open_line(struct web *w, struct session *s, struct lws *wsi, const char *fi
         return false;
     }
     lws_set_opaque_user_data(s->line, s);
-    char peer[64], greeting[160];
+    char peer[64], greeting[256];
     client_address(w, wsi, peer, sizeof peer);
-    snprintf(greeting, sizeof greeting, "via %s %s\n", w->relay_secret, peer);
+    snprintf(greeting, sizeof greeting, "via %s %s%s%s\n", w->relay_secret, peer,
+             session_token ? " " : "", session_token ? session_token : "");
     bytes_append(&s->to_server, greeting, strlen(greeting));
+    explicit_bzero(greeting, sizeof greeting);
     bytes_append(&s->to_server, first, strlen(first));
     lws_callback_on_writable(s->line);
     return true;
@@ -207,6 +214,13 @@ void close_line(struct session *s)
 void release_session(struct session *s)
 {
     close_line(s);
+    /* An account request's buffers held a password, a token or both. */
+    if (s->to_server.data)
+        explicit_bzero(s->to_server.data, s->to_server.cap);
+    if (s->message.data)
+        explicit_bzero(s->message.data, s->message.cap);
+    if (s->to_browser.data)
+        explicit_bzero(s->to_browser.data, s->to_browser.cap);
     free(s->to_browser.data);
     free(s->to_server.data);
     free(s->message.data);

@@ -5,7 +5,7 @@
  * one command line, one line from the server is one text message to the browser. The poll
  * loop never learns which of its clients are browsers, so nothing about the protocol, its
  * limits or its storage differs between the two. */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE /* realpath, explicit_bzero */
 
 #include "web-private.h"
 
@@ -26,6 +26,8 @@ static bool needs_session(enum lws_callback_reasons reason)
     case LWS_CALLBACK_ESTABLISHED:
     case LWS_CALLBACK_HTTP:
     case LWS_CALLBACK_HTTP_WRITEABLE:
+    case LWS_CALLBACK_HTTP_BODY:
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
     case LWS_CALLBACK_CLOSED_HTTP:
     case LWS_CALLBACK_RECEIVE:
     case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -49,7 +51,12 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         http_forget(w, wsi); /* a WebSocket now, in the WebSockets' places */
         release_session(s);  /* a keep-alive connection's earlier HTTP transaction, if any */
         s->ws = wsi;
-        if (!open_line(w, s, wsi, ""))
+        /* The session cookie signs the connection in: online play is the account's. */
+        char token[65];
+        bool signed_in = session_cookie(wsi, token) == COOKIE_WELL_FORMED;
+        bool opened = open_line(w, s, wsi, signed_in ? token : NULL, "");
+        explicit_bzero(token, sizeof token);
+        if (!opened)
             refuse(s, "err io the server cannot take this connection now\n",
                    LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
         return 0;
@@ -59,6 +66,8 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
          * longer than any this server answers does not fit and is not found. */
         char uri[64];
         http_touch(w, wsi);
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_POST_URI) > 0)
+            return account_request(w, s, wsi, uri);
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 &&
             strncmp(uri, "/matches/", strlen("/matches/")) == 0)
             return ask_record(w, s, wsi, uri);
@@ -67,9 +76,21 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         return lws_http_transaction_completed(wsi) ? -1 : 0;
     }
     case LWS_CALLBACK_HTTP_WRITEABLE:
+        if (s->account_route)
+            return account_send(w, s, wsi);
         return s->http_record ? send_record(s, wsi) : 0;
+    case LWS_CALLBACK_HTTP_BODY:
+        return account_body(w, s, wsi, in, len);
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        return 0; /* the body's end is told by its length (account_body) */
     case LWS_CALLBACK_CLOSED_HTTP:
         release_session(s);
+        return 0;
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+        /* The session's memory is about to be freed (a transaction's end, or the connection's,
+         * without CLOSED_HTTP): its line connection must not point at it any more. */
+        if (s)
+            release_session(s);
         return 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return origin_allowed(w, wsi) ? 0 : 1;
@@ -195,6 +216,8 @@ struct web *web_start(const struct web_options *o, unsigned line_port, struct we
     w->origin_count = o->origin_count;
     w->trusted = o->trusted;
     w->trusted_count = o->trusted_count;
+    w->secure_cookies = o->secure_cookies;
+    w->session_lifetime = o->session_lifetime;
     atomic_init(&w->stop, false);
     lws_set_log_level(LLL_ERR, log_at_most_once_a_second);
     *bound = (struct web_ports){0, 0};
@@ -266,8 +289,15 @@ struct web *web_start(const struct web_options *o, unsigned line_port, struct we
         }
         /* /matches/ID.tgr is answered by the callback, before (more specific than) the files
          * at /. */
-        w->records_mount = (struct lws_http_mount){
+        w->account_mount = (struct lws_http_mount){
             .mount_next = dir ? &w->mount : NULL,
+            .mountpoint = "/account",
+            .origin = "tg-lines",
+            .origin_protocol = LWSMPRO_CALLBACK,
+            .mountpoint_len = 8,
+        };
+        w->records_mount = (struct lws_http_mount){
+            .mount_next = &w->account_mount,
             .mountpoint = "/matches",
             .origin = "tg-lines",
             .origin_protocol = LWSMPRO_CALLBACK,
