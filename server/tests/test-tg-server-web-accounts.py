@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""Accounts in a browser (issue 42 item 1): the web port's POST /account/... endpoints and the
+session cookie, on SQLite; run by test-tg-server.py in the same run, and on PostgreSQL by
+test-tg-server-pg.py (the WebAccountTests mixed into its cases):
+
+- register, whoami, logout, login, logout-all and delete over HTTP with a form body: the
+  session cookie is HttpOnly, SameSite=Lax, Path=/, lasts as long as the session, is Secure
+  with --secure-cookies only, and is cleared on signing out; the token is in the cookie alone;
+- a WebSocket opened with the cookie is signed in (its `whoami`, the seats it makes), one
+  without is a guest, one with a revoked or expired cookie is a guest again;
+- hostile requests: a forged, malformed, expired or oversized cookie is a 401 with nothing
+  changed; a request from a foreign Origin (or Referer), or naming neither, is a 403 with
+  nothing changed; a body over 1 KB (413), not a form (415), or a value that would smuggle a
+  second command line (400) changes nothing; wrong passwords over HTTP spend the account's and
+  the address's sign-in budgets (429, even with the right password);
+- no token and no password ever reaches the server's stderr or stdout.
+"""
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import signal
+import sqlite3
+import socket
+import time
+import unittest
+import urllib.parse
+from typing import TYPE_CHECKING, Any
+
+import sibling
+
+SERVER: "str | None" = None  # set by test-tg-server.py
+
+ws: Any = sibling.load("tg_server_web_accounts_ws", "test-tg-server-ws.py")
+base: Any = ws.base
+
+PASSWORD = "horse-battery-9"
+TOKEN = re.compile(r"^[0-9a-f]{64}$")
+OPEN_BUDGETS = ("--sign-in-rate", "1000", "--address-sign-in-rate", "1000")
+
+
+class Reply:
+    """An HTTP response: its status, its headers (lower-case names) and its JSON body."""
+
+    def __init__(self, response: http.client.HTTPResponse) -> None:
+        import json
+        self.status = response.status
+        self.headers = {k.lower(): v for k, v in response.getheaders()}
+        self.cookies = response.headers.get_all("set-cookie") or []
+        raw = response.read()
+        json_type = self.headers.get("content-type") == "application/json"
+        self.body = json.loads(raw) if raw and json_type else None
+
+    def cookie(self) -> "dict[str, str]":
+        """The session cookie set: its value under "", its attributes by lower-case name."""
+        self_cookies = [c for c in self.cookies if c.startswith("tg_session=")]
+        assert len(self_cookies) == 1, self.cookies
+        parts = [p.strip() for p in self_cookies[0].split(";")]
+        out = {"": parts[0].split("=", 1)[1]}
+        for p in parts[1:]:
+            k, _, v = p.partition("=")
+            out[k.lower()] = v
+        return out
+
+
+# The tests are mixed into a TestCase of each store; to the type checker they are one.
+_Mixin: Any = unittest.TestCase if TYPE_CHECKING else object
+
+
+class WebAccountTests(_Mixin):  # type: ignore[misc]
+    """The tests, for any store: start() starts a server with a web port on the test's
+    database (stopping the one before), rows() reads the database."""
+
+    def start(self, *extra: str) -> Any:
+        raise NotImplementedError
+
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        raise NotImplementedError
+
+    def open_server(self, *extra: str) -> Any:
+        if "--sign-in-rate" not in extra:
+            extra = OPEN_BUDGETS + extra
+        self.srv = self.start(*extra)
+        return self.srv
+
+    def origin(self) -> str:
+        return "http://127.0.0.1:%d" % self.srv.web_port
+
+    def post(self, path: str, form: "dict[str, str] | None" = None, cookie: "str | None" = None,
+             origin: "str | None" = "", headers: "dict[str, str] | None" = None,
+             body: "bytes | None" = None) -> Reply:
+        """POST path with a form; origin "" is the site's own, None sends none."""
+        h = {"Host": "127.0.0.1:%d" % self.srv.web_port}
+        if origin is not None:
+            h["Origin"] = origin or self.origin()
+        if cookie is not None:
+            h["Cookie"] = "tg_session=" + cookie
+        if body is None and form is not None:
+            body = urllib.parse.urlencode(form).encode()
+        if form is not None or body is not None:
+            h["Content-Type"] = "application/x-www-form-urlencoded"
+        h.update(headers or {})
+        conn = http.client.HTTPConnection("127.0.0.1", self.srv.web_port, timeout=30)
+        try:
+            conn.request("POST", path, body=body, headers=h)
+            return Reply(conn.getresponse())
+        finally:
+            conn.close()
+
+    def register(self, name: str, password: str = PASSWORD) -> str:
+        r = self.post("/account/register", {"name": name, "password": password})
+        self.assertEqual((r.status, r.body), (200, {"name": name}))
+        token = r.cookie()[""]
+        self.assertRegex(token, TOKEN)
+        return token
+
+    def socket_with(self, token: "str | None") -> Any:
+        return ws.WS(self.srv.web_port,
+                     headers="Cookie: tg_session=%s\r\n" % token if token else "")
+
+    def counts(self) -> "tuple[int, int]":
+        return (int(self.rows("SELECT count(*) FROM accounts WHERE NOT deleted")[0][0]),
+                int(self.rows("SELECT count(*) FROM sessions")[0][0]))
+
+    # ---- the tests ------------------------------------------------------------------------
+
+    def test_register_sign_out_sign_in_and_the_cookie_s_flags(self) -> None:
+        self.open_server("--session-lifetime", "86400")
+        self.assertEqual(self.post("/account/whoami").body, {"name": None})
+        r = self.post("/account/register", {"name": "Alice", "password": PASSWORD})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.body, {"name": "Alice"})  # the token in the cookie, not the body
+        cookie = r.cookie()
+        token = cookie[""]
+        self.assertRegex(token, TOKEN)
+        self.assertEqual((cookie["path"], cookie["max-age"], cookie["samesite"]),
+                         ("/", "86400", "Lax"))
+        self.assertIn("httponly", cookie)
+        self.assertNotIn("secure", cookie)  # plain HTTP: --secure-cookies says when it is TLS
+        self.assertEqual(r.headers["cache-control"], "no-store")
+        self.assertEqual(self.post("/account/whoami", cookie=token).body, {"name": "Alice"})
+        # A WebSocket with the cookie plays as the account; one without is a guest.
+        signed, guest = self.socket_with(token), self.socket_with(None)
+        self.assertEqual(signed.ask("whoami"), "ok Alice")
+        self.assertEqual(guest.ask("whoami"), "ok -")
+        mid = signed.ok("new halusa").split()[0]
+        self.assertEqual(self.rows("SELECT a.name FROM seat_accounts s JOIN accounts a ON "
+                                   "a.id = s.account_id WHERE s.match_id = %s" % mid),
+                         [("Alice",)])
+        # Sign out: the cookie is cleared, the session revoked.
+        r = self.post("/account/logout", cookie=token)
+        self.assertEqual((r.status, r.body), (200, {"name": None}))
+        self.assertEqual((r.cookie()[""], r.cookie()["max-age"]), ("", "0"))
+        self.assertEqual(self.post("/account/whoami", cookie=token).status, 401)
+        self.assertEqual(signed.ask("whoami"), "ok -")
+        # Sign in (any case), twice; sign out everywhere ends both and the WebSockets'.
+        r = self.post("/account/login", {"name": "alice", "password": PASSWORD})
+        self.assertEqual((r.status, r.body), (200, {"name": "Alice"}))
+        t1 = r.cookie()[""]
+        t2 = self.post("/account/login", {"name": "ALICE", "password": PASSWORD}).cookie()[""]
+        self.assertNotEqual(t1, t2)
+        on_t2 = self.socket_with(t2)
+        self.assertEqual(on_t2.ask("whoami"), "ok Alice")
+        r = self.post("/account/logout-all", cookie=t1)
+        self.assertEqual((r.status, r.cookie()["max-age"]), (200, "0"))
+        for t in (t1, t2):
+            self.assertEqual(self.post("/account/whoami", cookie=t).status, 401)
+        self.assertEqual(on_t2.ask("whoami"), "ok -")
+        self.assertEqual(self.counts(), (1, 0))
+        for s in (signed, guest, on_t2):
+            s.close()
+
+    def test_secure_cookies(self) -> None:
+        self.open_server("--secure-cookies")
+        r = self.post("/account/register", {"name": "bob", "password": PASSWORD})
+        self.assertIn("secure", r.cookie())
+        self.assertIn("httponly", r.cookie())
+        token = r.cookie()[""]
+        r = self.post("/account/logout", cookie=token)
+        self.assertIn("secure", r.cookie())
+
+    def test_delete_account_asks_for_the_password(self) -> None:
+        self.open_server()
+        token = self.register("carol")
+        r = self.post("/account/delete", {"password": "wrong-password"}, cookie=token)
+        self.assertEqual((r.status, r.body["error"]), (401, "bad-login"))
+        self.assertEqual(self.counts(), (1, 1))
+        self.assertEqual(self.post("/account/delete", {"password": PASSWORD}).status, 401)
+        r = self.post("/account/delete", {"password": PASSWORD}, cookie=token)
+        self.assertEqual((r.status, r.cookie()["max-age"]), (200, "0"))
+        self.assertEqual(self.counts(), (0, 0))
+        self.assertEqual(self.post("/account/whoami", cookie=token).status, 401)
+
+    def test_forged_malformed_oversized_and_expired_cookies_are_401(self) -> None:
+        self.open_server("--session-lifetime", "2")
+        token = self.register("dave")
+        forged = token[:-1] + ("0" if token[-1] != "0" else "1")
+        for bad in (forged, "0" * 64, token.upper(), "xyz", "", token + "0", "a" * 8000):
+            for path in ("/account/whoami", "/account/logout", "/account/logout-all"):
+                r = self.post(path, cookie=bad)
+                self.assertEqual(r.status, 401, (path, bad[:70]))
+                self.assertIn(r.body["error"], ("bad-session", "not-signed-in"))
+                self.assertEqual(r.cookies, [])  # nothing set, nothing else
+            r = self.post("/account/delete", {"password": PASSWORD}, cookie=bad)
+            self.assertEqual(r.status, 401, bad[:70])
+            sock = self.socket_with(bad)
+            self.assertEqual(sock.ask("whoami"), "ok -")
+            sock.close()
+        self.assertEqual(self.counts(), (1, 1))  # nothing changed
+        self.assertEqual(self.post("/account/whoami", cookie=token).body, {"name": "dave"})
+        signed = self.socket_with(token)
+        self.assertEqual(signed.ask("whoami"), "ok dave")
+        # A cookie header past the headers' buffer closes that connection; the server goes on.
+        answer = ws_exchange(self.srv.web_port, (
+            "POST /account/whoami HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: %s\r\n"
+            "Cookie: tg_session=%s\r\nContent-Length: 0\r\n\r\n"
+            % (self.srv.web_port, self.origin(), "a" * 70000)).encode())
+        self.assertNotIn(b" 200 ", answer.split(b"\r\n")[0])
+        time.sleep(2.5)  # the session expires
+        r = self.post("/account/whoami", cookie=token)
+        self.assertEqual((r.status, r.body["error"]), (401, "bad-session"))
+        self.assertEqual(self.post("/account/logout", cookie=token).status, 401)
+        self.assertEqual(signed.ask("whoami"), "ok -")
+        self.assertEqual(self.socket_with(token).ask("whoami"), "ok -")
+        signed.close()
+
+    def test_requests_from_another_site_are_refused(self) -> None:
+        self.open_server()
+        token = self.register("erin")
+        login = {"name": "erin", "password": PASSWORD}
+        reg = {"name": "mallory", "password": PASSWORD}
+        own = self.origin()
+        for origin, headers in (("https://evil.example", {}), ("null", {}),
+                                ("http://127.0.0.1:1", {}),
+                                ("http://evil.example:%d" % self.srv.web_port, {}),
+                                (None, {}),  # neither Origin nor Referer
+                                (None, {"Referer": "https://evil.example/page"}),
+                                (None, {"Referer": "not a url"})):
+            for path, form, cookie in (("/account/register", reg, None),
+                                       ("/account/login", login, None),
+                                       ("/account/logout", None, token),
+                                       ("/account/logout-all", None, token),
+                                       ("/account/delete", {"password": PASSWORD}, token),
+                                       ("/account/whoami", None, token)):
+                r = self.post(path, form, cookie=cookie, origin=origin, headers=headers)
+                self.assertEqual((r.status, r.body["error"]), (403, "bad-origin"),
+                                 (origin, headers, path))
+                self.assertEqual(r.cookies, [])
+        self.assertEqual(self.counts(), (1, 1))
+        # The site's own page, named by its Referer alone, may.
+        r = self.post("/account/whoami", cookie=token, origin=None,
+                      headers={"Referer": own + "/index.html?x"})
+        self.assertEqual(r.body, {"name": "erin"})
+        # With --origin, that origin and no other (the loopback one included).
+        self.open_server("--origin", "https://games.example")
+        self.assertEqual(self.post("/account/whoami", cookie=token,
+                                   origin="https://games.example").body, {"name": "erin"})
+        self.assertEqual(self.post("/account/whoami", cookie=token, origin=own).status, 403)
+
+    def test_bad_bodies_change_nothing(self) -> None:
+        self.open_server()
+        token = self.register("frank")
+        cases = (
+            # (form or body, headers, status, error)
+            ({"name": "x" * 600, "password": "y" * 600}, {}, 413, "too-large"),
+            (b"a" * 1025, {}, 413, "too-large"),
+            (b"name=frank&password=" + PASSWORD.encode(), {"Content-Type": "application/json"},
+             415, "usage"),
+            ({"name": "mallory", "password": PASSWORD + "\nlogout-all"}, {}, 400, "bad-password"),
+            ({"name": "mallory\nlogout-all", "password": PASSWORD}, {}, 400, "bad-name"),
+            ({"name": "mallory", "password": "has space"}, {}, 400, "bad-password"),
+            ({"name": "mallory"}, {}, 400, "bad-password"),
+            ({}, {}, 400, "bad-name"),
+            ({"name": "ab", "password": PASSWORD}, {}, 400, "bad-name"),
+            ({"name": "mallory", "password": "short"}, {}, 400, "bad-password"),
+        )
+        for form, headers, status, error in cases:
+            for path in ("/account/register", "/account/login"):
+                if isinstance(form, bytes):
+                    r = self.post(path, body=form, cookie=token, headers=headers)
+                else:
+                    r = self.post(path, form, cookie=token, headers=headers)
+                self.assertEqual((r.status, r.body["error"]), (status, error), (path, form))
+        self.assertEqual(self.counts(), (1, 1))
+        self.assertEqual(self.post("/account/whoami", cookie=token).body, {"name": "frank"})
+        # A Content-Length larger than what comes: the connection waits, then closes.
+        answer = ws_exchange(self.srv.web_port, (
+            "POST /account/login HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: %s\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\n\r\n"
+            "name=frank&pass" % (self.srv.web_port, self.origin())).encode(), then_end=True)
+        self.assertNotIn(b" 200 ", answer)
+        # A GET, and paths that are no endpoint, are not one either.
+        for path in ("/account/login", "/account/", "/account/nothing"):
+            answer = ws_exchange(self.srv.web_port, (
+                "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n"
+                % (path, self.srv.web_port)).encode())
+            self.assertIn(b" 404 ", answer.split(b"\r\n")[0], path)
+        self.assertEqual(self.post("/account/nothing", {"a": "b"}).status, 404)
+        self.assertEqual(self.counts(), (1, 1))
+
+    def test_wrong_passwords_spend_the_sign_in_budgets(self) -> None:
+        self.open_server("--sign-in-rate", "3", "--address-sign-in-rate", "7")
+        self.register("grace")  # the address's attempt 1
+        self.register("heidi")  # 2
+        for _ in range(3):      # 3, 4, 5: grace's whole budget
+            r = self.post("/account/login", {"name": "grace", "password": "wrong-password"})
+            self.assertEqual((r.status, r.body["error"]), (401, "bad-login"))
+        r = self.post("/account/login", {"name": "GRACE", "password": PASSWORD})
+        self.assertEqual((r.status, r.body["error"]), (429, "rate-limited"))
+        self.assertIn("account", r.body["message"])
+        self.assertEqual(r.cookies, [])
+        # Over the line protocol too: one budget for both.
+        line = base.Conn(self.srv.port)
+        self.assertTrue(line.ask("login grace %s" % PASSWORD).startswith("err rate-limited "))
+        self.assertEqual(self.post("/account/login",
+                                   {"name": "heidi", "password": PASSWORD}).status, 200)  # 6
+        self.assertTrue(line.ask("login heidi wrong-password").startswith("err bad-login"))  # 7
+        r = self.post("/account/login", {"name": "heidi", "password": PASSWORD})
+        self.assertEqual((r.status, r.body["error"]), (429, "rate-limited"))
+        self.assertIn("address", r.body["message"])
+        line.close()
+
+    def test_no_token_or_password_in_the_server_s_output(self) -> None:
+        srv = self.open_server()
+        token = self.register("ivan")
+        tokens = [token, self.post("/account/login",
+                                   {"name": "ivan", "password": PASSWORD}).cookie()[""]]
+        self.post("/account/login", {"name": "ivan", "password": "wrong-password"})
+        self.post("/account/whoami", cookie=tokens[1])
+        sock = self.socket_with(tokens[0])
+        sock.ask("whoami")
+        sock.close()
+        self.post("/account/logout", cookie=tokens[0], origin="https://evil.example")
+        self.post("/account/logout", cookie=tokens[0])
+        srv.proc.send_signal(signal.SIGTERM)
+        out, err = srv.proc.communicate(timeout=20)
+        self.assertEqual(srv.proc.returncode, 0, err)
+        for secret in tokens + [PASSWORD, "wrong-password"]:
+            self.assertNotIn(secret, err)
+            self.assertNotIn(secret, srv.banner + out)
+
+
+def ws_exchange(port: int, request: bytes, then_end: bool = False) -> bytes:
+    """Sends request as it is, then reads until the server closes or says nothing for 2 s."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    data = b""
+    try:
+        s.sendall(request)
+        if then_end:
+            s.shutdown(socket.SHUT_WR)
+        s.settimeout(2)
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    return data
+
+
+class WebAccountsTest(WebAccountTests, unittest.TestCase):
+    """The tests on SQLite."""
+
+    def setUp(self) -> None:
+        ws.SERVER = base.SERVER = SERVER
+        self.tmp = base.tempfile.TemporaryDirectory(prefix="tg-server-web-accounts-")
+        self.db = os.path.join(self.tmp.name, "matches.db")
+        self.servers: "list[Any]" = []
+
+    def tearDown(self) -> None:
+        for s in self.servers:
+            if s.proc.poll() is None:
+                s.stop()
+        self.tmp.cleanup()
+
+    def start(self, *extra: str) -> Any:
+        for s in self.servers:
+            if s.proc.poll() is None:
+                s.stop()
+        s = ws.WebServer(self.db, *extra).start()
+        self.servers.append(s)
+        return s
+
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        with sqlite3.connect(self.db) as db:
+            return [tuple("" if v is None else str(v) for v in r)
+                    for r in db.execute(query).fetchall()]
+
+
+if __name__ == "__main__":
+    import sys
+    SERVER = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
