@@ -19,6 +19,7 @@ import { renderLearn } from './learn.js';
 import {
   joinMatch, linkFields, createOnlineMatch, answerUndo,
 } from './online.js';
+import { initAccount } from './account.js';
 
 function randomSeed() {
   const words = crypto.getRandomValues(new Uint32Array(2));
@@ -142,6 +143,8 @@ async function main() {
   S.tg = await load();
   S.rng = new Rng(params.has('seed') ? BigInt(params.get('seed')) : randomSeed());
   wire();
+  // The account panel fills in when the server answers; the board does not wait for it.
+  initAccount();
   const link = linkFields();
   if (link.has('match')) {
     joinMatch(link.get('match'), link.get('seat'), link.get('token'), link.get('invite'));

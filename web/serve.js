@@ -59,6 +59,13 @@ export function startServer({ port = 0, packageDir = defaultPackageDir } = {}) {
     } catch {
       // a malformed escape: answered as not found
     }
+    // The page asks tg-server who its visitor is; here there are no accounts, and it is told
+    // so (answered, not refused: a refusal is an error on the page's console).
+    if (req.method === 'POST' && req.url === '/account/whoami') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.end('{"name":null,"accounts":false}');
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') path = null;
     try {
       if (path === null) throw new Error('not served');
