@@ -17,6 +17,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { packageFiles } from '../serve.js';
+import enWords from '../i18n/en.js';
 
 const serverBinary = process.env.TG_SERVER;
 if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
@@ -498,6 +499,120 @@ test('the server\'s refusals are shown in the catalogue\'s words, English and Ar
     }
   }
   await Promise.all([south, north].map((page) => page.close()));
+});
+
+// The account panel on a page of its own browser context (its own cookies). A wrong
+// password's 401 is logged by the browser as a failed resource: expected there, and only there.
+async function openAccountPage(context) {
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    const expected = /status of 401/.test(message.text());
+    if ((message.type() === 'error' || message.type() === 'warning') && !expected) {
+      consoleProblems.push(`${message.type()}: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
+  await page.setViewport({ width: 1000, height: 900 });
+  await page.goto(`http://127.0.0.1:${webPort}/`);
+  await waitFor(page, () => document.body.dataset.phase !== 'loading');
+  await waitFor(page, () => document.body.dataset.account !== undefined);
+  await page.$eval('#account', (node) => { node.open = true; });
+  return page;
+}
+
+async function typeCredentials(page, name, password) {
+  await page.$eval('#account-user', (node) => { node.value = ''; });
+  await page.$eval('#account-password', (node) => { node.value = ''; });
+  await page.type('#account-user', name);
+  await page.type('#account-password', password);
+}
+
+const signedInAs = (page) => page.$eval('body', (body) => body.dataset.account);
+
+// The session cookie as the browser holds it, read through the DevTools protocol.
+async function sessionCookie(page) {
+  const client = await page.createCDPSession();
+  const { cookies } = await client.send('Network.getCookies', { urls: [`http://127.0.0.1:${webPort}/`] });
+  await client.detach();
+  return cookies.find((cookie) => cookie.name === 'tg_session');
+}
+
+test('accounts: register, sign out, a wrong password in words, sign in, the cookie HttpOnly and SameSite, sign out everywhere, delete', async () => {
+  const context = await browser.createBrowserContext();
+  const page = await openAccountPage(context);
+  assert.equal(await signedInAs(page), '');
+  assert.equal(await page.$eval('#account-badge', (n) => n.hidden), true);
+  // The form's fields are labelled, and its errors are announced.
+  for (const id of ['account-user', 'account-password']) {
+    assert.ok(await page.$eval(`label[for="${id}"]`, (n) => n.textContent.trim() !== ''), id);
+  }
+  assert.equal(await page.$eval('#account-error', (n) => n.getAttribute('role')), 'alert');
+
+  await typeCredentials(page, 'Browser_1', 'horse-battery-9');
+  await page.click('#account-register');
+  await waitFor(page, () => document.body.dataset.account === 'Browser_1');
+  assert.equal(await page.$eval('#account-badge', (n) => n.hidden), false);
+  assert.match(await page.$eval('#account-badge', (n) => n.textContent), /Browser_1/);
+  assert.equal(await page.$eval('#account-password', (n) => n.value), '');
+  const cookie = await sessionCookie(page);
+  assert.ok(cookie, 'a session cookie is set');
+  assert.equal(cookie.httpOnly, true);
+  assert.equal(cookie.sameSite, 'Lax');
+  assert.equal(cookie.path, '/');
+  assert.equal(cookie.secure, false); // plain HTTP; tg-server --secure-cookies behind TLS
+  assert.ok(cookie.expires > Date.now() / 1000 + 29 * 86400, 'it lasts as long as the session');
+  assert.match(cookie.value, /^[0-9a-f]{64}$/);
+  assert.equal(await page.evaluate(() => document.cookie.includes('tg_session')), false);
+  assert.ok(!page.url().includes(cookie.value), 'the token is never in the address');
+
+  // A reload is still signed in (the server tells the page who it is).
+  await page.reload();
+  await waitFor(page, () => document.body.dataset.account === 'Browser_1');
+
+  await page.$eval('#account', (node) => { node.open = true; });
+  await page.click('#account-logout');
+  await waitFor(page, () => document.body.dataset.account === '');
+  assert.equal(await sessionCookie(page), undefined, 'signing out clears the cookie');
+  assert.equal(await page.$eval('#account-form', (n) => n.hidden), false);
+
+  await typeCredentials(page, 'browser_1', 'wrong-password');
+  await page.click('#account-login');
+  await waitFor(page, () => document.getElementById('account-error').textContent !== '');
+  assert.equal(await page.$eval('#account-error', (n) => n.textContent), enWords['account.error.bad-login']);
+  assert.equal(await signedInAs(page), '');
+
+  await typeCredentials(page, 'browser_1', 'horse-battery-9');
+  await page.click('#account-login');
+  await waitFor(page, () => document.body.dataset.account === 'Browser_1');
+
+  // A second browser signed in to the same account; sign out everywhere ends both sessions.
+  const other = await browser.createBrowserContext();
+  const otherPage = await openAccountPage(other);
+  await typeCredentials(otherPage, 'BROWSER_1', 'horse-battery-9');
+  await otherPage.click('#account-login');
+  await waitFor(otherPage, () => document.body.dataset.account === 'Browser_1');
+  await page.click('#account-logout-all');
+  await waitFor(page, () => document.body.dataset.account === '');
+  await otherPage.reload();
+  await waitFor(otherPage, () => document.body.dataset.account === '');
+
+  // Delete, with the password asked again: a wrong one deletes nothing.
+  await typeCredentials(page, 'Browser_1', 'horse-battery-9');
+  await page.click('#account-login');
+  await waitFor(page, () => document.body.dataset.account === 'Browser_1');
+  await page.click('#account-delete');
+  assert.equal(await page.$eval('#delete-form', (n) => n.hidden), false);
+  await page.click('#delete-cancel');
+  assert.equal(await page.$eval('#delete-form', (n) => n.hidden), true);
+  await page.click('#account-delete');
+  await page.type('#delete-password', 'horse-battery-9');
+  await page.click('#delete-confirm');
+  await waitFor(page, () => document.body.dataset.account === '');
+  assert.equal(await page.$eval('#account-error', (n) => n.textContent), enWords['account.deleted']);
+  // The name is free again (a login would be refused by the account's sign-in budget now).
+  assert.match(await ask('register Browser_1 horse-battery-9'), /^ok [0-9a-f]{64}$/);
+  await Promise.all([page.close(), otherPage.close()]);
+  await Promise.all([context.close(), other.close()]);
 });
 
 test('no console error or warning on any page', () => {
