@@ -20,7 +20,8 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   lease runs out;
 - the undo request, stored, answered through any server, and the site-wide `status`, metrics
   and --max-matches (test-tg-server-pg-undo.py, run here);
-- accounts (test-tg-server-accounts.py's tests, run here on PostgreSQL), an account made
+- accounts (test-tg-server-accounts.py's tests, and test-tg-server-web-accounts.py's over
+  HTTP, run here on PostgreSQL), an account made
   through one server signing in through another and signed out everywhere from there, and a
   database of schema 3 brought to 4.
 """
@@ -47,6 +48,8 @@ import sibling  # noqa: E402
 base: Any = sibling.load("tg_server_test", "test-tg-server.py")
 undo_tests: Any = sibling.load("tg_server_pg_undo", "test-tg-server-pg-undo.py")
 account_tests: Any = sibling.load("tg_server_pg_accounts", "test-tg-server-accounts.py")
+web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
+                                      "test-tg-server-web-accounts.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -495,6 +498,26 @@ class FailoverPlayer(threading.Thread):
 
 class UndoAndSiteTest(PgTestCase, undo_tests.UndoAndSiteTests):
     """The undo request and the site-wide counts (test-tg-server-pg-undo.py)."""
+
+
+class WebAccountsPgTest(PgTestCase, web_account_tests.WebAccountTests):
+    """Accounts in a browser on PostgreSQL: test-tg-server-web-accounts.py's tests."""
+
+    def start(self, *extra: str) -> base.Server:
+        for s in self.servers:
+            if s.proc and s.proc.poll() is None:
+                s.stop()
+        port_file = os.path.join(self.tmp.name, "web-port-%d" % len(self.servers))
+        s = self.server("--web-port", "0", "--web-port-file", port_file, *extra)
+        while not os.path.exists(port_file) or not open(port_file).read().strip():
+            time.sleep(0.005)
+        with open(port_file) as f:
+            s.web_port = int(f.read())
+        return s
+
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        out = self.sql(query)
+        return [tuple(line.split("|")) for line in out.split("\n")] if out else []
 
 
 class AccountsPgTest(PgTestCase, account_tests.AccountTests):
