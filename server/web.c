@@ -87,8 +87,9 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         release_session(s);
         return 0;
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
-        /* The session's memory is about to be freed (a transaction's end, or the connection's,
-         * without CLOSED_HTTP): its line connection must not point at it any more. */
+        /* lws frees the session's memory after this, at each HTTP transaction's end (a
+         * keep-alive connection's next one gets a new one) without CLOSED_HTTP: no line
+         * connection may point at it any more. */
         if (s)
             release_session(s);
         return 0;
@@ -287,8 +288,8 @@ struct web *web_start(const struct web_options *o, unsigned line_port, struct we
                 .mountpoint_len = 1,
             };
         }
-        /* /matches/ID.tgr is answered by the callback, before (more specific than) the files
-         * at /. */
+        /* /matches/ID.tgr and /account/... are answered by the callback, before (more specific
+         * than) the files at /. */
         w->account_mount = (struct lws_http_mount){
             .mount_next = dir ? &w->mount : NULL,
             .mountpoint = "/account",
