@@ -222,8 +222,10 @@ class WebAccountTests(_Mixin):  # type: ignore[misc]
         self.assertEqual((r.status, r.body["error"]), (401, "bad-session"))
         self.assertEqual(self.post("/account/logout", cookie=token).status, 401)
         self.assertEqual(signed.ask("whoami"), "ok -")
-        self.assertEqual(self.socket_with(token).ask("whoami"), "ok -")
-        signed.close()
+        late = self.socket_with(token)
+        self.assertEqual(late.ask("whoami"), "ok -")
+        for sock in (signed, late):
+            sock.close()
 
     def test_requests_from_another_site_are_refused(self) -> None:
         self.open_server()
