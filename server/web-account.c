@@ -13,7 +13,6 @@
 #include <string.h>
 
 #define SESSION_COOKIE "tg_session"
-#define SESSION_TOKEN_LEN 64 /* hex digits, as the line server writes a session token */
 #define FORM_VALUE_MAX 128   /* a password's most bytes; a name is shorter */
 
 struct route {

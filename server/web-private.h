@@ -1,5 +1,5 @@
 /* What the files of the WebSocket and HTTP side (web.c, web-relay.c, web-http.c,
- * web-address.c) share, and only they. */
+ * web-address.c, web-account.c) share, and only they. */
 #ifndef TG_SERVER_WEB_PRIVATE_H
 #define TG_SERVER_WEB_PRIVATE_H
 
@@ -26,6 +26,7 @@
 #define HTTP_HEADERS_SECONDS 10   /* a connection's wait for a request's headers */
 #define METRICS_CONNECTIONS_MAX 4 /* on the metrics port, at once */
 #define BODY_MAX 1024             /* an account form's body: a name and a password fit */
+#define SESSION_TOKEN_LEN 64      /* hex digits, as the line server writes a session token */
 
 /* The account endpoints (web-account.c); 0: the request is not one of them. */
 enum account_route {
@@ -115,7 +116,8 @@ void release_session(struct session *s);
 int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 bool origin_allowed(const struct web *w, struct lws *wsi);
 bool request_origin_allowed(const struct web *w, struct lws *wsi);
-enum cookie session_cookie(struct lws *wsi, char token[65]);
+/* The request's tg_session cookie; when well formed, its token is copied to token. */
+enum cookie session_cookie(struct lws *wsi, char token[SESSION_TOKEN_LEN + 1]);
 int account_request(struct web *w, struct session *s, struct lws *wsi, const char *uri);
 int account_body(struct web *w, struct session *s, struct lws *wsi, const void *in, size_t len);
 int account_send(struct web *w, struct session *s, struct lws *wsi);

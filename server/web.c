@@ -52,7 +52,7 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         release_session(s);  /* a keep-alive connection's earlier HTTP transaction, if any */
         s->ws = wsi;
         /* The session cookie signs the connection in: online play is the account's. */
-        char token[65];
+        char token[SESSION_TOKEN_LEN + 1];
         bool signed_in = session_cookie(wsi, token) == COOKIE_WELL_FORMED;
         bool opened = open_line(w, s, wsi, signed_in ? token : NULL, "");
         explicit_bzero(token, sizeof token);
