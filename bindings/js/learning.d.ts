@@ -56,7 +56,9 @@ export interface VectorEnv {
   readonly numEnvs: number;
   readonly observationShape: [number];
   readonly actionCount: number;
+  /** Whether a game that ends starts again within the same step (the option given). */
   readonly autoreset: boolean;
+  /** Whether each call returns new arrays (the option given; see VectorEnvOptions.copy). */
   readonly copy: boolean;
   /** Whether free() was called; every call but free() then throws a TypeError. */
   readonly freed: boolean;
