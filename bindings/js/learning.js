@@ -161,13 +161,22 @@ export function learning(tg) {
       this.actionCount = actions;
       this.autoreset = Boolean(autoreset);
       this.copy = Boolean(copy);
+      const seedBits = seedArg(seed);
       const sizes = { obs: 4 * n * size, masks: n * actions, players: n, reward: 4 * n,
         rewards: 8 * n, done: n, status: 4 * n, actions: 4 * n };
       this.#ptr = {};
       this.#blocks = { batch: 0, buffers: [] };
-      for (const [name, bytes] of Object.entries(sizes)) {
-        this.#ptr[name] = alloc(bytes);
-        this.#blocks.buffers.push(this.#ptr[name]);
+      try {
+        for (const [name, bytes] of Object.entries(sizes)) {
+          this.#ptr[name] = alloc(bytes);
+          this.#blocks.buffers.push(this.#ptr[name]);
+        }
+        check(wasm.tg_batch_new(rulesHandle(this.rules), n, seedBits, out32), 'new VectorEnv');
+      } catch (e) {
+        // Out of memory part way: nothing is kept.
+        for (const ptr of this.#blocks.buffers) wasm.free(ptr);
+        this.rules.free();
+        throw e;
       }
       if (!this.copy) {
         this.#kept = {
@@ -176,7 +185,6 @@ export function learning(tg) {
           players: new Int8Array(n), rewards: new Float32Array(2 * n), status: new Int32Array(n),
         };
       }
-      check(wasm.tg_batch_new(rulesHandle(this.rules), n, seedArg(seed), out32), 'new VectorEnv');
       this.#batch = new Uint32Array(memory.buffer, out32, 1)[0];
       this.#blocks.batch = this.#batch;
       registry.register(this, this.#blocks, this);

@@ -117,3 +117,19 @@ test('a terminated SearchWorker refuses new searches', async () => {
   await assert.rejects(worker.choose(state, 'search:nodes=10', 1n), /terminated/);
   state.free();
 });
+
+test('a VectorEnv that does not fit keeps nothing: the next one that fits is made', async () => {
+  const { readFileSync } = await import('node:fs');
+  const capped = process.env.TG_WASM_CAPPED;
+  assert.ok(capped, 'TG_WASM_CAPPED (a module built with --max-memory) is set by scripts/test-js.sh');
+  const { load, NoMemory } = await import('../traditional-games.js');
+  const small = await load(readFileSync(capped)); // 16 MiB at most
+  const Small = learning(small).VectorEnv;
+  // 4000 games of Tab at width 29: the output buffers (12 MB) fit, the batch's states not.
+  for (let k = 0; k < 5; k++) {
+    assert.throws(() => new Small('tab:width=29', 4000, 1n), NoMemory);
+  }
+  const env = new Small('tab:width=29', 3000, 1n);
+  assert.equal(env.numEnvs, 3000);
+  env.free();
+});
