@@ -203,6 +203,24 @@ static void assert_same_position(const tg_batch *b, size_t i, tg_state *scratch,
     free(y);
 }
 
+/* For each of BATCH_N games, a uniform legal action from the masks a batch reported. */
+static void pick_legal_actions(const uint8_t *masks, size_t A, uint64_t *pick, uint32_t *actions)
+{
+    for (size_t i = 0; i < BATCH_N; i++) {
+        size_t legal = 0, k;
+        for (size_t a = 0; a < A; a++)
+            legal += masks[i * A + a];
+        assert_true(legal > 0);
+        k = (size_t)(splitmix(pick) % legal);
+        for (size_t a = 0; a < A; a++) {
+            if (masks[i * A + a] && k-- == 0) {
+                actions[i] = (uint32_t)a;
+                break;
+            }
+        }
+    }
+}
+
 static void run_batch(void **state)
 {
     const struct rule_set *rs = *state;
@@ -236,20 +254,7 @@ static void run_batch(void **state)
     uint64_t pick = seed;
     size_t finished = 0;
     for (size_t step = 0; step < BATCH_STEPS; step++) {
-        for (size_t i = 0; i < BATCH_N; i++) {
-            /* A uniform legal action from the mask the batch reported. */
-            size_t legal = 0, k;
-            for (size_t a = 0; a < A; a++)
-                legal += masks[i * A + a];
-            assert_true(legal > 0);
-            k = (size_t)(splitmix(&pick) % legal);
-            for (size_t a = 0; a < A; a++) {
-                if (masks[i * A + a] && k-- == 0) {
-                    actions[i] = (uint32_t)a;
-                    break;
-                }
-            }
-        }
+        pick_legal_actions(masks, A, &pick, actions);
         TU_OK(tg_batch_step(b, actions, TG_BATCH_AUTORESET, obs, masks, players, reward, rewards,
                             done, status));
         for (size_t i = 0; i < BATCH_N; i++) {
@@ -374,23 +379,9 @@ static void run_restart(void **state)
     uint64_t pick = seed;
     size_t finished = 0;
     for (size_t step = 0; step < BATCH_STEPS; step++) {
-        for (size_t i = 0; i < BATCH_N; i++) {
-            if (step == 0 && i == 0) {
-                actions[0] = ending;
-                continue;
-            }
-            size_t legal = 0, k;
-            for (size_t a = 0; a < A; a++)
-                legal += masks_a[i * A + a];
-            assert_true(legal > 0);
-            k = (size_t)(splitmix(&pick) % legal);
-            for (size_t a = 0; a < A; a++) {
-                if (masks_a[i * A + a] && k-- == 0) {
-                    actions[i] = (uint32_t)a;
-                    break;
-                }
-            }
-        }
+        pick_legal_actions(masks_a, A, &pick, actions);
+        if (step == 0)
+            actions[0] = ending;
         TU_OK(tg_batch_step(with_autoreset, actions, TG_BATCH_AUTORESET, obs_a, masks_a,
                             players_a, NULL, rewards_a, done_a, NULL));
         TU_OK(tg_batch_step(restarted, actions, 0, obs_b, masks_b, players_b, NULL, rewards_b,
