@@ -17,8 +17,13 @@ declare module './traditional-games.js' {
     observation(player: number): Float32Array;
     /** 1 for each legal action now (all 0 at a chance state or a finished game). */
     actionMask(): Uint8Array;
+    /** The legal move an action stands for now. An action that is not an integer throws a
+     * TypeError, one outside 0 .. actionCount - 1 an InvalidArgument naming it, an action in
+     * range that is not legal now an IllegalMove. */
     actionToMove(action: number): Move;
+    /** The action of a legal decision (IllegalMove if it is not one now). */
     moveToAction(move: Move): number;
+    /** Apply the move an action stands for, refused as actionToMove() refuses it. */
     applyAction(action: number): void;
   }
 }

@@ -18,7 +18,6 @@
 // returns the VectorEnv class of that instance. Every rule and every number is the C library's.
 
 const attached = new WeakMap();
-const SIZE_MAX = 0xffffffff; // size_t in wasm32
 const U64_MASK = (1n << 64n) - 1n;
 
 function integer(value, what, min, max) {
@@ -78,6 +77,17 @@ export function learning(tg) {
 
   const out32 = alloc(8);
 
+  // An action of a single state: TypeError if not an integer, InvalidArgument naming the real
+  // value if outside the action space (as VectorEnv.step and Python's apply_action say it).
+  function actionArg(handle, action) {
+    const [, count] = sizesOf(wasm.tg_state_rules(handle));
+    if (typeof action !== 'number' || !Number.isInteger(action)) {
+      throw new TypeError(`action ${shown(action)} is not an action: actions are integers 0 .. ${count - 1}`);
+    }
+    if (action < 0 || action >= count) check(1, `action ${shown(action)} (actions are 0 .. ${count - 1})`);
+    return action;
+  }
+
   Object.defineProperties(tg.Rules.prototype, {
     observationShape: { get() { return [wasm.tg_rules_observation_size(rulesHandle(this)) >>> 0]; } },
     observationLayout: {
@@ -113,7 +123,7 @@ export function learning(tg) {
     /** The legal move an action stands for now (IllegalMove if none). */
     actionToMove(action) {
       const handle = stateHandle(this);
-      check(wasm.tg_state_action_to_move(handle, integer(action, 'action', 0, SIZE_MAX), out32),
+      check(wasm.tg_state_action_to_move(handle, actionArg(handle, action), out32),
         `action ${action}`);
       return new Uint32Array(memory.buffer, out32, 1)[0];
     },
@@ -126,7 +136,8 @@ export function learning(tg) {
     },
     /** Apply the move an action stands for (recorded in the undo history). */
     applyAction(action) {
-      check(wasm.tg_state_apply_action(stateHandle(this), integer(action, 'action', 0, SIZE_MAX)),
+      const handle = stateHandle(this);
+      check(wasm.tg_state_apply_action(handle, actionArg(handle, action)),
         `action ${action}`);
     },
   });

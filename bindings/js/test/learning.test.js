@@ -105,7 +105,7 @@ test('Halusa\'s worked example seen by both players; errors', () => {
   assert.throws(() => state.actionToMove(6), InvalidArgument);
   assert.throws(() => state.moveToAction(1), IllegalMove);
   assert.throws(() => state.observation(2), InvalidArgument);
-  assert.throws(() => state.applyAction(-1), TypeError);
+  assert.throws(() => state.applyAction(-1), InvalidArgument);
   state.free();
 });
 
@@ -176,11 +176,18 @@ test('an action in the space but not legal now is refused for that game alone', 
 test('single states refuse bad actions by value', () => {
   const state = new tg.State('halusa');
   const before = state.toString();
-  for (const bad of [1.5, NaN, '1', 2 ** 70, -1, null]) {
-    assert.throws(() => state.applyAction(bad), (e) => e instanceof TypeError &&
-      e.message.includes(String(bad)), String(bad));
+  for (const [bad, named] of [[1.5, '1.5'], [NaN, 'NaN'], ['1', '"1"'], [null, 'null'], [1n, '1n']]) {
+    for (const call of [() => state.applyAction(bad), () => state.actionToMove(bad)]) {
+      assert.throws(call, (e) => e instanceof TypeError && e.message.includes(`action ${named} `) &&
+        e.message.includes('integers 0 .. 5'), named);
+    }
   }
-  assert.throws(() => state.applyAction(6), InvalidArgument);
+  for (const [bad, named] of [[-1, '-1'], [6, '6'], [2 ** 32, '4294967296'], [2 ** 70, '1.1805916207174113e+21']]) {
+    for (const call of [() => state.applyAction(bad), () => state.actionToMove(bad)]) {
+      assert.throws(call, (e) => e instanceof InvalidArgument &&
+        e.message.includes(`action ${named} (actions are 0 .. 5)`), named);
+    }
+  }
   assert.equal(state.toString(), before);
   state.free();
 });
