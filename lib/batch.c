@@ -216,6 +216,23 @@ tg_status tg_batch_step(tg_batch *b, const uint32_t *actions, uint32_t flags, fl
     return first;
 }
 
+tg_status tg_batch_restart(tg_batch *b, const uint8_t *games, float *obs, uint8_t *masks,
+                           int8_t *players)
+{
+    if (!b || !games)
+        return TG_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < b->n; i++) {
+        if (!games[i])
+            continue;
+        /* What TG_BATCH_AUTORESET does to a game that ended, so that a caller who steps
+           without it (to read the final observation first) gets the same games. */
+        start_game(b, i);
+        settle(b, i, 0);
+        report(b, i, obs, masks, players);
+    }
+    return TG_OK;
+}
+
 tg_status tg_batch_get(const tg_batch *b, size_t i, tg_state *dst)
 {
     if (!b || !dst || i >= b->n)

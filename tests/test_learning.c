@@ -203,6 +203,24 @@ static void assert_same_position(const tg_batch *b, size_t i, tg_state *scratch,
     free(y);
 }
 
+/* For each of BATCH_N games, a uniform legal action from the masks a batch reported. */
+static void pick_legal_actions(const uint8_t *masks, size_t A, uint64_t *pick, uint32_t *actions)
+{
+    for (size_t i = 0; i < BATCH_N; i++) {
+        size_t legal = 0, k;
+        for (size_t a = 0; a < A; a++)
+            legal += masks[i * A + a];
+        assert_true(legal > 0);
+        k = (size_t)(splitmix(pick) % legal);
+        for (size_t a = 0; a < A; a++) {
+            if (masks[i * A + a] && k-- == 0) {
+                actions[i] = (uint32_t)a;
+                break;
+            }
+        }
+    }
+}
+
 static void run_batch(void **state)
 {
     const struct rule_set *rs = *state;
@@ -236,20 +254,7 @@ static void run_batch(void **state)
     uint64_t pick = seed;
     size_t finished = 0;
     for (size_t step = 0; step < BATCH_STEPS; step++) {
-        for (size_t i = 0; i < BATCH_N; i++) {
-            /* A uniform legal action from the mask the batch reported. */
-            size_t legal = 0, k;
-            for (size_t a = 0; a < A; a++)
-                legal += masks[i * A + a];
-            assert_true(legal > 0);
-            k = (size_t)(splitmix(&pick) % legal);
-            for (size_t a = 0; a < A; a++) {
-                if (masks[i * A + a] && k-- == 0) {
-                    actions[i] = (uint32_t)a;
-                    break;
-                }
-            }
-        }
+        pick_legal_actions(masks, A, &pick, actions);
         TU_OK(tg_batch_step(b, actions, TG_BATCH_AUTORESET, obs, masks, players, reward, rewards,
                             done, status));
         for (size_t i = 0; i < BATCH_N; i++) {
@@ -289,6 +294,154 @@ static void run_batch(void **state)
     free(masks);
     free(want_mask);
     tg_batch_free(b);
+    tg_rules_free(r);
+}
+
+/* ---- tg_batch_restart: stepping without autoreset, then restarting what ended ------------ */
+
+/* Everything a caller can see of game i of two batches is the same. */
+static void assert_same_game(const tg_batch *a, const tg_batch *b, size_t i, tg_state *sa,
+                             tg_state *sb)
+{
+    TU_OK(tg_batch_get(a, i, sa));
+    TU_OK(tg_batch_get(b, i, sb));
+    assert_true(tg_state_equal(sa, sb));
+    assert_int_equal(tg_state_ply(sa), tg_state_ply(sb));
+    uint64_t ra, rb;
+    TU_OK(tg_batch_rng(a, i, &ra));
+    TU_OK(tg_batch_rng(b, i, &rb));
+    assert_true(ra == rb);
+}
+
+/* Into `out`, a decision of a random game whose action (returned) ends the game at once, with
+ * no chance outcome after it: a batch given that position ends the game in its next step
+ * whatever its generator, so that long games (Tab, a match of Walak-pussa) end in the test. */
+static uint32_t last_move_position(const tg_rules *r, tg_state *out)
+{
+    size_t A = tg_rules_action_count(r);
+    uint8_t *mask = malloc(A);
+    assert_non_null(mask);
+    uint64_t rng = 0x1A57, pick = 0x1A58;
+    for (int game = 0; game < 50; game++) {
+        tg_state *s;
+        TU_OK(tg_state_new(r, &s));
+        throw_single(s, &rng);
+        while (!tg_state_is_terminal(s)) {
+            TU_OK(tg_state_copy(out, s));
+            TU_OK(tg_state_action_mask(s, mask, A));
+            size_t legal = 0, k;
+            for (size_t a = 0; a < A; a++)
+                legal += mask[a];
+            k = (size_t)(splitmix(&pick) % legal);
+            uint32_t action = 0;
+            while (!mask[action] || k-- > 0)
+                action++;
+            TU_OK(tg_state_apply_action(s, action));
+            if (tg_state_is_terminal(s)) {
+                tg_state_free(s);
+                free(mask);
+                return action;
+            }
+            throw_single(s, &rng);
+        }
+        tg_state_free(s);
+    }
+    TU_FAIL("no game of %s ended by a move", tg_rules_spec(r));
+    return 0;
+}
+
+static void run_restart(void **state)
+{
+    const struct rule_set *rs = *state;
+    tg_rules *r = tu_rules(rs->spec);
+    size_t A = tg_rules_action_count(r), F = tg_rules_observation_size(r);
+    uint64_t seed = UINT64_C(0x5E57A27) + strlen(rs->spec);
+    tg_batch *with_autoreset, *restarted;
+    TU_OK(tg_batch_new(r, BATCH_N, seed, &with_autoreset));
+    TU_OK(tg_batch_new(r, BATCH_N, seed, &restarted));
+    tg_state *sa, *sb;
+    TU_OK(tg_state_new(r, &sa));
+    TU_OK(tg_state_new(r, &sb));
+    float *obs_a = malloc(BATCH_N * F * sizeof(float)), *obs_b = malloc(BATCH_N * F * sizeof(float));
+    float *obs_before = malloc(BATCH_N * F * sizeof(float));
+    uint8_t *masks_a = malloc(BATCH_N * A), *masks_b = malloc(BATCH_N * A);
+    uint8_t *masks_before = malloc(BATCH_N * A), done_a[BATCH_N], done_b[BATCH_N];
+    uint8_t none[BATCH_N] = {0};
+    int8_t players_a[BATCH_N], players_b[BATCH_N], players_before[BATCH_N];
+    float rewards_a[2 * BATCH_N], rewards_b[2 * BATCH_N];
+    uint32_t actions[BATCH_N];
+    assert_true(obs_a && obs_b && obs_before && masks_a && masks_b && masks_before);
+    TU_OK(tg_batch_reset(with_autoreset, obs_a, masks_a, players_a));
+    TU_OK(tg_batch_reset(restarted, obs_b, masks_b, players_b));
+    uint32_t ending = last_move_position(r, sa);
+    TU_OK(tg_batch_set(with_autoreset, 0, sa));
+    TU_OK(tg_batch_set(restarted, 0, sa));
+    uint64_t pick = seed;
+    size_t finished = 0;
+    for (size_t step = 0; step < BATCH_STEPS; step++) {
+        pick_legal_actions(masks_a, A, &pick, actions);
+        if (step == 0)
+            actions[0] = ending;
+        TU_OK(tg_batch_step(with_autoreset, actions, TG_BATCH_AUTORESET, obs_a, masks_a,
+                            players_a, NULL, rewards_a, done_a, NULL));
+        TU_OK(tg_batch_step(restarted, actions, 0, obs_b, masks_b, players_b, NULL, rewards_b,
+                            done_b, NULL));
+        assert_memory_equal(done_a, done_b, sizeof done_a);
+        assert_memory_equal(rewards_a, rewards_b, sizeof rewards_a);
+        /* Restarting no game changes nothing. */
+        TU_OK(tg_batch_restart(restarted, none, obs_b, masks_b, players_b));
+        memcpy(obs_before, obs_b, BATCH_N * F * sizeof(float));
+        memcpy(masks_before, masks_b, BATCH_N * A);
+        memcpy(players_before, players_b, sizeof players_b);
+        TU_OK(tg_batch_restart(restarted, done_b, obs_b, masks_b, players_b));
+        for (size_t i = 0; i < BATCH_N; i++) {
+            assert_same_game(with_autoreset, restarted, i, sa, sb);
+            if (!done_b[i]) {
+                /* Only the restarted games' rows are written. */
+                assert_memory_equal(obs_b + i * F, obs_before + i * F, F * sizeof(float));
+                assert_memory_equal(masks_b + i * A, masks_before + i * A, A);
+                assert_int_equal(players_b[i], players_before[i]);
+            } else {
+                finished++;
+                assert_false(tg_state_is_terminal(sb));
+            }
+        }
+        assert_memory_equal(obs_a, obs_b, BATCH_N * F * sizeof(float));
+        assert_memory_equal(masks_a, masks_b, BATCH_N * A);
+        assert_memory_equal(players_a, players_b, sizeof players_a);
+    }
+    /* A game restarted in the middle of play is a new game from its generator, as at the end
+     * of one, and NULL outputs are allowed. */
+    uint8_t first[BATCH_N] = {1};
+    uint64_t rng0;
+    TU_OK(tg_batch_rng(restarted, 0, &rng0));
+    TU_OK(tg_batch_restart(restarted, first, NULL, NULL, NULL));
+    TU_OK(tg_batch_get(restarted, 0, sb));
+    tg_state *fresh;
+    TU_OK(tg_state_new(r, &fresh));
+    throw_single(fresh, &rng0);
+    assert_true(tg_state_equal(sb, fresh));
+    assert_int_equal(tg_state_ply(sb), tg_state_ply(fresh));
+    tg_state_free(fresh);
+    /* Bad input: refused, nothing changed. */
+    TU_OK(tg_batch_get(restarted, 1, sa));
+    TU_STATUS(TG_ERR_INVALID_ARGUMENT, tg_batch_restart(NULL, done_b, NULL, NULL, NULL));
+    TU_STATUS(TG_ERR_INVALID_ARGUMENT, tg_batch_restart(restarted, NULL, obs_b, masks_b, players_b));
+    TU_OK(tg_batch_get(restarted, 1, sb));
+    assert_true(tg_state_equal(sa, sb));
+    print_message("# %s: %d steps of %d states, %zu games restarted\n", rs->spec, BATCH_STEPS,
+                  BATCH_N, finished);
+    assert_true(finished > 0);
+    tg_state_free(sa);
+    tg_state_free(sb);
+    free(obs_a);
+    free(obs_b);
+    free(obs_before);
+    free(masks_a);
+    free(masks_b);
+    free(masks_before);
+    tg_batch_free(with_autoreset);
+    tg_batch_free(restarted);
     tg_rules_free(r);
 }
 
@@ -656,8 +809,11 @@ static void test_no_allocation(void **state)
                 while (!masks[i * A + a]);
                 actions[i] = a;
             }
-            TU_OK(tg_batch_step(b, actions, TG_BATCH_AUTORESET, obs, masks, players, reward,
-                                rewards, done, status));
+            /* Every other step restarts its ended games by tg_batch_restart(). */
+            TU_OK(tg_batch_step(b, actions, step % 2 ? 0 : TG_BATCH_AUTORESET, obs, masks,
+                                players, reward, rewards, done, status));
+            if (step % 2)
+                TU_OK(tg_batch_restart(b, done, obs, masks, players));
         }
         assert_int_equal(tg__alloc_calls(), 0);
         free(obs);
@@ -693,19 +849,22 @@ int main(void)
         cmocka_unit_test(test_walak_pussa_match), cmocka_unit_test(test_no_allocation),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
-    struct CMUnitTest *tests = calloc(nfixed + 2 * n, sizeof *tests);
-    static char names[2 * MAX_RULE_SETS][RULE_SPEC_MAX + 16];
+    struct CMUnitTest *tests = calloc(nfixed + 3 * n, sizeof *tests);
+    static char names[3 * MAX_RULE_SETS][RULE_SPEC_MAX + 16];
     if (!tests || n == 0)
         return 1;
     memcpy(tests, fixed, sizeof fixed);
     for (size_t i = 0; i < n; i++) {
-        snprintf(names[2 * i], sizeof names[0], "masks %.500s", sets[i].spec);
-        snprintf(names[2 * i + 1], sizeof names[0], "batch %.500s", sets[i].spec);
-        tests[nfixed + 2 * i] = (struct CMUnitTest){names[2 * i], run_masks, NULL, NULL, &sets[i]};
-        tests[nfixed + 2 * i + 1] =
-            (struct CMUnitTest){names[2 * i + 1], run_batch, NULL, NULL, &sets[i]};
+        snprintf(names[3 * i], sizeof names[0], "masks %.500s", sets[i].spec);
+        snprintf(names[3 * i + 1], sizeof names[0], "batch %.500s", sets[i].spec);
+        snprintf(names[3 * i + 2], sizeof names[0], "restart %.500s", sets[i].spec);
+        tests[nfixed + 3 * i] = (struct CMUnitTest){names[3 * i], run_masks, NULL, NULL, &sets[i]};
+        tests[nfixed + 3 * i + 1] =
+            (struct CMUnitTest){names[3 * i + 1], run_batch, NULL, NULL, &sets[i]};
+        tests[nfixed + 3 * i + 2] =
+            (struct CMUnitTest){names[3 * i + 2], run_restart, NULL, NULL, &sets[i]};
     }
-    int failed = _cmocka_run_group_tests("learning", tests, nfixed + 2 * n, NULL, NULL);
+    int failed = _cmocka_run_group_tests("learning", tests, nfixed + 3 * n, NULL, NULL);
     free(tests);
     return failed;
 }

@@ -18,7 +18,6 @@
 // returns the VectorEnv class of that instance. Every rule and every number is the C library's.
 
 const attached = new WeakMap();
-const SIZE_MAX = 0xffffffff; // size_t in wasm32
 const U64_MASK = (1n << 64n) - 1n;
 
 function integer(value, what, min, max) {
@@ -26,6 +25,21 @@ function integer(value, what, min, max) {
     throw new TypeError(`${what} must be an integer in ${min}..${max}, not ${String(value)}`);
   }
   return value;
+}
+
+const SHOWN = 5; // bad actions named in one message; the rest are counted
+
+function shown(value) {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value !== null && typeof value === 'object') return Array.isArray(value) ? 'an array' : `a ${value.constructor?.name ?? 'object'}`;
+  return String(value);
+}
+
+function refusals(actions, games, why) {
+  const named = games.slice(0, SHOWN).map((i) => `game ${i}: ${shown(actions[i])}`).join(', ');
+  const more = games.length > SHOWN ? ` and ${games.length - SHOWN} more` : '';
+  return `actions refused, nothing stepped (${why}): ${named}${more}`;
 }
 
 function seedArg(seed) {
@@ -63,6 +77,17 @@ export function learning(tg) {
 
   const out32 = alloc(8);
 
+  // An action of a single state: TypeError if not an integer, InvalidArgument naming the real
+  // value if outside the action space (as VectorEnv.step and Python's apply_action say it).
+  function actionArg(handle, action) {
+    const [, count] = sizesOf(wasm.tg_state_rules(handle));
+    if (typeof action !== 'number' || !Number.isInteger(action)) {
+      throw new TypeError(`action ${shown(action)} is not an action: actions are integers 0 .. ${count - 1}`);
+    }
+    if (action < 0 || action >= count) check(1, `action ${shown(action)} (actions are 0 .. ${count - 1})`);
+    return action;
+  }
+
   Object.defineProperties(tg.Rules.prototype, {
     observationShape: { get() { return [wasm.tg_rules_observation_size(rulesHandle(this)) >>> 0]; } },
     observationLayout: {
@@ -98,7 +123,7 @@ export function learning(tg) {
     /** The legal move an action stands for now (IllegalMove if none). */
     actionToMove(action) {
       const handle = stateHandle(this);
-      check(wasm.tg_state_action_to_move(handle, integer(action, 'action', 0, SIZE_MAX), out32),
+      check(wasm.tg_state_action_to_move(handle, actionArg(handle, action), out32),
         `action ${action}`);
       return new Uint32Array(memory.buffer, out32, 1)[0];
     },
@@ -111,7 +136,8 @@ export function learning(tg) {
     },
     /** Apply the move an action stands for (recorded in the undo history). */
     applyAction(action) {
-      check(wasm.tg_state_apply_action(stateHandle(this), integer(action, 'action', 0, SIZE_MAX)),
+      const handle = stateHandle(this);
+      check(wasm.tg_state_apply_action(handle, actionArg(handle, action)),
         `action ${action}`);
     },
   });
@@ -124,8 +150,10 @@ export function learning(tg) {
   /**
    * n games of one rule set stepped by one call (a tg_batch), shaped as Gymnasium's vector API
    * on typed arrays, laid out game after game: reset(seed) -> [obs, info] and step(actions) ->
-   * [obs, rewards, terminated, truncated, info]. The arrays are views of the library's output
-   * buffers, rewritten in place by each call (copy to keep).
+   * [obs, rewards, terminated, truncated, info]. Every array handed out lives outside wasm
+   * memory: new arrays each call (copy: true, the default), or the environment's own arrays,
+   * rewritten in place by its next call (copy: false). Neither goes stale when wasm memory
+   * grows, and none reads the library's memory after free().
    */
   class VectorEnv {
     #batch = 0;
@@ -133,25 +161,41 @@ export function learning(tg) {
     #ptr;
     #views = null;
     #buffer = null;
+    #kept = null;
 
-    constructor(spec = 'halusa', n = 1, seed = 0n, { autoreset = true } = {}) {
+    constructor(spec = 'halusa', n = 1, seed = 0n, { autoreset = true, copy = true } = {}) {
       integer(n, 'n', 1, 2 ** 24);
       this.rules = spec instanceof tg.Rules ? new tg.Rules(spec.spec) : new tg.Rules(spec);
       this.numEnvs = n;
       const [size, actions] = sizesOf(rulesHandle(this.rules));
       this.observationShape = [size];
       this.actionCount = actions;
-      this.flags = autoreset ? 1 : 0;
+      this.autoreset = Boolean(autoreset);
+      this.copy = Boolean(copy);
+      const seedBits = seedArg(seed);
       const sizes = { obs: 4 * n * size, masks: n * actions, players: n, reward: 4 * n,
-        rewards: 8 * n, done: n, truncated: n, status: 4 * n, actions: 4 * n };
+        rewards: 8 * n, done: n, status: 4 * n, actions: 4 * n };
       this.#ptr = {};
       this.#blocks = { batch: 0, buffers: [] };
-      for (const [name, bytes] of Object.entries(sizes)) {
-        this.#ptr[name] = alloc(bytes);
-        this.#blocks.buffers.push(this.#ptr[name]);
+      try {
+        for (const [name, bytes] of Object.entries(sizes)) {
+          this.#ptr[name] = alloc(bytes);
+          this.#blocks.buffers.push(this.#ptr[name]);
+        }
+        check(wasm.tg_batch_new(rulesHandle(this.rules), n, seedBits, out32), 'new VectorEnv');
+      } catch (e) {
+        // Out of memory part way: nothing is kept.
+        for (const ptr of this.#blocks.buffers) wasm.free(ptr);
+        this.rules.free();
+        throw e;
       }
-      new Uint8Array(memory.buffer, this.#ptr.truncated, n).fill(0);
-      check(wasm.tg_batch_new(rulesHandle(this.rules), n, seedArg(seed), out32), 'new VectorEnv');
+      if (!this.copy) {
+        this.#kept = {
+          obs: new Float32Array(n * size), reward: new Float32Array(n), done: new Uint8Array(n),
+          truncated: new Uint8Array(n), masks: new Uint8Array(n * actions),
+          players: new Int8Array(n), rewards: new Float32Array(2 * n), status: new Int32Array(n),
+        };
+      }
       this.#batch = new Uint32Array(memory.buffer, out32, 1)[0];
       this.#blocks.batch = this.#batch;
       registry.register(this, this.#blocks, this);
@@ -159,29 +203,45 @@ export function learning(tg) {
     }
 
     #handle() {
-      if (!this.#batch) throw new TypeError('operation on a freed VectorEnv');
+      if (!this.#batch) throw new TypeError('this VectorEnv has been freed');
       return this.#batch;
     }
 
-    // Views are re-made when the memory grew (which detaches the old ones).
-    #out() {
+    // Views of the library's output buffers, for this module only: made again when the memory
+    // grew (which detaches the old ones), and never handed out (see #out).
+    #wasmViews() {
       if (this.#buffer !== memory.buffer) {
         const b = memory.buffer, p = this.#ptr, n = this.numEnvs;
         this.#buffer = b;
-        const masks = new Uint8Array(b, p.masks, n * this.actionCount);
-        const players = new Int8Array(b, p.players, n);
-        const rewards = new Float32Array(b, p.rewards, 2 * n);
-        const status = new Int32Array(b, p.status, n);
         this.#views = {
           obs: new Float32Array(b, p.obs, n * this.observationShape[0]),
+          masks: new Uint8Array(b, p.masks, n * this.actionCount),
+          players: new Int8Array(b, p.players, n),
           reward: new Float32Array(b, p.reward, n),
+          rewards: new Float32Array(b, p.rewards, 2 * n),
           done: new Uint8Array(b, p.done, n),
-          truncated: new Uint8Array(b, p.truncated, n),
+          status: new Int32Array(b, p.status, n),
           actions: new Uint32Array(b, p.actions, n),
-          info: { actionMask: masks, player: players, rewards, status },
         };
       }
       return this.#views;
+    }
+
+    // What the caller gets of a buffer: a copy, or the environment's own array rewritten.
+    #out(name, view) {
+      if (this.copy) return view.slice();
+      const kept = this.#kept[name];
+      kept.set(view);
+      return kept;
+    }
+
+    #info(v) {
+      return { actionMask: this.#out('masks', v.masks), player: this.#out('players', v.players),
+        rewards: this.#out('rewards', v.rewards), status: this.#out('status', v.status) };
+    }
+
+    #truncated() {
+      return this.copy ? new Uint8Array(this.numEnvs) : this.#kept.truncated;
     }
 
     /** Start every game again (seeding the generators first if `seed` is given). */
@@ -189,50 +249,81 @@ export function learning(tg) {
       const handle = this.#handle();
       if (seed !== undefined) check(wasm.tg_batch_seed(handle, seedArg(seed)), 'seed');
       check(wasm.tg_batch_reset(handle, this.#ptr.obs, this.#ptr.masks, this.#ptr.players), 'reset');
-      const v = this.#out();
+      const v = this.#wasmViews();
       v.reward.fill(0);
       v.done.fill(0);
-      v.info.rewards.fill(0);
-      v.info.status.fill(0);
-      return [v.obs, v.info];
+      v.rewards.fill(0);
+      v.status.fill(0);
+      return [this.#out('obs', v.obs), { ...this.#info(v), finalObs: null, finalPlayer: null }];
     }
 
-    /** One action per game; bad ones are refused game by game (info.status), never thrown. */
+    /**
+     * One action per game, each an integer in 0 .. actionCount - 1; anything else (a float,
+     * NaN, a string, a bigint, a number out of range) throws naming the games, and no game
+     * steps. An action in that range that is not legal now is refused by the library for that
+     * game alone (info.status), while the others step.
+     */
     step(actions) {
       const handle = this.#handle();
-      if (actions.length !== this.numEnvs) {
-        throw new TypeError(`step needs ${this.numEnvs} actions, not ${actions.length}`);
-      }
-      const v = this.#out();
+      const n = this.numEnvs;
+      let v = this.#wasmViews();
+      checkActions(actions, n, this.actionCount);
       v.actions.set(actions);
       const p = this.#ptr;
-      wasm.tg_batch_step(handle, p.actions, this.flags, p.obs, p.masks, p.players, p.reward,
-        p.rewards, p.done, p.status);
-      return [v.obs, v.reward, v.done, v.truncated, v.info];
+      // Without the library's autoreset, so that the ended games' last observations are read
+      // before tg_batch_restart() starts exactly the games autoreset would have.
+      wasm.tg_batch_step(handle, p.actions, 0, p.obs, p.masks, p.players, p.reward, p.rewards,
+        p.done, p.status);
+      v = this.#wasmViews();
+      let finalObs = null, finalPlayer = null;
+      if (this.autoreset && v.done.includes(1)) {
+        const size = this.observationShape[0];
+        finalObs = new Float32Array(n * size);
+        finalPlayer = new Int8Array(n);
+        for (let i = 0; i < n; i++) {
+          if (!v.done[i]) continue;
+          finalObs.set(v.obs.subarray(i * size, (i + 1) * size), i * size);
+          finalPlayer[i] = v.players[i];
+        }
+        check(wasm.tg_batch_restart(handle, p.done, p.obs, p.masks, p.players),
+          'restart of the ended games');
+      }
+      return [this.#out('obs', v.obs), this.#out('reward', v.reward), this.#out('done', v.done),
+        this.#truncated(), { ...this.#info(v), finalObs, finalPlayer }];
     }
 
     /** A copy of game i's position (a new State, ply included, no history). */
     state(i) {
+      const handle = this.#handle();
       integer(i, 'i', 0, this.numEnvs - 1);
       const state = new tg.State(this.rules);
-      check(wasm.tg_batch_get(this.#handle(), i, stateHandle(state)), `game ${i}`);
+      check(wasm.tg_batch_get(handle, i, stateHandle(state)), `game ${i}`);
       return state;
     }
 
     /** Game i's generator state now. */
     rngState(i) {
+      const handle = this.#handle();
       integer(i, 'i', 0, this.numEnvs - 1);
-      check(wasm.tg_batch_rng(this.#handle(), i, out32), `game ${i}`);
+      check(wasm.tg_batch_rng(handle, i, out32), `game ${i}`);
       return new BigUint64Array(memory.buffer, out32, 1)[0];
     }
 
+    /** Release the library's memory; every later call throws (the arrays handed out stay). */
     free() {
       if (!this.#batch) return;
       registry.unregister(this);
       wasm.tg_batch_free(this.#batch);
       for (const ptr of this.#blocks.buffers) wasm.free(ptr);
       this.#batch = 0;
+      this.#views = null;
+      this.#buffer = null;
       this.rules.free();
+    }
+
+    /** Whether free() was called. */
+    get freed() {
+      return this.#batch === 0;
     }
 
     [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
@@ -240,6 +331,26 @@ export function learning(tg) {
     }
   }
 
+  // Actions outside the action space are the caller's mistake, refused before anything steps
+  // (see step); reported by game, as Python's VectorEnv does.
+  function checkActions(actions, n, count) {
+    if (actions === null || typeof actions !== 'object' || typeof actions.length !== 'number') {
+      throw new TypeError(`step needs ${n} actions (an array of integers 0 .. ${count - 1}), ` +
+        `not ${shown(actions)}`);
+    }
+    if (actions.length !== n) {
+      throw new TypeError(`step needs ${n} actions, not ${actions.length}`);
+    }
+    let notIntegers = null, outOfRange = null;
+    for (let i = 0; i < n; i++) {
+      const a = actions[i];
+      if (typeof a !== 'number' || !Number.isInteger(a)) (notIntegers ??= []).push(i);
+      else if (a < 0 || a >= count) (outOfRange ??= []).push(i);
+    }
+    const why = `actions are integers 0 .. ${count - 1}`;
+    if (notIntegers) throw new TypeError(refusals(actions, notIntegers, why));
+    if (outOfRange) check(1, refusals(actions, outOfRange, `out of range: ${why}`));
+  }
   const result = Object.freeze({ VectorEnv });
   attached.set(tg, result);
   return result;

@@ -246,6 +246,28 @@ TG_API tg_status tg_batch_step(tg_batch *b, const uint32_t *actions, uint32_t fl
                                uint8_t *done, int32_t *status);
 
 /**
+ * @brief Start chosen games of a batch again, as #TG_BATCH_AUTORESET starts a game that ended.
+ *
+ * Each state `i` with `games[i]` nonzero goes back to the initial position and throws its
+ * opening chance outcomes (Tab) with its own generator, exactly as a step with
+ * #TG_BATCH_AUTORESET would have started it; the other states are untouched. Passing the
+ * `done` output of a step made without #TG_BATCH_AUTORESET restarts the games that ended
+ * after their final observations were read, giving the same games as autoreset. Only the
+ * restarted states' entries of the outputs are written (laid out as for tg_batch_reset(),
+ * each buffer NULL or of the whole batch's size). Allocates nothing.
+ * @param b The batch.
+ * @param games `n` bytes: nonzero for each state to start again.
+ * @param[out] obs NULL, or `n * tg_rules_observation_size()` floats: each restarted state
+ *             seen by its player to move.
+ * @param[out] masks NULL, or `n * tg_rules_action_count()` bytes.
+ * @param[out] players NULL, or `n` entries: each restarted state's player to move.
+ * @retval TG_OK Success.
+ * @retval TG_ERR_INVALID_ARGUMENT @p b or @p games is NULL; nothing changed.
+ */
+TG_API tg_status tg_batch_restart(tg_batch *b, const uint8_t *games, float *obs, uint8_t *masks,
+                                  int8_t *players);
+
+/**
  * @brief Copy the position and ply of state @p i of a batch into @p dst, clearing its history.
  * @param b The batch.
  * @param i The state's index.

@@ -41,6 +41,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "batch_reset": (c_int, [_p, _fp, _u8p, POINTER(c_int8)]),
     "batch_step": (c_int, [_p, POINTER(c_uint32), c_uint32, _fp, _u8p, POINTER(c_int8), _fp,
                            _fp, _u8p, POINTER(c_int32)]),
+    "batch_restart": (c_int, [_p, _u8p, _fp, _u8p, POINTER(c_int8)]),
     "batch_get": (c_int, [_p, c_size_t, _p]),
     "batch_set": (c_int, [_p, c_size_t, _p]),
     "batch_rng": (c_int, [_p, c_size_t, POINTER(c_uint64)]),

@@ -25,7 +25,6 @@ from typing import Any, Dict, List, Optional, Tuple, TypeVar, Union
 
 from ._action_checks import action_batch, action_value
 from ._errors import Status, as_int, check, error
-from ._game_restart import GameRestart
 from ._learning_lib import Mask, Vector, fn, np
 from ._rng import Rng
 from ._rules import Rules
@@ -117,7 +116,7 @@ class VectorEnv:
         self._c_status = self._status.ctypes.data_as(POINTER(c_int32))
         self._c_actions = self._actions.ctypes.data_as(POINTER(c_uint32))
         self._step = fn("batch_step")
-        self._restart: Optional[GameRestart] = GameRestart(self.rules, n) if autoreset else None
+        self._restart = fn("batch_restart")
         batch = c_void_p()
         with self.rules._use as rules_h:
             check(fn("batch_new")(rules_h, n, seed_bits, byref(batch)), "new VectorEnv")
@@ -178,11 +177,14 @@ class VectorEnv:
                        self._c_reward, self._c_rewards, self._c_done, self._c_status)
             final: Dict[str, Any] = {}
             stepped = np.ones(self.num_envs, dtype=bool)
-            if self._restart is not None and self._done.any():
+            if self.autoreset and self._done.any():
+                # Stepped without the library's autoreset so that the ended games' last
+                # observations are read first; tg_batch_restart() then starts exactly the
+                # games that autoreset would have (same generators, same opening throws).
                 ended = np.flatnonzero(self._done)
                 final = self._final(ended)
-                self._restart.restart(batch, ended, (self._obs, self._masks, self._players),
-                                      (self._c_obs, self._c_masks, self._c_players))
+                check(self._restart(batch, self._c_done, self._c_obs, self._c_masks,
+                                    self._c_players), "restart of the ended games")
                 stepped[ended] = False
             info = self._info(stepped)
             info.update(final)
@@ -240,9 +242,6 @@ class VectorEnv:
             if self._batch is not None:
                 self._free(self._batch)
                 self._batch = None
-            if self._restart is not None:
-                self._restart.close()
-                self._restart = None
             self.rules.close()
 
     def __enter__(self: _Env) -> _Env:

@@ -18,3 +18,14 @@ void x;
 s.applyAction('b1');
 // @ts-expect-error step takes the actions
 env.step();
+// Copies or the environment's own arrays; a final observation only where games ended.
+const own = new VectorEnv('tab', 4, 2n, { copy: false, autoreset: true });
+const [, , , , stepInfo] = own.step([0, 0, 0, 0]);
+const finalObs: Float32Array | null = stepInfo.finalObs;
+const finalPlayer: Int8Array | null = stepInfo.finalPlayer;
+const freed: boolean = own.freed;
+void finalObs; void finalPlayer; void freed;
+// @ts-expect-error finalObs may be null: it is there only after games ended
+stepInfo.finalObs.length;
+// @ts-expect-error copy is a boolean
+new VectorEnv('tab', 4, 2n, { copy: 'yes' });
