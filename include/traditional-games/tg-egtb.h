@@ -154,8 +154,8 @@ TG_API tg_egtb_status tg_egtb_probe(const tg_egtb *db, const tg_state *s, tg_egt
  * @brief Makes a reader of an open database, for one thread's probes (since 0.5).
  *
  * tg_egtb_probe() decompresses a whole block with a new context on every call; a reader
- * reuses one context and keeps the 4 blocks it read last (about 260 KB in all), so probes of
- * nearby positions, as a search makes them, cost a look-up. A reader changes at every probe:
+ * reuses one context and keeps the 16 blocks it read last (about 1.1 MB in all), so a probe
+ * of a block read lately costs a look-up. A reader changes at every probe:
  * use each from one thread at a time (one reader per thread).
  * @param db An open database, which must stay open until the reader is freed.
  * @param out Receives the reader.
