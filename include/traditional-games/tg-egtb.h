@@ -208,7 +208,8 @@ TG_API tg_status tg_search_set_egtb(tg_search *h, const tg_egtb *db);
 /**
  * @brief What the database attached to @p h said in the last search call (since 0.5).
  * @param h The handle, or NULL.
- * @return #TG_EGTB_OK if no probe failed (or no database is attached); else the first
+ * @return #TG_EGTB_OK if no probe failed (or no database is attached, or a search call is
+ *         running on @p h); else the first
  *         failure, after which the call searched without the database: #TG_EGTB_MISSING_FILE,
  *         #TG_EGTB_DAMAGED, #TG_EGTB_WRONG_RULES (the position is of another rule set),
  *         #TG_EGTB_IO_ERROR or #TG_EGTB_NO_MEMORY. #TG_EGTB_BAD_ARGUMENT if @p h is NULL.
