@@ -44,7 +44,8 @@ typedef struct tg_egtb tg_egtb;
  *  (since 0.5). */
 typedef struct tg_egtb_reader tg_egtb_reader;
 
-/* The search handle (tg-search.h), declared again so that this header compiles on its own. */
+/** The search handle of tg-search.h (::tg_search), declared again so that this header
+ *  compiles on its own. */
 typedef struct tg_search tg_search;
 
 /** The exact value of a position (since 0.5). */
