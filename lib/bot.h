@@ -65,6 +65,11 @@ struct tg__result {
     double value;
     bool proven;
     tg_move line[TG__LINE_MAX];
+    /* Given by an endgame database (search_egtb.c): the exact value, and its rank among the
+     * exact values (an endless win above every margin), which orders results of equal value. */
+    bool exact;
+    int exact_order;
+    tg_egtb_value exact_value;
 };
 
 /* bot.c: random, greedy and UCT on a position that has at least one decision (and is not a
@@ -100,6 +105,12 @@ struct tg__engine {
     size_t frame_moves; /* positions per ply the frames have room for */
     void *levels;       /* the prover's children, keys and path (prove.c) */
     size_t level_moves; /* positions per ply the levels have room for */
+    /* The attached endgame database's reader (search_egtb.c; native builds), whether this
+     * call still probes it, and the first failure of this call. */
+    tg_egtb_reader *egtb;
+    bool egtb_on;
+    tg_egtb_status egtb_status;
+    uint64_t egtb_probes;
 };
 
 tg_status tg__engine_init(struct tg__engine *e, uint32_t tt_mb);
@@ -116,6 +127,16 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
  * order, each proven or left unknown (value 0, not proven) within the budget. `choose`: the
  * moves after the first proven win are left unknown. TG_ERR_BAD_OPTION for a game with
  * chance. */
+/* search_egtb.c (native builds): a search call's use of the attached database. begin: probe
+ * it in this call if attached and of `rules`. probe: the exact value of `pos`, or false (a
+ * failure other than "not in the database" latches egtb_status and ends the probing). root:
+ * if `pos` is covered, its best move by the database into *out and, if `results`, every
+ * move's exact value (in tg__options_now() order) with its line; false if not covered. */
+void tg__search_egtb_begin(struct tg__engine *e, const struct tg_rules *rules);
+bool tg__search_egtb_probe(struct tg__engine *e, const struct tg_pos *pos, tg_egtb_value *out);
+bool tg__search_egtb_root(struct tg__engine *e, const struct tg_config *cfg,
+                          const struct tg_pos *pos, tg_move *out, struct tg__result *results);
+
 tg_status tg__prove_run(struct tg__engine *e, const struct tg_config *cfg,
                         const struct tg_pos *pos, const struct tg__bot *b, struct tg__control *ctl,
                         bool choose, struct tg__result *results, uint64_t *nodes);

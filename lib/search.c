@@ -4,7 +4,8 @@
  * player is searched without negation. Values are integers (centi-counters of score lead;
  * results as +-WIN), so a search bounded by nodes or depth is the same on every platform.
  *
- * The table is search_table.c, the evaluation search_eval.c.
+ * The table is search_table.c, the evaluation search_eval.c, the use of an attached endgame
+ * database search_egtb.c.
  *
  * A value is proven when it holds for every ending: every child it rests on was proven (a
  * finished game, a proven table entry), or its best child is a proven win, which nothing
@@ -272,6 +273,15 @@ static int search(struct ctx *c, const struct tg_pos *pos, int depth, int alpha,
         *proven = true;
         return winner == me ? WIN - ply : -(WIN - ply);
     }
+#ifdef TG_HAVE_EGTB
+    /* A position the attached database covers is not searched: its result is known. */
+    tg_egtb_value known;
+    if (c->e->egtb_on && tg__search_egtb_probe(c->e, pos, &known)) {
+        *proven = true;
+        int v = WIN - (c->adjust ? ply : 0);
+        return known.outcome > 0 ? v : known.outcome < 0 ? -v : 0;
+    }
+#endif
     if (depth <= 0 || ply >= MAX_PLY - 1)
         return evaluate(c, pos, me);
     bool tabled = depth > 1 || pos->phase == TG__CHANCE;
@@ -431,6 +441,14 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
                          tg_move *out, struct tg__result *results, uint64_t *nodes,
                          uint32_t *depth_done)
 {
+#ifdef TG_HAVE_EGTB
+    /* A root the attached database covers is played and analysed by the database alone. */
+    if (e->egtb_on && tg__search_egtb_root(e, cfg, pos, out, results)) {
+        *nodes = e->egtb_probes;
+        *depth_done = 0;
+        return TG_OK;
+    }
+#endif
     tg_status st = frames_reserve(e, cfg->max_moves > 0 ? cfg->max_moves : 1);
     if (st != TG_OK)
         return st;

@@ -44,6 +44,9 @@ tg_status tg_search_new(const char *bot_spec, tg_search **out)
 
 static void release(tg_search *h)
 {
+#ifdef TG_HAVE_EGTB
+    tg_egtb_reader_free(h->engine.egtb);
+#endif
     tg__engine_release(&h->engine);
     tg__realloc(h->results, 0);
     tg__realloc(h, 0);
@@ -88,6 +91,15 @@ static tg_status finish(tg_search *h, tg_status st)
     return st;
 }
 
+/* Whether result `a` goes after `b`: a lower value, or, both exact, a lower exact value (a
+ * win by 2 after a win by 6). */
+static bool ranks_below(const struct tg__result *a, const struct tg__result *b)
+{
+    if (a->value != b->value)
+        return a->value < b->value;
+    return a->exact && b->exact && a->exact_order < b->exact_order;
+}
+
 static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *out, bool analyse)
 {
     if (!h || !s || !rng || (!analyse && !out))
@@ -115,6 +127,11 @@ static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *ou
         h->result_cap = n;
     }
     struct tg__result *results = analyse || prove ? h->results : NULL;
+    for (size_t i = 0; results && i < n; i++)
+        results[i].exact = false;
+#ifdef TG_HAVE_EGTB
+    tg__search_egtb_begin(&h->engine, &s->rules);
+#endif
     uint64_t next = *rng;
     tg_move m = moves[0];
     tg_status st = TG_OK;
@@ -151,7 +168,7 @@ static tg_status run(tg_search *h, const tg_state *s, uint64_t *rng, tg_move *ou
         for (size_t i = 1; i < n; i++) {
             struct tg__result x = results[i];
             size_t j = i;
-            while (j > 0 && results[j - 1].value < x.value) {
+            while (j > 0 && ranks_below(&results[j - 1], &x)) {
                 results[j] = results[j - 1];
                 j--;
             }
@@ -249,3 +266,47 @@ tg_status tg_search_stats(const tg_search *h, uint64_t *nodes, uint32_t *depth)
         *depth = h->depth;
     return TG_OK;
 }
+
+#ifdef TG_HAVE_EGTB
+tg_status tg_search_set_egtb(tg_search *h, const tg_egtb *db)
+{
+    if (!h)
+        return TG_ERR_INVALID_ARGUMENT;
+    if (h->bot.kind != TG__BOT_SEARCH)
+        return TG_ERR_BAD_OPTION;
+    int life = TG__IDLE;
+    /* Held as RUNNING while the reader changes, so no search call can start meanwhile. */
+    if (!atomic_compare_exchange_strong(&h->life, &life, TG__RUNNING))
+        return TG_ERR_BUSY;
+    tg_egtb_reader *reader = NULL;
+    if (db && tg_egtb_reader_new(db, &reader) != TG_EGTB_OK)
+        return finish(h, TG_ERR_NO_MEMORY);
+    tg_egtb_reader_free(h->engine.egtb);
+    h->engine.egtb = reader;
+    h->engine.egtb_status = TG_EGTB_OK;
+    return finish(h, TG_OK);
+}
+
+tg_egtb_status tg_search_egtb_status(const tg_search *h)
+{
+    if (!h)
+        return TG_EGTB_BAD_ARGUMENT;
+    return idle(h) ? h->engine.egtb_status : TG_EGTB_OK;
+}
+
+tg_status tg_search_result_exact(const tg_search *h, size_t i, tg_egtb_value *value, bool *exact)
+{
+    if (!h)
+        return TG_ERR_INVALID_ARGUMENT;
+    if (!idle(h))
+        return TG_ERR_BUSY;
+    if (i >= h->result_count)
+        return TG_ERR_INVALID_ARGUMENT;
+    const struct tg__result *r = &h->results[i];
+    if (exact)
+        *exact = r->exact;
+    if (value && r->exact)
+        *value = r->exact_value;
+    return TG_OK;
+}
+#endif

@@ -182,7 +182,7 @@ if ! "$tsan_dir/tests/test_threads" > /dev/null 2> "$tsan_dir/probe.log" &&
   grep -q "unexpected memory mapping" "$tsan_dir/probe.log"; then
   tsan_wrap=(--wrapper "setarch $(uname -m) -R")
 fi
-meson test -C "$tsan_dir" --print-errorlogs "${tsan_wrap[@]}" threads search_threads \
+meson test -C "$tsan_dir" --print-errorlogs "${tsan_wrap[@]}" threads search_threads egtb_search \
   --timeout-multiplier "$(timeout_multiplier 6)"
 unset TSAN_OPTIONS
 

@@ -22,8 +22,9 @@ static const struct tool_cli cli = {
     "  --threads N    worker threads, 1 to 256 (default 2)\n"
     "A file already in DIR for the same rules is reused, so a build can be extended.\n"
     "probe prints each position's exact value, or why there is none.\n"
-    "bench times --probes N (default 100000) probes of random positions with the largest\n"
-    "counter number of DIR: the probe-time figure of docs/strength.md.\n"};
+    "bench times --probes N (default 100000) probes with the largest counter number of DIR,\n"
+    "of random positions and of the positions of random games (as a search meets them),\n"
+    "each with tg_egtb_probe() and with a reader: the probe-time figures of docs/strength.md.\n"};
 
 /* A fixed generator, so that every run probes the same positions (splitmix64). */
 static uint64_t next_random(uint64_t *x)
@@ -63,6 +64,48 @@ static tg_state *random_position(const tg_rules *r, int n, uint64_t *rng)
     return tg_state_from_string(r, text, &s) == TG_OK ? s : NULL;
 }
 
+/* `count` running positions: random ones of `n` counters, or (`lines`) the positions of
+ * random games from such positions, one after the other, as a search meets them. */
+static tg_state **bench_positions(const tg_rules *r, int n, uint64_t count, bool lines)
+{
+    tg_state **all = calloc((size_t)count, sizeof *all);
+    uint64_t rng = 1, made = 0;
+    while (all && made < count) {
+        tg_state *s = random_position(r, n, &rng);
+        if (!s)
+            continue;
+        while (made < count && !tg_state_is_terminal(s)) {
+            if (tg_state_clone(s, &all[made]) != TG_OK)
+                break;
+            made++;
+            uint64_t one = next_random(&rng);
+            if (!lines || tg_state_apply_random(s, &one) != TG_OK)
+                break;
+        }
+        tg_state_free(s);
+    }
+    return all;
+}
+
+/* Probes every position once, with a reader or with tg_egtb_probe(); seconds spent, or -1. */
+static double time_probes(const tg_egtb *db, tg_state **all, uint64_t count, bool use_reader)
+{
+    tg_egtb_reader *reader = NULL;
+    if (use_reader && tg_egtb_reader_new(db, &reader) != TG_EGTB_OK)
+        return -1;
+    tg_egtb_status st = TG_EGTB_OK;
+    double start = seconds_now();
+    for (uint64_t i = 0; i < count && st == TG_EGTB_OK; i++) {
+        tg_egtb_value v;
+        st = use_reader ? tg_egtb_reader_probe(reader, all[i], &v) : tg_egtb_probe(db, all[i], &v);
+    }
+    double spent = seconds_now() - start;
+    tg_egtb_reader_free(reader);
+    if (st != TG_EGTB_OK)
+        fprintf(stderr, "tg-egtb: probe: %s\n", tg_egtb_status_string(st));
+    return st == TG_EGTB_OK ? spent : -1;
+}
+
 static int bench_probes(const tg_rules *rules, const char *dir, uint64_t probes)
 {
     tg_egtb *db = NULL;
@@ -74,28 +117,30 @@ static int bench_probes(const tg_rules *rules, const char *dir, uint64_t probes)
         tg_egtb_close(db);
         return 1;
     }
-    uint64_t rng = 1, done = 0;
-    double spent = 0;
-    while (done < probes) {
-        tg_state *s = random_position(rules, n, &rng);
-        if (!s)
-            continue;
-        tg_egtb_value v;
-        double start = seconds_now();
-        st = tg_egtb_probe(db, s, &v);
-        spent += seconds_now() - start;
-        tg_state_free(s);
-        if (st != TG_EGTB_OK) {
-            fprintf(stderr, "tg-egtb: probe: %s\n", tg_egtb_status_string(st));
-            tg_egtb_close(db);
-            return 1;
+    int status = 0;
+    for (int lines = 0; lines < 2 && status == 0; lines++) {
+        tg_state **all = bench_positions(rules, n, probes, lines);
+        if (!all) {
+            fprintf(stderr, "tg-egtb: out of memory\n");
+            status = 1;
         }
-        done++;
+        for (int use_reader = 0; use_reader < 2 && status == 0; use_reader++) {
+            double spent = time_probes(db, all, probes, use_reader);
+            if (spent < 0) {
+                status = 1;
+                break;
+            }
+            printf("counters %d  %-13s  %-6s  probes %llu  microseconds/probe %.2f  probes/s %.0f\n",
+                   n, lines ? "game-lines" : "random", use_reader ? "reader" : "probe",
+                   (unsigned long long)probes, 1e6 * spent / (double)probes,
+                   spent > 0 ? (double)probes / spent : 0.0);
+        }
+        for (uint64_t i = 0; all && i < probes; i++)
+            tg_state_free(all[i]);
+        free(all);
     }
-    printf("counters %d  probes %llu  microseconds/probe %.2f\n", n, (unsigned long long)done,
-           1e6 * spent / (double)done);
     tg_egtb_close(db);
-    return 0;
+    return status;
 }
 
 static void print_tier(void *ctx, const tg_egtb_tier_report *r)

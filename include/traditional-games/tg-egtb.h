@@ -7,7 +7,10 @@
  * what a position is and what is stored). tg_egtb_build() writes one file per counter number
  * into a directory; tg_egtb_open() reads that directory, tg_egtb_probe() answers positions and
  * tg_egtb_close() releases it. A ::tg_egtb is never modified after tg_egtb_open() and may be
- * probed from any number of threads at once. Not available in the WebAssembly build.
+ * probed from any number of threads at once. A ::tg_egtb_reader (one per thread) probes faster:
+ * it keeps its decompression context and its last blocks. tg_search_set_egtb() gives a search
+ * handle a database, which `search` and its analysis then consult. Not available in the
+ * WebAssembly build.
  */
 #ifndef TRADITIONAL_GAMES_TG_EGTB_H
 #define TRADITIONAL_GAMES_TG_EGTB_H
@@ -36,6 +39,14 @@ typedef enum tg_egtb_status {
 
 /** An open directory of database files for one rule set. */
 typedef struct tg_egtb tg_egtb;
+
+/** One thread's reader of an open directory: its own decompression context and block cache
+ *  (since 0.5). */
+typedef struct tg_egtb_reader tg_egtb_reader;
+
+/** The search handle of tg-search.h (::tg_search), declared again so that this header
+ *  compiles on its own. */
+typedef struct tg_search tg_search;
 
 /** The exact value of a position (since 0.5). */
 typedef struct tg_egtb_value {
@@ -139,6 +150,93 @@ TG_API int tg_egtb_max_counters(const tg_egtb *db);
  * @retval TG_EGTB_NO_MEMORY Allocation failed.
  */
 TG_API tg_egtb_status tg_egtb_probe(const tg_egtb *db, const tg_state *s, tg_egtb_value *out);
+
+/**
+ * @brief Makes a reader of an open database, for one thread's probes (since 0.5).
+ *
+ * tg_egtb_probe() decompresses a whole block with a new context on every call; a reader
+ * reuses one context and keeps the 16 blocks it read last (about 1.1 MB in all), so a probe
+ * of a block read lately costs a look-up. A reader changes at every probe:
+ * use each from one thread at a time (one reader per thread).
+ * @param db An open database, which must stay open until the reader is freed.
+ * @param out Receives the reader.
+ * @retval TG_EGTB_OK Success.
+ * @retval TG_EGTB_BAD_ARGUMENT A NULL argument.
+ * @retval TG_EGTB_NO_MEMORY Allocation failed.
+ */
+TG_API tg_egtb_status tg_egtb_reader_new(const tg_egtb *db, tg_egtb_reader **out);
+
+/**
+ * @brief The exact value of a position, read through a reader (since 0.5).
+ *
+ * The same answer and statuses as tg_egtb_probe() on the reader's database. A block that
+ * fails its checksum is never kept, so it is reported damaged at every probe that needs it.
+ * @param reader A reader, used by no other thread during the call.
+ * @param s A running position of the database's rule set.
+ * @param out Receives the value; untouched unless #TG_EGTB_OK.
+ * @return As tg_egtb_probe().
+ */
+TG_API tg_egtb_status tg_egtb_reader_probe(tg_egtb_reader *reader, const tg_state *s,
+                                           tg_egtb_value *out);
+
+/**
+ * @brief Frees a reader (not its database). NULL is accepted.
+ * @param reader The reader from tg_egtb_reader_new().
+ */
+TG_API void tg_egtb_reader_free(tg_egtb_reader *reader);
+
+/**
+ * @brief Gives a `search` handle a database to consult, or takes it away (since 0.5).
+ *
+ * While a database is attached, every search call of @p h on a position of the database's
+ * rule set probes it (through the handle's own reader, so handles on different threads may
+ * share one database): a position the database covers is not searched below but valued
+ * exactly, as proven; and when the position searched is covered itself, the call plays the
+ * database's best move (the largest final margin, the first legal move of equals) and the
+ * analysis gives every move its exact value, read with tg_search_result_exact(). A probe that
+ * fails (a missing or damaged file, another rule set) ends the use of the database for the
+ * rest of that call, which then searches on without it; tg_search_egtb_status() says why.
+ * @param h A handle made from a `search:` spec.
+ * @param db An open database, which must stay open while attached, or NULL to detach.
+ * @retval TG_OK Attached (or detached).
+ * @retval TG_ERR_INVALID_ARGUMENT @p h is NULL.
+ * @retval TG_ERR_BAD_OPTION @p h is not a `search` handle (`mcts`, `prove`, ...).
+ * @retval TG_ERR_BUSY A search call is running on @p h.
+ * @retval TG_ERR_NO_MEMORY The handle's reader could not be allocated; nothing changed.
+ */
+TG_API tg_status tg_search_set_egtb(tg_search *h, const tg_egtb *db);
+
+/**
+ * @brief What the database attached to @p h said in the last search call (since 0.5).
+ * @param h The handle, or NULL.
+ * @return #TG_EGTB_OK if no probe failed (or no database is attached, or a search call is
+ *         running on @p h); else the first
+ *         failure, after which the call searched without the database: #TG_EGTB_MISSING_FILE,
+ *         #TG_EGTB_DAMAGED, #TG_EGTB_WRONG_RULES (the position is of another rule set),
+ *         #TG_EGTB_IO_ERROR or #TG_EGTB_NO_MEMORY. #TG_EGTB_BAD_ARGUMENT if @p h is NULL.
+ */
+TG_API tg_egtb_status tg_search_egtb_status(const tg_search *h);
+
+/**
+ * @brief The exact value of one result of the last analysis, when the database gave it
+ *        (since 0.5).
+ *
+ * When the analysed position is covered by the attached database, every result has its
+ * exact value: tg_search_result() then gives the outcome (1, 0 or -1, proven) and this call
+ * the final margin ("win by 4, exact"). Results are sorted best first by that exact value.
+ * @param h The handle.
+ * @param i Index below tg_search_result_count().
+ * @param[out] value Receives the exact value of the move for the player to move at the
+ *        analysed position: the outcome, whether an endless move decides the game, and the
+ *        margins (tg_egtb_value). Or NULL.
+ * @param[out] exact Receives whether the database gave this result (if false, @p value is
+ *        untouched). Or NULL.
+ * @retval TG_OK The outputs hold the answer.
+ * @retval TG_ERR_INVALID_ARGUMENT @p h is NULL or @p i is out of range.
+ * @retval TG_ERR_BUSY A search call is running on @p h.
+ */
+TG_API tg_status tg_search_result_exact(const tg_search *h, size_t i, tg_egtb_value *value,
+                                        bool *exact);
 
 /**
  * @brief Closes a database. NULL is accepted.

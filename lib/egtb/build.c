@@ -275,7 +275,7 @@ static tg_egtb_status load_zero_layer(struct build *b, const char *path, int8_t 
         st = TG_EGTB_NO_MEMORY;
     for (uint64_t j = 0; st == TG_EGTB_OK && j < t->layer_blocks; j++) {
         size_t n;
-        st = tg__egtb_read_block(fileno(f), &h, j, layer + j * TG__EGTB_BLOCK_ENTRIES, &n);
+        st = tg__egtb_read_block(fileno(f), &h, j, layer + j * TG__EGTB_BLOCK_ENTRIES, &n, NULL);
     }
     tg__egtb_header_free(&h);
     fclose(f);

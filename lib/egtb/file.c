@@ -289,17 +289,45 @@ tg_egtb_status tg__egtb_read_header(int fd, struct tg_egtb_header *h)
     return st;
 }
 
+void tg__egtb_scratch_release(struct tg__egtb_scratch *scratch)
+{
+    ZSTD_freeDCtx(scratch->dctx);
+    tg__realloc(scratch->packed, 0);
+    scratch->dctx = NULL;
+    scratch->packed = NULL;
+    scratch->packed_cap = 0;
+}
+
+/* Room for a frame of `size` bytes in the scratch, and its context; false if out of memory. */
+static bool scratch_ready(struct tg__egtb_scratch *scratch, size_t size)
+{
+    if (!scratch->dctx && !(scratch->dctx = ZSTD_createDCtx()))
+        return false;
+    if (scratch->packed_cap < size) {
+        void *grown = tg__realloc(scratch->packed, size);
+        if (!grown)
+            return false;
+        scratch->packed = grown;
+        scratch->packed_cap = size;
+    }
+    return true;
+}
+
 tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint64_t b,
-                                   int8_t *out, size_t *n)
+                                   int8_t *out, size_t *n, struct tg__egtb_scratch *scratch)
 {
     uint64_t layer_blocks = (h->layer_entries + h->block_entries - 1) / h->block_entries;
     uint64_t first = b % layer_blocks * h->block_entries;
     uint64_t want = h->layer_entries - first < h->block_entries ? h->layer_entries - first
                                                                  : h->block_entries;
     const struct tg_egtb_block_ref *ref = &h->blocks[b];
-    void *packed = tg__realloc(NULL, ref->size);
-    if (!packed)
+    struct tg__egtb_scratch once = {NULL, NULL, 0};
+    struct tg__egtb_scratch *use = scratch ? scratch : &once;
+    if (!scratch_ready(use, ref->size)) {
+        tg__egtb_scratch_release(&once);
         return TG_EGTB_NO_MEMORY;
+    }
+    void *packed = use->packed;
     tg_egtb_status st = read_at(fd, packed, ref->size, ref->offset);
     ZSTD_frameHeader fh;
     /* A frame without its checksum is not one this library wrote (a flipped flag bit). */
@@ -307,11 +335,12 @@ tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint6
         (ZSTD_getFrameHeader(&fh, packed, ref->size) != 0 || !fh.checksumFlag))
         st = TG_EGTB_DAMAGED;
     if (st == TG_EGTB_OK) {
-        /* The frame's own checksum (written with ZSTD_c_checksumFlag) is checked here. */
-        size_t got = ZSTD_decompress(out, (size_t)want, packed, ref->size);
+        /* The frame's own checksum (written with ZSTD_c_checksumFlag) is checked here. A
+         * context left in an error state by a damaged frame is reset by the next call. */
+        size_t got = ZSTD_decompressDCtx(use->dctx, out, (size_t)want, packed, ref->size);
         st = ZSTD_isError(got) || got != want ? TG_EGTB_DAMAGED : TG_EGTB_OK;
     }
-    tg__realloc(packed, 0);
+    tg__egtb_scratch_release(&once);
     if (st == TG_EGTB_OK)
         *n = (size_t)want;
     return st;

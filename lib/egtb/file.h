@@ -55,9 +55,20 @@ void tg__egtb_writer_abandon(struct tg_egtb_writer *w);
 /* Reading: the header of an open file (blocks allocated, freed by tg__egtb_header_free). */
 tg_egtb_status tg__egtb_read_header(int fd, struct tg_egtb_header *h);
 void tg__egtb_header_free(struct tg_egtb_header *h);
+/* What one reader reuses from block to block: a decompression context and the buffer the
+ * compressed frame is read into (grown as needed). A reader's own: never shared by threads. */
+struct ZSTD_DCtx_s;
+struct tg__egtb_scratch {
+    struct ZSTD_DCtx_s *dctx;
+    void *packed;
+    size_t packed_cap;
+};
+/* Releases what a scratch holds (not the struct itself). */
+void tg__egtb_scratch_release(struct tg__egtb_scratch *scratch);
 /* Block `b` into `out` (h->block_entries entries; the last block of a layer may be shorter:
- * `*n` says how many). Thread-safe (pread). */
+ * `*n` says how many). Thread-safe (pread). `scratch`: NULL to allocate a buffer and a
+ * context for this read only, else the caller's to reuse (its context made at first use). */
 tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint64_t b,
-                                   int8_t *out, size_t *n);
+                                   int8_t *out, size_t *n, struct tg__egtb_scratch *scratch);
 
 #endif

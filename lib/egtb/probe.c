@@ -2,9 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 
 /* Reading a database directory: every file's header checked at open, one block read and
- * decompressed per probe. The handle is never written after tg_egtb_open() and blocks are read
- * with pread(), so probes need no lock. */
-#include "file.h"
+ * decompressed per probe (readers, reader.c, keep blocks and a context from probe to probe).
+ * The handle is never written after tg_egtb_open() and blocks are read with pread(), so probes
+ * need no lock. */
+#include "probe.h"
 
 #include "../mancala/board.h"
 
@@ -130,14 +131,15 @@ int tg_egtb_max_counters(const tg_egtb *db)
     return db ? db->max_counters : 0;
 }
 
-tg_egtb_status tg_egtb_probe(const tg_egtb *db, const tg_state *s, tg_egtb_value *out)
+const struct tg_rules *tg__egtb_rules(const tg_egtb *db)
 {
-    if (!db || !s || !out)
-        return TG_EGTB_BAD_ARGUMENT;
-    if (!tg__rules_same(&s->rules, &db->rules))
-        return TG_EGTB_WRONG_RULES;
+    return &db->rules;
+}
+
+tg_egtb_status tg__egtb_locate(const tg_egtb *db, const struct tg_pos *pos,
+                               struct tg__egtb_where *where)
+{
     const struct tg_config *cfg = &db->rules.cfg;
-    const struct tg_pos *pos = &s->pos;
     if (pos->phase != TG__DECIDE || pos->quiet >= cfg->quiet_limit)
         return TG_EGTB_NOT_IN_DATABASE;
     unsigned n = tg__mancala_board_total(cfg, pos);
@@ -148,32 +150,52 @@ tg_egtb_status tg_egtb_probe(const tg_egtb *db, const tg_state *s, tg_egtb_value
         return tf->status;
     const struct tg_egtb_tier *t = tf->shape;
     uint64_t at = pos->side * t->boards + tg__egtb_rank(t, pos->cell);
-    uint64_t block = pos->quiet * t->layer_blocks + at / TG__EGTB_BLOCK_ENTRIES;
-    int8_t *values = tg__realloc(NULL, TG__EGTB_BLOCK_ENTRIES);
-    if (!values)
-        return TG_EGTB_NO_MEMORY;
-    size_t got = 0;
-    tg_egtb_status st = tg__egtb_read_block(tf->fd, &tf->header, block, values, &got);
-    int v = st == TG_EGTB_OK ? values[at % TG__EGTB_BLOCK_ENTRIES] : 0;
-    tg__realloc(values, 0);
-    if (st != TG_EGTB_OK)
-        return st;
+    where->fd = tf->fd;
+    where->header = &tf->header;
+    where->counters = n;
+    where->block = pos->quiet * t->layer_blocks + at / TG__EGTB_BLOCK_ENTRIES;
+    where->entry = (size_t)(at % TG__EGTB_BLOCK_ENTRIES);
+    return TG_EGTB_OK;
+}
+
+tg_egtb_status tg__egtb_decode(const struct tg_pos *pos, int stored, tg_egtb_value *out)
+{
     /* A running position always has a move, so its entry is never the no-position mark. */
-    if (v == TG__EGTB_NO_POSITION)
+    if (stored == TG__EGTB_NO_POSITION)
         return TG_EGTB_DAMAGED;
     int me = pos->side;
     int banked = (int)pos->score[me] - (int)pos->score[1 - me];
     tg_egtb_value value = {0, 0, 0, 0};
-    if (v == TG__EGTB_WIN_ENDLESS || v == TG__EGTB_LOSS_ENDLESS) {
-        value.outcome = v > 0 ? 1 : -1;
+    if (stored == TG__EGTB_WIN_ENDLESS || stored == TG__EGTB_LOSS_ENDLESS) {
+        value.outcome = stored > 0 ? 1 : -1;
         value.endless = 1;
     } else {
-        value.margin_to_go = v;
-        value.final_margin = banked + v;
+        value.margin_to_go = stored;
+        value.final_margin = banked + stored;
         value.outcome = (value.final_margin > 0) - (value.final_margin < 0);
     }
     *out = value;
     return TG_EGTB_OK;
+}
+
+tg_egtb_status tg_egtb_probe(const tg_egtb *db, const tg_state *s, tg_egtb_value *out)
+{
+    if (!db || !s || !out)
+        return TG_EGTB_BAD_ARGUMENT;
+    if (!tg__rules_same(&s->rules, &db->rules))
+        return TG_EGTB_WRONG_RULES;
+    struct tg__egtb_where where;
+    tg_egtb_status st = tg__egtb_locate(db, &s->pos, &where);
+    if (st != TG_EGTB_OK)
+        return st;
+    int8_t *values = tg__realloc(NULL, TG__EGTB_BLOCK_ENTRIES);
+    if (!values)
+        return TG_EGTB_NO_MEMORY;
+    size_t got = 0;
+    st = tg__egtb_read_block(where.fd, where.header, where.block, values, &got, NULL);
+    int v = st == TG_EGTB_OK ? values[where.entry] : 0;
+    tg__realloc(values, 0);
+    return st == TG_EGTB_OK ? tg__egtb_decode(&s->pos, v, out) : st;
 }
 
 void tg_egtb_close(tg_egtb *db)

@@ -29,6 +29,7 @@ docs/python.md says what each does.
 """
 
 from ._catalogue import GameInfo, OptionInfo, check_bot, games
+from ._egtb import Egtb, EgtbError, EgtbStatus, ExactValue
 from ._errors import (BadOption, BufferTooSmall, Busy, GameOver, IllegalMove, InvalidArgument,
                       NoHistory, NoMemory, ParseError, RulesMismatch, Status, TGError,
                       UnknownGame)
@@ -57,13 +58,14 @@ __all__ = [
     "library_version", "library_version_number", "library_path", "check_bot", "__version__",
     "MOVE_PASS", "PLAYER_0", "PLAYER_1", "CHANCE", "TERMINAL", "DRAW", "NO_WINNER_YET",
     "CELL_LOCKED", "CELL_DEAD", "Event", "EventKind", "EndReason", "MoveAnalysis",
+    "Egtb", "EgtbError", "EgtbStatus", "ExactValue",
 ]
 
 # Pickles and tracebacks name the public module, not the private one a class lives in, so
 # that moving code between the private modules breaks no pickle.
 for _public in (Status, TGError, InvalidArgument, NoMemory, UnknownGame, BadOption, IllegalMove,
                 ParseError, BufferTooSmall, NoHistory, GameOver, RulesMismatch, Busy,
-                MoveAnalysis, LibraryNotFoundError, Rng, Rules, State, Event, EventKind, EndReason,
+                MoveAnalysis, Egtb, EgtbError, EgtbStatus, ExactValue, LibraryNotFoundError, Rng, Rules, State, Event, EventKind, EndReason,
                 GameInfo, OptionInfo, games, check_bot,
                 library_path, library_version, library_version_number, _unpickle_state):
     _public.__module__ = __name__

@@ -153,6 +153,18 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "search_result_line": (c_int, [_p, c_size_t, c_char_p, c_size_t, _sizep]),
     "search_stats": (c_int, [_p, _u64p, POINTER(c_uint32)]),
     "search_stop": (c_int, [_p]),
+    # Added in 0.5.0 (symbol version TG_0.5; native builds): endgame databases.
+    "egtb_status_string": (c_char_p, [c_int]),
+    "egtb_build": (c_int, [_p, c_char_p, c_int, c_uint, _p, _p]),
+    "egtb_open": (c_int, [c_char_p, _p, _pp]),
+    "egtb_close": (None, [_p]),
+    "egtb_max_counters": (c_int, [_p]),
+    "egtb_reader_new": (c_int, [_p, _pp]),
+    "egtb_reader_probe": (c_int, [_p, _p, _p]),
+    "egtb_reader_free": (None, [_p]),
+    "search_set_egtb": (c_int, [_p, _p]),
+    "search_egtb_status": (c_int, [_p]),
+    "search_result_exact": (c_int, [_p, c_size_t, _p, POINTER(c_bool)]),
 }
 # The release that added each function the package can do without (a library of an older
 # release still loads; the methods that need one raise NotImplementedError).
@@ -161,7 +173,12 @@ ADDED_IN = {"bot_choose": "0.2.0", "bot_check": "0.2.0", "state_story": "0.4.0",
             "state_from_record": "0.4.0", "search_new": "0.4.0", "search_free": "0.4.0",
             "search_choose": "0.4.0", "search_analyse": "0.4.0", "search_result_count": "0.4.0",
             "search_result": "0.4.0", "search_result_line": "0.4.0", "search_stats": "0.4.0",
-            "search_stop": "0.4.0"}
+            "search_stop": "0.4.0", "egtb_status_string": "0.5.0", "egtb_build": "0.5.0",
+            "egtb_open": "0.5.0",
+            "egtb_close": "0.5.0", "egtb_max_counters": "0.5.0", "egtb_reader_new": "0.5.0",
+            "egtb_reader_probe": "0.5.0", "egtb_reader_free": "0.5.0",
+            "search_set_egtb": "0.5.0", "search_egtb_status": "0.5.0",
+            "search_result_exact": "0.5.0"}
 OPTIONAL = frozenset(ADDED_IN)
 
 
@@ -236,6 +253,17 @@ class Api:
                                            Optional[OutPtr]], int]]
     search_stats: Optional[Callable[[CHandle, OutPtr, OutPtr], int]]
     search_stop: Optional[Callable[[CHandle], int]]
+    egtb_status_string: Optional[Callable[[int], bytes]]
+    egtb_build: Optional[Callable[[CHandle, bytes, int, int, None, None], int]]
+    egtb_open: Optional[Callable[[bytes, CHandle, OutPtr], int]]
+    egtb_close: Optional[Callable[[CHandle], None]]
+    egtb_max_counters: Optional[Callable[[CHandle], int]]
+    egtb_reader_new: Optional[Callable[[CHandle, OutPtr], int]]
+    egtb_reader_probe: Optional[Callable[[CHandle, CHandle, OutPtr], int]]
+    egtb_reader_free: Optional[Callable[[CHandle], None]]
+    search_set_egtb: Optional[Callable[[CHandle, CHandle], int]]
+    search_egtb_status: Optional[Callable[[CHandle], int]]
+    search_result_exact: Optional[Callable[[CHandle, int, OutPtr, OutPtr], int]]
 
 
 def _bind(lib: ctypes.CDLL, path: str) -> Api:

@@ -17,9 +17,10 @@ import ctypes
 import threading
 from ctypes import byref, c_bool, c_double, c_size_t, c_uint32, c_uint64, c_void_p
 from dataclasses import dataclass
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from ._catalogue import optional
+from ._egtb import CValue, EgtbStatus, ExactValue
 from ._errors import check, decode
 from ._library import tg
 
@@ -36,7 +37,9 @@ class MoveAnalysis:
 
     value: the expected result in [-1, 1] (1 a win, 0 a draw, -1 a loss); proven: the value
     is exact (the search saw every line to the end); line: the principal variation in
-    notation, starting with this move (Tab's lines include throws, "throw:2").
+    notation, starting with this move (Tab's lines include throws, "throw:2"); exact: where
+    an endgame database covers the analysed position, the move's exact value (its final
+    margin: exact.describe() is "win by 4, exact"), else None.
     """
 
     move: int
@@ -44,6 +47,7 @@ class MoveAnalysis:
     value: float
     proven: bool
     line: Tuple[str, ...]
+    exact: Optional[ExactValue] = None
 
 
 def has_engine() -> bool:
@@ -139,8 +143,27 @@ class Search:
             check(optional("search_result")(self.ptr, i, byref(move), byref(value),
                                             byref(proven)), "analyse")
             results.append(MoveAnalysis(move.value, name(move.value), value.value,
-                                        bool(proven.value), self._line(i, needed)))
+                                        bool(proven.value), self._line(i, needed),
+                                        self._exact(i) if self.egtb_attached else None))
         return results
+
+    egtb_attached = False
+
+    def attach_egtb(self, db: c_void_p) -> None:
+        """Makes the search consult an open database (tg_search_set_egtb): BadOption for a
+        spec other than `search`."""
+        check(optional("search_set_egtb")(self.ptr, db), "endgame database")
+        self.egtb_attached = True
+
+    def egtb_status(self) -> EgtbStatus:
+        """What the attached database said in the last call (OK, or the first failure)."""
+        return EgtbStatus(optional("search_egtb_status")(self.ptr))
+
+    def _exact(self, i: int) -> Optional[ExactValue]:
+        out, exact = CValue(), c_bool()
+        check(optional("search_result_exact")(self.ptr, i, byref(out), byref(exact)),
+              "analyse")
+        return ExactValue.from_c(out) if exact.value else None
 
     def _line(self, i: int, needed: c_size_t) -> Tuple[str, ...]:
         fn = optional("search_result_line")

@@ -8,10 +8,12 @@ code of the caller's (an __index__, an __eq__, a __repr__) runs while the pointe
 from __future__ import annotations
 
 import ctypes
+import warnings
 from ctypes import byref, c_double, c_size_t, c_uint32, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, SupportsIndex, Tuple, Union
 
 from . import _chunked, _search, _story
+from ._egtb import Egtb, EgtbStatus, status_text
 from ._errors import ParseError, Status, as_int, check, decode, encode, fail
 from ._handle import Handle, locked_pair
 from ._learning_lib import StateLearning
@@ -465,16 +467,34 @@ class State(Handle, StateLearning):
         with self._use as h:
             return _choose(h, data, gen)
 
-    def analyse(self, spec: Union[str, bytes], rng: RngArg) -> List[_search.MoveAnalysis]:
+    def analyse(self, spec: Union[str, bytes], rng: RngArg,
+                egtb: Optional[Egtb] = None) -> List[_search.MoveAnalysis]:
         """Every legal move (at a chance state: every outcome) as the bot spec's engine sees
         it, best first: a list of frozen MoveAnalysis (move, name, value in [-1, 1] for the
-        player to move, proven, line). "search:nodes=N" or "search:depth=N" is deterministic;
-        "search:time=MS" stops on time. Ctrl-C stops the search within milliseconds and
-        raises KeyboardInterrupt. BadOption for a bad spec, GameOver if the game ended."""
+        player to move, proven, line, exact). "search:nodes=N" or "search:depth=N" is
+        deterministic; "search:time=MS" stops on time. Ctrl-C stops the search within
+        milliseconds and raises KeyboardInterrupt. BadOption for a bad spec, GameOver if the
+        game ended.
+
+        egtb: an open Egtb the search consults (`search` specs only, else BadOption): covered
+        positions are valued exactly, and a covered state gets every move's exact value
+        (MoveAnalysis.exact). If the database fails (a missing or damaged file, another rule
+        set) the search runs on without it and a RuntimeWarning says why."""
         data = encode(spec, "bot spec", Status.TG_ERR_BAD_OPTION)
         gen = rng_arg(rng)
+        if egtb is not None and not isinstance(egtb, Egtb):
+            raise TypeError("egtb must be an Egtb, not %s" % type(egtb).__name__)
         with self._use as h, gen._lock, _search.Search(data) as search:
-            return search.analyse(h, gen._c, lambda m: _move_name(h, m))
+            if egtb is None:
+                return search.analyse(h, gen._c, lambda m: _move_name(h, m))
+            with egtb._use as db:
+                search.attach_egtb(db)
+                results = search.analyse(h, gen._c, lambda m: _move_name(h, m))
+                status = search.egtb_status()
+            if status != EgtbStatus.OK:
+                warnings.warn("endgame database not used: %s" % status_text(status),
+                              RuntimeWarning, stacklevel=2)
+            return results
 
     def play_bot(self, spec: Union[str, bytes], rng: RngArg) -> int:
         """bot_choose() then apply(), with no other thread's call between; returns the move

@@ -1,0 +1,203 @@
+"""Endgame databases from Python: probes agree with a minimax written here over the public
+API on a sample of small Halusa positions, the analysis with a database gives the exact
+values (best first, "win by 4, exact"), and missing, damaged and foreign files, closed
+handles and bad arguments give their errors (the search then runs without the database)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+import unittest
+from typing import Dict, List, Optional, Tuple
+
+import traditional_games as tg
+
+from . import oracle
+
+HAS_EGTB = oracle.has("tg_egtb_reader_new") and tg._library.tg.egtb_reader_new is not None
+SPEC = "halusa:remainder=last-mover,quiet=3"
+LOSS_ENDLESS, WIN_ENDLESS = -1000, 1000
+
+
+def margin(s: tg.State, player: int) -> int:
+    return s.score(player) - s.score(1 - player)
+
+
+class Minimax:
+    """What the side to move of a running state gains over its opponent to the end
+    (WIN_ENDLESS / LOSS_ENDLESS where an endless move decides), memoised on the board, the
+    side and the quiet count (the scores change nothing but the banked difference)."""
+
+    def __init__(self) -> None:
+        self.memo: Dict[Tuple[object, ...], int] = {}
+
+    def value(self, s: tg.State) -> int:
+        key = (tuple(tuple(row) for row in s.board), s.player, str(s).split("quiet=")[-1])
+        if key in self.memo:
+            return self.memo[key]
+        best = LOSS_ENDLESS  # no move is worth less
+        for m in s.legal_moves():
+            best = max(best, self.move_value(s, m))
+        self.memo[key] = best
+        return best
+
+    def move_value(self, s: tg.State, m: int) -> int:
+        me, before = s.player, margin(s, s.player)
+        s.apply(m)
+        try:
+            if s.is_terminal:
+                if s.end_reason == tg.EndReason.ENDLESS:
+                    return LOSS_ENDLESS
+                return margin(s, me) - before
+            after = self.value(s)
+            same = s.player == me
+            if after in (WIN_ENDLESS, LOSS_ENDLESS):
+                return after if same else -after
+            return margin(s, me) - before + (after if same else -after)
+        finally:
+            s.undo()
+
+
+def random_state(rng: random.Random, counters: int) -> Optional[tg.State]:
+    cells = [0] * 12
+    for _ in range(counters):
+        cells[rng.randrange(12)] += 1
+    banked = 72 - counters
+    s0 = banked // 2 + (banked // 2) % 2 + 2 * rng.randrange(-2, 3)
+    text = "%s %s/%s %d %d,%d quiet=%d" % (
+        SPEC, ",".join(map(str, cells[6:])), ",".join(map(str, cells[:6])), rng.randrange(2),
+        s0, banked - s0, rng.randrange(3))
+    try:
+        return tg.State.from_string(SPEC, text)
+    except tg.ParseError:
+        return None  # the side to move has no move
+
+
+@unittest.skipUnless(HAS_EGTB, "the loaded library has no endgame databases")
+class EgtbTest(unittest.TestCase):
+    directory = ""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.directory = tempfile.mkdtemp(prefix="tg-egtb-py-")
+        tg.Egtb.build(cls.directory, SPEC, 6, threads=2)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        shutil.rmtree(cls.directory)
+
+    def sample(self, count: int, most: int) -> List[tg.State]:
+        rng = random.Random(7)
+        out: List[tg.State] = []
+        while len(out) < count:
+            s = random_state(rng, 2 * rng.randint(1, most // 2))
+            if s is not None:
+                out.append(s)
+        return out
+
+    def test_probe_agrees_with_minimax(self) -> None:
+        minimax = Minimax()
+        with tg.Egtb(self.directory, SPEC) as db:
+            self.assertEqual(db.max_counters, 6)
+            for s in self.sample(40, 4):
+                want = minimax.value(s)
+                got = db.probe(s)
+                assert got is not None
+                if want in (WIN_ENDLESS, LOSS_ENDLESS):
+                    self.assertTrue(got.endless)
+                else:
+                    self.assertEqual(got.margin_to_go, want, str(s))
+                    self.assertEqual(got.final_margin, margin(s, s.player) + want)
+                    final = got.final_margin
+                    self.assertEqual(got.outcome, (final > 0) - (final < 0))
+
+    def test_analysis_is_exact(self) -> None:
+        minimax = Minimax()
+        with tg.Egtb(self.directory, SPEC) as db:
+            for s in self.sample(15, 4):
+                results = s.analyse("search:depth=1", tg.Rng(1), egtb=db)
+                at_root = db.probe(s)
+                assert at_root is not None
+                self.assertEqual(len(results), len(s.legal_moves()))
+                first = results[0].exact
+                assert first is not None
+                self.assertEqual(first.final_margin, at_root.final_margin)
+                self.assertEqual(minimax.move_value(s, results[0].move), minimax.value(s))
+                for r in results:
+                    assert r.exact is not None
+                    self.assertTrue(r.proven)
+                    self.assertEqual(r.value, r.exact.outcome)
+                    self.assertLessEqual(r.exact.final_margin, first.final_margin)
+            # Not covered (the start): the search's own values, none exact.
+            with tg.State(SPEC) as start:
+                self.assertIsNone(db.probe(start))
+                for r in start.analyse("search:depth=2", tg.Rng(1), egtb=db):
+                    self.assertIsNone(r.exact)
+
+    def test_describe(self) -> None:
+        self.assertEqual(tg.ExactValue(1, False, 2, 4).describe(), "win by 4, exact")
+        self.assertEqual(tg.ExactValue(-1, False, -3, -1).describe(), "loss by 1, exact")
+        self.assertEqual(tg.ExactValue(0, False, 2, 0).describe(), "draw, exact")
+        self.assertEqual(tg.ExactValue(-1, True, 0, 0).describe(),
+                         "loss by an endless move, exact")
+
+    def test_errors(self) -> None:
+        with self.assertRaises(tg.EgtbError) as e:
+            tg.Egtb(self.directory, "hus")
+        self.assertEqual(e.exception.status, tg.EgtbStatus.UNSUPPORTED)
+        with self.assertRaises(tg.EgtbError) as e:
+            tg.Egtb(os.path.join(self.directory, "absent"), SPEC)
+        self.assertEqual(e.exception.status, tg.EgtbStatus.IO_ERROR)
+        with self.assertRaises(ValueError):
+            tg.Egtb.build(self.directory, SPEC, 0)
+        db = tg.Egtb(self.directory, SPEC)
+        with self.assertRaises(TypeError):
+            db.probe("not a state")
+        with tg.State("halusa") as other:
+            with self.assertRaises(tg.EgtbError) as e:
+                db.probe(other)
+            self.assertEqual(e.exception.status, tg.EgtbStatus.WRONG_RULES)
+            with self.assertWarnsRegex(RuntimeWarning, "database of other rules"):
+                self.assertTrue(other.analyse("search:depth=1", tg.Rng(1), egtb=db))
+        s = self.sample(1, 4)[0]
+        with self.assertRaises(tg.BadOption):
+            s.analyse("mcts:iterations=10", tg.Rng(1), egtb=db)
+        with self.assertRaises(TypeError):
+            s.analyse("search:depth=1", tg.Rng(1), egtb="db")  # type: ignore[arg-type]
+        db.close()
+        db.close()
+        with self.assertRaises(ValueError):
+            db.probe(s)
+
+    def test_damaged_and_missing_files(self) -> None:
+        copy = tempfile.mkdtemp(prefix="tg-egtb-py-")
+        try:
+            for name in os.listdir(self.directory):
+                shutil.copy(os.path.join(self.directory, name), copy)
+            path = os.path.join(copy, "halusa-04.egtb")
+            with open(path, "r+b") as f:  # the first block written: quiet count 2
+                f.seek(20)
+                byte = f.read(1)
+                f.seek(20)
+                f.write(bytes([byte[0] ^ 0x10]))
+            s = tg.State.from_string(SPEC, SPEC + " 0,0,0,0,0,2/0,0,0,1,1,0 0 34,34 quiet=2")
+            with tg.Egtb(copy, SPEC) as db:
+                with self.assertRaises(tg.EgtbError) as e:
+                    db.probe(s)
+                self.assertEqual(e.exception.status, tg.EgtbStatus.DAMAGED)
+                with self.assertWarnsRegex(RuntimeWarning, "database file damaged"):
+                    results = s.analyse("search:depth=4", tg.Rng(1), egtb=db)
+                self.assertEqual(results, s.analyse("search:depth=4", tg.Rng(1)))
+            os.remove(path)
+            with tg.Egtb(copy, SPEC) as db:
+                with self.assertRaises(tg.EgtbError) as e:
+                    db.probe(s)
+                self.assertEqual(e.exception.status, tg.EgtbStatus.MISSING_FILE)
+        finally:
+            shutil.rmtree(copy)
+
+
+if __name__ == "__main__":
+    unittest.main()
