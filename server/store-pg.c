@@ -198,6 +198,15 @@ static const char *const migrations[] = {
     "  account_id bigint   NOT NULL REFERENCES accounts (id),"
     "  PRIMARY KEY (match_id, seat));"
     "CREATE INDEX seat_accounts_by_account ON seat_accounts (account_id);",
+    /* 5: a rated match's game and clock category, and when both players' ratings were updated
+     * from its result (NULL until then): the row every server's update claims, so that a
+     * result decided on any server, or replayed after a restart, rates once (docs/server.md,
+     * "Rated games"). */
+    "CREATE TABLE rated_matches ("
+    "  match_id bigint PRIMARY KEY REFERENCES matches (id),"
+    "  game     text   NOT NULL,"
+    "  category text   NOT NULL,"
+    "  rated_at timestamptz);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -343,6 +352,25 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_SET_SEAT_ACCOUNT] = "INSERT INTO seat_accounts (match_id, seat, account_id) "
                            "VALUES ($1, $2, $3) ON CONFLICT (match_id, seat) DO UPDATE SET "
                            "account_id = EXCLUDED.account_id",
+    [P_INSERT_RATED] = "INSERT INTO rated_matches (match_id, game, category, rated_at) "
+                       "VALUES ($1, $2, $3, NULL)",
+    [P_FIND_RATED] = "SELECT game, category, rated_at IS NOT NULL FROM rated_matches "
+                     "WHERE match_id = $1",
+    /* The row stays locked to the commit: a second server's claim waits, then finds it
+     * rated and updates nothing. */
+    [P_CLAIM_RATED] = "UPDATE rated_matches SET rated_at = now() WHERE match_id = $1 AND "
+                      "rated_at IS NULL RETURNING game, category",
+    [P_SEAT_ACCOUNTS] = "SELECT seat, account_id FROM seat_accounts WHERE match_id = $1",
+    [P_GET_RATING] = "SELECT rating, rd, volatility, games FROM ratings WHERE account_id = $1 "
+                     "AND game = $2 AND category = $3",
+    [P_PUT_RATING] = "INSERT INTO ratings (account_id, game, category, rating, rd, volatility, "
+                     "games, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) "
+                     "ON CONFLICT (account_id, game, category) DO UPDATE SET "
+                     "rating = EXCLUDED.rating, rd = EXCLUDED.rd, "
+                     "volatility = EXCLUDED.volatility, games = EXCLUDED.games, "
+                     "updated_at = EXCLUDED.updated_at",
+    [P_EACH_RATING] = "SELECT game, category, rating, rd, volatility, games FROM ratings "
+                      "WHERE account_id = $1 ORDER BY game, category",
 };
 
 bool pg_is_conninfo(const char *db)

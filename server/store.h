@@ -238,6 +238,43 @@ bool store_delete_account(struct store *st, uint64_t account_id);
 /* Inside a change: the seat of match id was taken by account_id. */
 bool store_set_seat_account(struct store *st, uint64_t id, int seat, uint64_t account_id);
 
+/* ---- rated matches and ratings (store-ratings.c; store-pg-ratings.c on PostgreSQL) ------ */
+
+#define RATED_GAME_MAX 32     /* bytes of a game id, with its NUL */
+#define RATED_CATEGORY_MAX 16 /* bytes of a clock category, with its NUL */
+
+/* A rating as stored: Glicko-2's three numbers and the rated games behind them. */
+struct stored_rating {
+    char game[RATED_GAME_MAX];
+    char category[RATED_CATEGORY_MAX];
+    double rating, rd, volatility;
+    uint64_t games;
+};
+
+/* RATED_NO: not a rated match (or, for a claim, one rated already). */
+enum rated_result { RATED_YES, RATED_NO, RATED_FAILED };
+
+/* Inside a change: match id is rated, in game and category; its result is not yet rated. */
+bool store_mark_rated(struct store *st, uint64_t id, const char *game, const char *category);
+/* Whether match id is rated: its game and category, and whether its ratings were updated
+ * (rated_done may be NULL). Inside a round or not. */
+enum rated_result store_find_rated(struct store *st, uint64_t id, char game[RATED_GAME_MAX],
+                                   char category[RATED_CATEGORY_MAX], bool *rated_done);
+/* Inside a change: claims the update of match id's ratings. RATED_YES (game and category
+ * filled) exactly once per match, site-wide: the claim is a row held to the commit. */
+enum rated_result store_claim_rated(struct store *st, uint64_t id, char game[RATED_GAME_MAX],
+                                    char category[RATED_CATEGORY_MAX]);
+/* The accounts of match id's two seats (0 for a seat without one). */
+bool store_seat_accounts(struct store *st, uint64_t id, uint64_t accounts[2]);
+/* One account's rating in (game, category): RATED_NO if it has none yet. */
+enum rated_result store_get_rating(struct store *st, uint64_t account_id,
+                                   struct stored_rating *inout);
+/* Inside a change: writes one account's rating (inout's game and category name it). */
+bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r);
+/* Calls each for every rating of the account, by game and category; at most max of them. */
+bool store_each_rating(struct store *st, uint64_t account_id, size_t max,
+                       void (*each)(const struct stored_rating *, void *), void *ctx);
+
 /* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
 
 /* Whether --db names a PostgreSQL database (a postgresql:// URL or a libpq conninfo). */
