@@ -127,14 +127,17 @@ static void push_seek(struct server *sv, const struct seek *s)
     free(line.data);
 }
 
-static void push_gone(struct server *sv, const struct seek *s, const char *why)
+/* A seek gone: to those who saw it, and to its owner (a challenge declined, say), but for the
+ * connection whose command took it away, which has its reply instead. */
+static void push_gone(struct server *sv, const struct seek *s, const char *why,
+                      const struct client *actor)
 {
     char line[96];
     int len = snprintf(line, sizeof line, "lobby unseek %" PRIu64 " %s\n", s->id, why);
     for (size_t i = 0; i < sv->client_count; i++) {
         struct client *c = sv->clients[i];
         bool target = s->target_account && c->account_id == s->target_account;
-        if ((c->in_lobby && sees(c, s)) || target)
+        if (c != actor && ((c->in_lobby && sees(c, s)) || target || c->serial == s->owner_serial))
             push_to(sv, c, line, (size_t)len);
     }
 }
@@ -146,12 +149,12 @@ static void push_all(struct server *sv, const char *line, size_t len)
             push_to(sv, sv->clients[i], line, len);
 }
 
-static void seek_remove(struct server *sv, size_t i, const char *why)
+static void seek_remove(struct server *sv, size_t i, const char *why, const struct client *actor)
 {
     struct lobby *l = sv->lobby;
     struct seek gone = l->seeks[i];
     l->seeks[i] = l->seeks[--l->seek_count];
-    push_gone(sv, &gone, why);
+    push_gone(sv, &gone, why, actor);
     free(gone.spec);
 }
 
@@ -161,9 +164,9 @@ void lobby_sweep(struct server *sv)
     for (size_t i = 0; l && i < l->seek_count;) {
         const struct seek *s = &l->seeks[i];
         if (!client_by_serial(sv, s->owner_serial))
-            seek_remove(sv, i, "owner-gone");
+            seek_remove(sv, i, "owner-gone", NULL);
         else if (sv->now - s->created >= SEEK_LIFETIME)
-            seek_remove(sv, i, "expired");
+            seek_remove(sv, i, "expired", NULL);
         else
             i++;
     }
@@ -426,7 +429,7 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
     ch->seek_owner_serial = s->owner_serial;
     ch->seek_owner_seat = owner_seat;
     /* Taken here, before the match is stored: a second taker finds it gone. */
-    seek_remove(sv, index, "taken");
+    seek_remove(sv, index, "taken", c);
     c->awaiting = true;
     stage(sv, ch);
     if (sv->change_count && &sv->changes[sv->change_count - 1] == ch)
@@ -444,7 +447,7 @@ static void cmd_decline_seek(struct server *sv, struct client *c, const char *id
         reply_error(c, "not-yours", "only the player challenged declines a challenge");
         return;
     }
-    seek_remove(sv, index, "declined");
+    seek_remove(sv, index, "declined", c);
     buf_printf(&c->out, "ok\n");
 }
 
@@ -460,7 +463,7 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
     for (size_t i = 0; l && i < l->seek_count;) {
         const struct seek *s = &l->seeks[i];
         if (s->owner_serial == c->serial && (!id || s->id == id)) {
-            seek_remove(sv, i, "withdrawn");
+            seek_remove(sv, i, "withdrawn", c);
             removed++;
         } else {
             i++;

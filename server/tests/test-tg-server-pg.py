@@ -570,13 +570,13 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE seat_accounts, ratings, sessions, accounts; "
-                 "DELETE FROM tg_schema WHERE version = 4")
+        self.sql("DROP TABLE rated_matches, seat_accounts, ratings, sessions, accounts; "
+                 "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
         self.assertEqual(conn.ok("history %s" % mid), history)
         self.register(conn, "migrated")
-        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "4")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "5")
         self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
         conn.close()
 
