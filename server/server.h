@@ -299,6 +299,8 @@ struct change {
     bool rated;
     uint64_t seek_id, seek_owner_serial;
     int seek_owner_seat;
+    char seek_owner_instance[TOKEN_HEX_LEN + 1]; /* the server of the owner's connection */
+    char seek_owner_name[ACCOUNT_NAME_MAX + 1];
 };
 
 struct set_aside_entry {
@@ -420,12 +422,17 @@ void cmd_lobby(struct server *sv, struct client *c, char **w, size_t n);
 void lobby_committed(struct server *sv, const struct change *ch);
 /* Once a second: the seeks whose owner is gone or that are too old go. */
 void lobby_sweep(struct server *sv);
+/* Inside CH_NEW: an accepted seek is taken off the site, its seats' accounts and, if rated,
+ * its rated_matches row written (ratings_stage_new). */
+bool lobby_stage_new(struct server *sv, const struct change *ch);
+/* A shared database: what the other servers' lobbies did, pushed to this one's. */
+void lobby_follow(struct server *sv);
 void lobby_free(struct server *sv);
 
 /* ratings.c */
 /* The clock category of a rated game (docs/server.md, "Rated games"). */
 const char *clock_category(const struct stored_clock *clock);
-/* Inside CH_NEW: an accepted seek's seat accounts and, if rated, its rated_matches row. */
+/* Inside CH_NEW: an accepted seek's seats' accounts and, if rated, its rated_matches row. */
 bool ratings_stage_new(struct server *sv, const struct change *ch);
 /* Inside any change: if it ends a rated match, both players' ratings, once. */
 bool ratings_stage_result(struct server *sv, const struct change *ch);

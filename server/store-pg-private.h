@@ -78,6 +78,7 @@ enum pg_stmt {
     P_GET_RATING,
     P_PUT_RATING,
     P_EACH_RATING,
+    P_TAKE_SEEK,
     P_COUNT_STATEMENTS
 };
 

@@ -275,6 +275,52 @@ bool store_put_rating(struct store *st, uint64_t account_id, const struct stored
 bool store_each_rating(struct store *st, uint64_t account_id, size_t max,
                        void (*each)(const struct stored_rating *, void *), void *ctx);
 
+/* ---- the lobby's seeks, site-wide (store-pg-lobby.c: PostgreSQL only) ------------------ */
+
+#define SEEK_SPEC_MAX 256 /* bytes of a seek's canonical rule spec, with its NUL */
+
+/* A seek as the site knows it: which server holds its owner's connection, and what it asks. */
+struct stored_seek {
+    uint64_t id;
+    char instance[TOKEN_HEX_LEN + 1]; /* the owner's server (store_owner) */
+    uint64_t owner_serial, owner_account, target_account;
+    char owner_name[ACCOUNT_NAME_MAX + 1], target_name[ACCOUNT_NAME_MAX + 1];
+    char spec[SEEK_SPEC_MAX];
+    char clock_text[32];
+    bool rated;
+    int min, max;
+    double rating;
+    bool provisional;
+};
+
+/* A connection of its own that holds the site's seeks and hears the lobby's notifications
+ * (channel tg_lobby), so that the store's own never sees them. */
+struct lobby_feed;
+struct lobby_feed *lobby_feed_open(const char *conninfo, char *err, size_t err_cap);
+void lobby_feed_close(struct lobby_feed *f);
+/* Stores the seek (its id given to it) and tells the site: "INSTANCE seek ID". */
+bool lobby_feed_add_seek(struct lobby_feed *f, struct stored_seek *s);
+/* Deletes seek id if it is still there and tells the site: "INSTANCE unseek ID WHY". */
+bool lobby_feed_remove_seek(struct lobby_feed *f, const char *instance, uint64_t id,
+                            const char *why);
+/* The seek with that id: false if it is gone (or the read failed: *failed). */
+bool lobby_feed_get_seek(struct lobby_feed *f, uint64_t id, struct stored_seek *out,
+                         bool *failed);
+/* Every seek of the site, oldest first. */
+bool lobby_feed_each_seek(struct lobby_feed *f, void (*each)(const struct stored_seek *, void *),
+                          void *ctx);
+/* Deletes the seeks older than lifetime seconds, and those whose server has not been seen for
+ * gone_after seconds, telling the site of each ("SWEEPER unseek ID WHY"). */
+bool lobby_feed_sweep(struct lobby_feed *f, const char *sweeper, double lifetime,
+                      double gone_after);
+bool lobby_feed_notify(struct lobby_feed *f, const char *payload);
+/* Calls each with every notification's payload that came since the last call. */
+bool lobby_feed_take(struct lobby_feed *f, void (*each)(const char *, void *), void *ctx);
+/* Inside a change: takes seek id off the site, telling the site `notice` once committed;
+ * *taken false if it was gone already (taken through another server). True on SQLite, whose
+ * seeks are the server's memory only. */
+bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *taken);
+
 /* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
 
 /* Whether --db names a PostgreSQL database (a postgresql:// URL or a libpq conninfo). */
