@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEEK_LIFETIME 1800.0   /* seconds a seek waits for a taker before it goes */
-#define SEEKS_PER_OWNER 3      /* open seeks and challenges per connection, and per account */
-#define SEEKS_PER_ADDRESS 10   /* and per address (a browser's: its relayed address) */
-#define SEEKS_MAX 1000         /* on this server, all together */
-#define LIVE_SHOWN_MAX 1000    /* live matches the lobby keeps listing */
-#define RANGE_MAX 9999         /* the largest rating a range may name */
-#define SITE_SWEEP_SECONDS 10.0 /* a shared database: how often the site's old seeks are swept */
+#define SEEK_LIFETIME 1800.0     /* seconds a seek waits for a taker before it goes */
+#define SEEKS_PER_OWNER 3        /* open seeks and challenges per connection, and per account */
+#define SEEKS_PER_ADDRESS 10     /* and per address (a browser's: its relayed address) */
+#define SEEKS_MAX 1000           /* on this server, all together */
+#define LIVE_SHOWN_MAX 1000      /* live matches the lobby keeps listing */
+#define RANGE_MAX 9999           /* the largest rating a range may name */
+#define SITE_SWEEP_SECONDS 10.0  /* a shared database: how often the site's old seeks are swept */
 #define SERVER_GONE_SECONDS 30.0 /* a server not seen this long has lost its connections */
 
 /* A seek as stored (owner_account 0: a guest's; target_account: a challenge's only taker;
@@ -239,8 +239,8 @@ static bool rating_of(struct server *sv, uint64_t account_id, const char *game,
                       const char *category, struct stored_rating *out)
 {
     struct glicko2_rating start = glicko2_start();
-    *out = (struct stored_rating){.rating = start.rating, .rd = start.rd,
-                                  .volatility = start.volatility};
+    *out = (struct stored_rating){
+        .rating = start.rating, .rd = start.rd, .volatility = start.volatility};
     snprintf(out->game, sizeof out->game, "%s", game);
     snprintf(out->category, sizeof out->category, "%s", category);
     return store_get_rating(sv->store, account_id, out) != RATED_FAILED;
@@ -263,8 +263,8 @@ static bool owns_too_many(struct server *sv, struct client *c)
     }
     if (mine >= SEEKS_PER_OWNER || address >= SEEKS_PER_ADDRESS) {
         reply_error(c, "too-many-seeks",
-                    "%d open seeks per player (%d per address): unseek one first",
-                    SEEKS_PER_OWNER, SEEKS_PER_ADDRESS);
+                    "%d open seeks per player (%d per address): unseek one first", SEEKS_PER_OWNER,
+                    SEEKS_PER_ADDRESS);
         return true;
     }
     return false;
@@ -326,8 +326,7 @@ static void cmd_seek(struct server *sv, struct client *c, char **w, size_t n,
     s->rated = strcmp(w[2], "rated") == 0;
     if (n == 4 && !parse_range(w[3], &s->min, &s->max)) {
         reply_error(c, "bad-option",
-                    "a rating range is range=MIN-MAX, from 0 to %d, MIN not above MAX",
-                    RANGE_MAX);
+                    "a rating range is range=MIN-MAX, from 0 to %d, MIN not above MAX", RANGE_MAX);
         return;
     }
     if (n == 4 && !s->rated) {
@@ -471,16 +470,15 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
         return;
     if (s->rated && s->max) {
         struct stored_rating r;
-        if (!rating_of(sv, taker, tg_rules_game_id(rules->rules), clock_category(&k->clock),
-                       &r)) {
+        if (!rating_of(sv, taker, tg_rules_game_id(rules->rules), clock_category(&k->clock), &r)) {
             rules_release(sv, rules);
             reply_error(c, "io", "the ratings could not be read (%s)", store_error(sv->store));
             return;
         }
         if (r.rating < s->min || r.rating > s->max) {
             rules_release(sv, rules);
-            reply_error(c, "out-of-range", "your rating %.0f is outside the seek's %d-%d",
-                        r.rating, s->min, s->max);
+            reply_error(c, "out-of-range", "your rating %.0f is outside the seek's %d-%d", r.rating,
+                        s->min, s->max);
             return;
         }
     }
@@ -521,10 +519,9 @@ bool lobby_stage_new(struct server *sv, const struct change *ch)
         /* The site hears that the seek was taken, and the owner's server tells its owner. */
         char notice[256];
         int seat = ch->seek_owner_seat;
-        snprintf(notice, sizeof notice,
-                 "%s taken %" PRIu64 " %" PRIu64 " %d %s %s %" PRIu64, store_owner(sv->store),
-                 ch->seek_id, m->id, seat, m->tokens[seat], ch->seek_owner_instance,
-                 ch->seek_owner_serial);
+        snprintf(notice, sizeof notice, "%s taken %" PRIu64 " %" PRIu64 " %d %s %s %" PRIu64,
+                 store_owner(sv->store), ch->seek_id, m->id, seat, m->tokens[seat],
+                 ch->seek_owner_instance, ch->seek_owner_serial);
         bool taken;
         if (!store_take_seek(sv->store, ch->seek_id, notice, &taken))
             return false;
@@ -618,8 +615,8 @@ static void tell_owner(struct server *sv, uint64_t serial, uint64_t seek_id, uin
     if (!owner)
         return;
     char told[128];
-    int len = snprintf(told, sizeof told, "lobby matched %" PRIu64 " %" PRIu64 " %d %s\n",
-                       seek_id, match_id, seat, token);
+    int len = snprintf(told, sizeof told, "lobby matched %" PRIu64 " %" PRIu64 " %d %s\n", seek_id,
+                       match_id, seat, token);
     push_to(sv, owner, told, (size_t)len);
 }
 
@@ -672,10 +669,9 @@ static void match_started(struct server *sv, const struct change *ch)
     snprintf(names[1 - seat], sizeof names[1 - seat], "%s",
              taker && taker->account_id ? taker->account_name : "guest");
     struct buf rest = {0};
-    buf_printf(&rest, "%" PRIu64 " %s clock=%g+%g %s %s %s", m->id,
-               tg_rules_spec(m->rules->rules), (double)m->clock.kept.base_ms / 60000.0,
-               (double)m->clock.kept.increment_ms / 1000.0, ch->rated ? "rated" : "casual",
-               names[0], names[1]);
+    buf_printf(&rest, "%" PRIu64 " %s clock=%g+%g %s %s %s", m->id, tg_rules_spec(m->rules->rules),
+               (double)m->clock.kept.base_ms / 60000.0, (double)m->clock.kept.increment_ms / 1000.0,
+               ch->rated ? "rated" : "casual", names[0], names[1]);
     if (!rest.data)
         return;
     live_add(sv, m->id, rest.data);
@@ -729,8 +725,8 @@ static void on_site_news(const char *payload, void *ctx)
         if (seek_by_id(l, id, &index))
             seek_remove(sv, index, word, NULL, false);
     } else if (strcmp(kind, "taken") == 0 &&
-               sscanf(rest, "%" SCNu64 " %" SCNu64 " %d %33s %33s %" SCNu64, &id, &match_id,
-                      &seat, token, instance, &serial) == 6) {
+               sscanf(rest, "%" SCNu64 " %" SCNu64 " %d %33s %33s %" SCNu64, &id, &match_id, &seat,
+                      token, instance, &serial) == 6) {
         if (seek_by_id(l, id, &index))
             seek_remove(sv, index, "taken", NULL, false);
         if (strcmp(instance, store_owner(sv->store)) == 0)

@@ -37,7 +37,7 @@ bool ratings_stage_new(struct server *sv, const struct change *ch)
             !store_set_seat_account(sv->store, m->id, seat, ch->seat_accounts[seat]))
             return false;
     return !ch->rated || store_mark_rated(sv->store, m->id, tg_rules_game_id(m->rules->rules),
-                            clock_category(&ch->clock.kept));
+                                          clock_category(&ch->clock.kept));
 }
 
 /* The score of seat 0 (1, 0.5, 0) if the change ends the match with a result; -1 if not. */

@@ -90,7 +90,7 @@ void stage(struct server *sv, struct change *ch)
              store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
-             (m->invite_seat < 0 || store_put_invite(sv->store, m->id, m->invite_seat, m->invite)) &&
+             store_put_invite(sv->store, m->id, m->invite_seat, m->invite) &&
              lobby_stage_new(sv, ch) &&
              (!ch->rematch_of || store_mark_rematch(sv->store, m->id, ch->rematch_of)) &&
              (!ch->account_id || m->invite_seat < 0 ||

@@ -19,9 +19,9 @@ struct lobby_feed {
     PGconn *conn;
 };
 
-#define SEEK_COLUMNS                                                                              \
-    "id, instance, owner_serial, coalesce(owner_account, 0), owner_name, "                       \
-    "coalesce(target_account, 0), target_name, spec, clock, rated, min_rating, max_rating, "     \
+#define SEEK_COLUMNS                                                                               \
+    "id, instance, owner_serial, coalesce(owner_account, 0), owner_name, "                         \
+    "coalesce(target_account, 0), target_name, spec, clock, rated, min_rating, max_rating, "       \
     "rating, provisional"
 
 static void ignore_notice(void *arg, const char *message)
@@ -70,7 +70,8 @@ static PGresult *run(struct lobby_feed *f, const char *sql, int n, const char *c
 {
     if (PQstatus(f->conn) != CONNECTION_OK) {
         PQreset(f->conn);
-        PGresult *l = PQstatus(f->conn) == CONNECTION_OK ? PQexec(f->conn, "LISTEN tg_lobby") : NULL;
+        PGresult *l =
+            PQstatus(f->conn) == CONNECTION_OK ? PQexec(f->conn, "LISTEN tg_lobby") : NULL;
         PQclear(l);
         if (PQstatus(f->conn) != CONNECTION_OK)
             return NULL;
@@ -160,8 +161,7 @@ static void read_seek(PGresult *r, int row, struct stored_seek *s)
     s->provisional = strcmp(PQgetvalue(r, row, 13), "t") == 0;
 }
 
-bool lobby_feed_get_seek(struct lobby_feed *f, uint64_t id, struct stored_seek *out,
-                         bool *failed)
+bool lobby_feed_get_seek(struct lobby_feed *f, uint64_t id, struct stored_seek *out, bool *failed)
 {
     char a[NUM_TEXT];
     const char *v[] = {pg_u64_text(a, id)};
@@ -187,8 +187,7 @@ bool lobby_feed_each_seek(struct lobby_feed *f, void (*each)(const struct stored
     return r != NULL;
 }
 
-bool lobby_feed_sweep(struct lobby_feed *f, const char *sweeper, double lifetime,
-                      double gone_after)
+bool lobby_feed_sweep(struct lobby_feed *f, const char *sweeper, double lifetime, double gone_after)
 {
     char a[64], b[64];
     snprintf(a, sizeof a, "%.3f", lifetime);

@@ -117,7 +117,7 @@ bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored
     double_text(rating, r->rating);
     double_text(rd, r->rd);
     double_text(vol, r->volatility);
-    const char *v[] = {pg_u64_text(a, account_id), r->game, r->category, rating, rd, vol,
+    const char *v[] = {pg_u64_text(a, account_id),  r->game, r->category, rating, rd, vol,
                        pg_u64_text(games, r->games)};
     return pg_run_done(pg, P_PUT_RATING, 7, v);
 }

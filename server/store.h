@@ -117,7 +117,8 @@ bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resigna
 bool store_clear_result(struct store *st, uint64_t id);
 /* The throws an accepted undo took back, to be made again (NULL: none left). */
 bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations);
-/* The invite to a match's other seat, written with the match and deleted when it is used. */
+/* The invite to a match's other seat, written with the match and deleted when it is used; none
+ * for seat -1 (both seats taken at once). */
 bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invite);
 bool store_delete_invite(struct store *st, uint64_t id);
 /* Ends a match with no result: its first decision did not come in time. */
@@ -304,8 +305,7 @@ bool lobby_feed_add_seek(struct lobby_feed *f, struct stored_seek *s);
 bool lobby_feed_remove_seek(struct lobby_feed *f, const char *instance, uint64_t id,
                             const char *why);
 /* The seek with that id: false if it is gone (or the read failed: *failed). */
-bool lobby_feed_get_seek(struct lobby_feed *f, uint64_t id, struct stored_seek *out,
-                         bool *failed);
+bool lobby_feed_get_seek(struct lobby_feed *f, uint64_t id, struct stored_seek *out, bool *failed);
 /* Every seek of the site, oldest first. */
 bool lobby_feed_each_seek(struct lobby_feed *f, void (*each)(const struct stored_seek *, void *),
                           void *ctx);
