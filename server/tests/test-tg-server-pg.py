@@ -574,7 +574,7 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE rated_matches, seat_accounts, ratings, sessions, accounts; "
+        self.sql("DROP TABLE seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
                  "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
