@@ -9,7 +9,8 @@ into its cases, with the tests across two servers there):
   hears the seek go and the match start, then end;
 - `unseek`, the owner's disconnection and a declined challenge take a seek away, and say why;
 - `challenge NAME ...` is seen by the named player only, who alone may take or decline it;
-- a rated match played to the end by two accounts updates both ratings once, to the values
+- a rated match played to the end by two accounts (by the rules, by resignation, by a flag
+  fall) updates both ratings once, to the values
   of Glicko-2 as the paper computes them (checked here against the paper's worked example
   first); a second rated game starts from the first's ratings; a restart rates nothing again;
   `player NAME` and `whoami` show them, provisional ones marked `?`;
@@ -323,6 +324,28 @@ class LobbyTests(_Mixin):  # type: ignore[misc]
         self.open_server()
         self.assertRatings("bob", "hus/blitz",
                            glicko2(*want_bob, [(want_alice[0], want_alice[1], 0.0)]), 2)
+
+    def test_a_flag_fall_is_rated_in_its_own_change(self) -> None:
+        s = self.open_server()
+        alice, bob = self.signed_in(s.port, "alice"), self.signed_in(s.port, "bob")
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus clock=0.05+0 rated"))
+        # The first move starts the clocks; then nobody moves, and the other seat's flag falls.
+        info = base.show(alice, mid)
+        mover = int(info["turn"])
+        moves = alice.ok("moves %d" % mid).split()
+        alice.ok("play %d %s %s %s" % (mid, info["ply"], moves[0], tokens[mover]))
+        deadline = time.monotonic() + 30
+        while base.show(alice, mid)["result"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        info = base.show(alice, mid)
+        self.assertEqual(info["result"], str(mover))
+        winner_account = [int(account) for seat, account in self.rows(
+            "SELECT seat, account_id FROM seat_accounts WHERE match_id = %d" % mid)
+            if int(seat) == mover][0]
+        winner = "alice" if winner_account == self.account_id("alice") else "bob"
+        loser = "bob" if winner == "alice" else "alice"
+        self.assertRatings(winner, "hus/bullet", glicko2(1500, 350, 0.06, [(1500, 350, 1.0)]), 1)
+        self.assertRatings(loser, "hus/bullet", glicko2(1500, 350, 0.06, [(1500, 350, 0.0)]), 1)
 
     def assertRatings(self, name: str, key: str, want: "tuple[float, float, float]",
                       games: int) -> None:
