@@ -11,8 +11,9 @@ into its cases, with the tests across two servers there):
 - `challenge NAME ...` is seen by the named player only, who alone may take or decline it;
 - a rated match played to the end by two accounts (by the rules, by resignation, by a flag
   fall) updates both ratings once, to the values of Glicko-2 as the paper computes them
-  (checked here against the paper's worked example first); a second rated game starts from the first's ratings; a restart rates nothing again;
-  `player NAME` and `whoami` show them, provisional ones marked `?`;
+  (checked here against the paper's worked example first); a second rated game starts from
+  the first's ratings; a restart rates nothing again; `player NAME` and `whoami` show them,
+  provisional ones marked `?`;
 - a rated match refuses `bot` and `undo` for its seats, with a clear reason;
 - hostile input to every new command (bad specs and clocks, huge numbers, an inverted range,
   a range on a casual seek, a rated seek by a guest, a seat's own seek, a vanished seek, too
