@@ -2,7 +2,7 @@
  * range), direct challenges (a seek only one named player may take), their acceptance, which
  * makes the match with both seats assigned, and the lobby's feed: the seeks and the live
  * matches it started, then every change of them pushed to the connections that asked with
- * `lobby`. Seeks go with their owner's connection, after SEEK_LIFETIME, or when taken. On
+ * `lobby`. Seeks go with their owner's connection, after --seek-lifetime, or when taken. On
  * SQLite they are this server's memory; on PostgreSQL the site's (store-pg-lobby.c): each
  * server mirrors the seeks table, told of every change on the lobby's channel, and taking a
  * seek deletes its row in the match's own change, so that one seek makes one match
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEEK_LIFETIME 1800.0     /* seconds a seek waits for a taker before it goes */
 #define SEEKS_PER_OWNER 3        /* open seeks and challenges per connection, and per account */
 #define SEEKS_PER_ADDRESS 10     /* and per address (a browser's: its relayed address) */
 #define SEEKS_MAX 1000           /* on this server, all together */
@@ -194,7 +193,7 @@ void lobby_sweep(struct server *sv)
         const struct seek *s = &l->seeks[i];
         if (s->local && !client_by_serial(sv, s->s.owner_serial))
             seek_remove(sv, i, "owner-gone", NULL, true);
-        else if (s->local && sv->now - s->created >= SEEK_LIFETIME)
+        else if (s->local && sv->now - s->created >= sv->opt.seek_lifetime)
             seek_remove(sv, i, "expired", NULL, true);
         else
             i++;
@@ -202,7 +201,7 @@ void lobby_sweep(struct server *sv)
     /* The seeks of servers that died, and any past its time: every server sweeps the site's,
      * and is told of what it swept like the others ("-" is nobody's name). */
     if (l && l->feed && sv->now >= l->next_site_sweep) {
-        lobby_feed_sweep(l->feed, "-", SEEK_LIFETIME, SERVER_GONE_SECONDS);
+        lobby_feed_sweep(l->feed, "-", sv->opt.seek_lifetime, SERVER_GONE_SECONDS);
         l->next_site_sweep = sv->now + SITE_SWEEP_SECONDS;
     }
 }

@@ -101,6 +101,7 @@ struct options {
     double address_sign_in_rate; /* attempts from one address in SIGN_IN_WINDOW (register, ...) */
     double session_lifetime;     /* seconds a session lasts from its sign-in */
     bool secure_cookies;         /* the session cookie is marked Secure (the site is on TLS) */
+    double seek_lifetime;        /* seconds a lobby seek waits for a taker */
 };
 
 /* ---- rule sets, matches, clients ----------------------------------------------------- */

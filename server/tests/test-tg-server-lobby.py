@@ -7,7 +7,8 @@ into its cases, with the tests across two servers there):
   makes the match with both seats assigned to the two accounts (colours at random), the taker
   answered with its seat and token, the owner told `lobby matched` with its own; the feed
   hears the seek go and the match start, then end;
-- `unseek`, the owner's disconnection and a declined challenge take a seek away, and say why;
+- `unseek`, the owner's disconnection, --seek-lifetime and a declined challenge take a seek
+  away, and say why;
 - `challenge NAME ...` is seen by the named player only, who alone may take or decline it;
 - a rated match played to the end by two accounts (by the rules, by resignation, by a flag
   fall) updates both ratings once, to the values of Glicko-2 as the paper computes them
@@ -246,6 +247,18 @@ class LobbyTests(_Mixin):  # type: ignore[misc]
         self.assertEqual(watcher.read(), "lobby unseek %s taken" % third)
         self.assertEqual(self.feed_line(watcher, "lobby live %d" % mid)[4:5], ["clock=60+0"])
         self.assertEqual(bob.ask("unseek"), "ok 0")
+
+    def test_a_seek_nobody_takes_goes_after_seek_lifetime(self) -> None:
+        s = self.open_server("--seek-lifetime", "2")
+        watcher = self.subscriber(s.port)
+        owner = Conn(s.port)
+        seek_id = owner.ok("seek hus clock=5+0 casual")
+        self.feed_line(watcher, "lobby seek %s" % seek_id)
+        t0 = time.monotonic()
+        self.assertEqual(watcher.read(), "lobby unseek %s expired" % seek_id)
+        self.assertGreaterEqual(time.monotonic() - t0, 1.0)
+        self.assertEqual(owner.read(), "lobby unseek %s expired" % seek_id)
+        self.assertReply(Conn(s.port).ask("accept-seek %s" % seek_id), "err no-such-seek ")
 
     def test_a_challenge_is_the_named_player_s(self) -> None:
         s = self.open_server()
