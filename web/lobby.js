@@ -1,8 +1,10 @@
 // The lobby (docs/web.md, "Lobby"): the seeks and live matches tg-server pushes to a page that
 // asked with `lobby`, on a WebSocket of the lobby's own (a seek lives as long as the
-// connection that made it). The page signs in on it with `register` or `login`, makes a seek
-// of the New game form's rule spec, takes another's with one click, and watches a live match;
-// a match made either way is joined as any online match, by its token (online.js).
+// connection that made it). The WebSocket carries the Account panel's session cookie, so it
+// plays as the account (account.js); a sign-in or sign-out opens it again as the new one. The
+// page makes a seek of the New game form's rule spec, takes another's with one click, and
+// watches a live match; a match made either way is joined as any online match, by its token
+// (online.js).
 import { t, say } from './i18n.js';
 import { $ } from './session.js';
 import { serverUrl, enterMatch, errorText } from './online.js';
@@ -78,12 +80,30 @@ async function subscribe() {
   }
   const reply = await request('lobby');
   if (!reply.startsWith('ok')) say($('lobby-error'), () => errorText(reply));
+  // ok NAME [ratings...], or ok - for a guest: whom the server takes this connection for.
+  const who = (await request('whoami')).split(' ');
+  signedIn = who[0] === 'ok' && who[1] !== '-' ? who[1] : null;
+  renderWho();
+  renderLists();
+}
+
+// Signed in or out in the Account panel: the lobby's connection is the old account's (or a
+// guest's), so it is opened again, as the new one; its seeks go with the old connection.
+function onAccountChange() {
+  if (!socket) return;
+  socket.close();
+  socket = null;
+  opening = null;
+  seeks.clear();
+  live.clear();
+  signedIn = null;
+  renderLists();
+  openLobby();
 }
 
 function renderWho() {
   const who = signedIn;
   say($('lobby-who'), () => (who ? t('lobby.signed-in', who) : t('lobby.guest')));
-  $('lobby-account').hidden = who !== null;
 }
 
 // One line of the list: the words of the server's line, the rating and the clock as a person
@@ -142,21 +162,6 @@ async function acceptSeek(id) {
   enterMatch(match, seat, token);
 }
 
-async function account(command) {
-  $('lobby-error').textContent = '';
-  await openLobby();
-  const name = $('lobby-name').value.trim();
-  const reply = await request(`${command} ${name} ${$('lobby-password').value}`);
-  if (!reply.startsWith('ok')) {
-    say($('lobby-error'), () => errorText(reply));
-    return;
-  }
-  $('lobby-password').value = '';
-  signedIn = (await request('whoami')).split(' ')[1];
-  renderWho();
-  renderLists();
-}
-
 async function seek(event) {
   event.preventDefault();
   $('lobby-error').textContent = '';
@@ -172,10 +177,11 @@ export function wireLobby() {
   $('lobby').addEventListener('toggle', () => {
     if ($('lobby').open) openLobby();
   });
-  $('lobby-account').addEventListener('submit', (event) => {
-    event.preventDefault();
-    account('login');
-  });
-  $('lobby-register').addEventListener('click', () => account('register'));
+  let account = document.body.dataset.account;
+  new MutationObserver(() => {
+    if (document.body.dataset.account === account) return;
+    account = document.body.dataset.account;
+    onAccountChange();
+  }).observe(document.body, { attributes: true, attributeFilter: ['data-account'] });
   $('lobby-seek-form').addEventListener('submit', seek);
 }

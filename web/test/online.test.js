@@ -619,24 +619,27 @@ test('no console error or warning on any page', () => {
   assert.deepEqual(consoleProblems, []);
 });
 
-// The lobby (docs/web.md, "Lobby"): two people in two browsers (separate contexts: no shared
-// storage) register over the lobby's WebSocket; one seeks, the other sees the seek appear
+// The lobby (docs/web.md, "Lobby"): two people in two browsers (separate contexts: their own
+// cookies) register in the Account panel, and the lobby's WebSocket plays as the account; one
+// seeks, the other sees the seek appear
 // without reloading, takes it with one click, and both pages land in the same match, each on
 // its own seat, the match listed live in both lobbies.
 test('lobby: a seek made in one browser is taken in another, both land in the same match', async () => {
   const contexts = [await browser.createBrowserContext(), await browser.createBrowserContext()];
   const pages = [];
-  for (const context of contexts) pages.push(await openPage('', context));
+  for (const context of contexts) pages.push(await openAccountPage(context));
   const [alice, bob] = pages;
   const stamp = Date.now().toString(36).slice(-6);
   const names = [`al${stamp}`, `bo${stamp}`];
+  // Alice opens the lobby as a guest, then registers: the lobby follows the account.
+  await alice.click('#lobby summary');
+  await waitFor(alice, () => document.getElementById('lobby-who').textContent === 'Not signed in (the Account panel signs in): you may seek and take casual games.');
   for (const [i, page] of pages.entries()) {
-    await page.click('#lobby summary');
-    await page.type('#lobby-name', names[i]);
-    await page.type('#lobby-password', 'lobby-password-1');
-    await page.click('#lobby-register');
+    await typeCredentials(page, names[i], 'lobby-password-1');
+    await page.click('#account-register');
+    await waitFor(page, (name) => document.body.dataset.account === name, {}, names[i]);
+    if (i === 1) await page.click('#lobby summary');
     await waitFor(page, (name) => document.getElementById('lobby-who').textContent.includes(name), {}, names[i]);
-    assert.equal(await page.$eval('#lobby-account', (n) => n.hidden), true);
     assert.equal(await page.$$eval('#seek-list li', (items) => items.length), 0);
   }
   await alice.$eval('#spec-input', (n) => { n.value = 'hus'; });
