@@ -94,6 +94,9 @@ function onAccountChange() {
   socket.close();
   socket = null;
   opening = null;
+  // Whatever waited on the old connection is answered now, never by the new one's replies.
+  for (const resolveReply of replies) resolveReply('err disconnected the lobby is reconnecting');
+  replies = [];
   seeks.clear();
   live.clear();
   signedIn = null;
