@@ -177,6 +177,10 @@ async function seek(event) {
 export function wireLobby() {
   renderWho();
   renderLists();
+  // No tg-server behind the page (the Account panel finds out and hides): no lobby either.
+  new MutationObserver(() => {
+    $('lobby').hidden = $('account').hidden;
+  }).observe($('account'), { attributes: true, attributeFilter: ['hidden'] });
   $('lobby').addEventListener('toggle', () => {
     if ($('lobby').open) openLobby();
   });
