@@ -39,7 +39,7 @@ void account_task_free(struct account_task *t)
 
 /* 3 to 20 letters, digits, '_' or '-' (ASCII: no look-alike letters of other scripts); folded
  * to lower case, the key that keeps "Alice" out once "alice" exists. */
-static bool name_valid(const char *name, char folded[ACCOUNT_NAME_MAX + 1])
+bool account_name_fold(const char *name, char folded[ACCOUNT_NAME_MAX + 1])
 {
     size_t len = strlen(name);
     if (len < ACCOUNT_NAME_MIN || len > ACCOUNT_NAME_MAX)
@@ -228,7 +228,7 @@ void account_job_done(struct server *sv, struct job *j)
 static bool credentials_valid(struct client *c, const char *name, const char *password,
                               char folded[ACCOUNT_NAME_MAX + 1])
 {
-    if (!name_valid(name, folded)) {
+    if (!account_name_fold(name, folded)) {
         reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
         return false;
     }
@@ -341,6 +341,24 @@ void account_resume(struct server *sv, struct client *c, const char *token)
     password_wipe(&a, sizeof a);
 }
 
+/* The name, and the account's ratings (ratings.c) if it has any. */
+static void cmd_whoami(struct server *sv, struct client *c)
+{
+    if (!signed_in_account(sv, c)) {
+        buf_printf(&c->out, "ok -\n");
+        return;
+    }
+    struct buf line = {0};
+    if (!buf_printf(&line, "ok %s", c->account_name) ||
+        !ratings_describe(sv, c->account_id, &line) || !buf_printf(&line, "\n")) {
+        free(line.data);
+        reply_error(c, "io", "the ratings could not be read (%s)", store_error(sv->store));
+        return;
+    }
+    buf_append(&c->out, line.data, line.len);
+    free(line.data);
+}
+
 void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
 {
     const char *cmd = w[0];
@@ -352,7 +370,7 @@ void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
     } else if (strcmp(cmd, "session") == 0) {
         cmd_session(sv, c, w[1]);
     } else if (strcmp(cmd, "whoami") == 0) {
-        buf_printf(&c->out, "ok %s\n", signed_in_account(sv, c) ? c->account_name : "-");
+        cmd_whoami(sv, c);
     } else if (!signed_in_account(sv, c)) {
         reply_error(c, "not-signed-in", "this connection is not signed in");
     } else if (strcmp(cmd, "delete-account") == 0) {

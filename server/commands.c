@@ -42,6 +42,32 @@ static bool quiet_on(const tg_rules *r)
 /* new SPEC [clock=M+S] [seat=0|1]: the creator takes one seat (0 unless it says) and gets an
  * invite for the other; nothing is thrown until both seats are taken, so the creator cannot
  * look at the opening throws before handing a seat out. */
+struct rules_entry *rules_for_new_match(struct server *sv, struct client *c, const char *spec)
+{
+    tg_status st;
+    struct rules_entry *rules = rules_acquire(sv, spec, &st);
+    if (!rules) {
+        reply_status(c, st);
+        return NULL;
+    }
+    if (!laps_within(rules->rules, sv->opt.max_laps)) {
+        rules_release(sv, rules);
+        reply_error(c, "bad-option",
+                    "this server plays the relay games with a lap limit from "
+                    "1 to %lu (laps=N)",
+                    sv->opt.max_laps);
+        return NULL;
+    }
+    if (!quiet_on(rules->rules)) {
+        rules_release(sv, rules);
+        reply_error(c, "bad-option",
+                    "this server plays the mancala games with a quiet limit, so that every "
+                    "match ends (quiet=N, 1 to 1000)");
+        return NULL;
+    }
+    return rules;
+}
+
 void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
 {
     const char *spec = w[1];
@@ -67,27 +93,9 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
     }
     if (!admit_new_match(sv, c))
         return;
-    tg_status st;
-    struct rules_entry *rules = rules_acquire(sv, spec, &st);
-    if (!rules) {
-        reply_status(c, st);
+    struct rules_entry *rules = rules_for_new_match(sv, c, spec);
+    if (!rules)
         return;
-    }
-    if (!laps_within(rules->rules, sv->opt.max_laps)) {
-        rules_release(sv, rules);
-        reply_error(c, "bad-option",
-                    "this server plays the relay games with a lap limit from "
-                    "1 to %lu (laps=N)",
-                    sv->opt.max_laps);
-        return;
-    }
-    if (!quiet_on(rules->rules)) {
-        rules_release(sv, rules);
-        reply_error(c, "bad-option",
-                    "this server plays the mancala games with a quiet limit, so that every "
-                    "match ends (quiet=N, 1 to 1000)");
-        return;
-    }
     struct change *ch = new_match_change(sv, c, rules, &clock, 1 - creator, NULL);
     if (!ch)
         return;
@@ -281,6 +289,23 @@ void cmd_play(struct server *sv, struct client *c, struct match *m, char **w)
     submit_move_job(sv, c, m, JOB_PLAY, seat, mv, NULL, 0);
 }
 
+/* Whether the match is casual; if rated (or not known), the client is told why not. */
+static bool unrated(struct server *sv, struct client *c, const struct match *m, const char *word,
+                    const char *why)
+{
+    switch (match_rated(sv, m)) {
+    case RATED_NO:
+        return true;
+    case RATED_YES:
+        reply_error(c, word, "%s", why);
+        return false;
+    default:
+        reply_error(c, "io", "whether the match is rated could not be read (%s)",
+                    store_error(sv->store));
+        return false;
+    }
+}
+
 void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
 {
     int seat = seat_to_move(sv, c, m, w);
@@ -291,6 +316,8 @@ void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
         reply_error(c, "bots-forbidden", "this server plays matches with a clock without bots");
         return;
     }
+    if (!unrated(sv, c, m, "bots-forbidden", "a rated match's seats play for themselves: no bot"))
+        return;
     const char *spec = bot_level_spec(w[3]);
     tg_status st = tg_bot_check(spec);
     if (st != TG_OK) {
@@ -338,6 +365,9 @@ void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w)
         reply_status(c, TG_ERR_NO_HISTORY);
         return;
     }
+    /* A rated result is final once stored (its ratings moved with it): nothing is taken back. */
+    if (!unrated(sv, c, m, "rated", "a rated match takes no move back"))
+        return;
     if (m->undo_requested_by >= 0) {
         reply_error(c, "undo-pending",
                     "seat %d already asked; the other seat answers with "

@@ -353,6 +353,7 @@ void follow_round(struct server *sv)
         return;
     struct seen seen = {.sv = sv};
     bool missed = false;
+    lobby_follow(sv); /* the lobby hears the site on a connection of its own */
     store_take_notifications(sv->store, on_notification, on_wanted, &seen, &missed);
     for (size_t i = 0; i < seen.count; i++)
         refresh_if_behind(sv, seen.notes[i].id, seen.notes[i].version);

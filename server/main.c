@@ -207,6 +207,7 @@ int main(int argc, char **argv)
     free_jobs(left_bots);
     free_jobs(left_records);
     records_free(&sv);
+    lobby_free(&sv);
     free_jobs(left_accounts);
     for (size_t i = 0; i < sv.account_task_count; i++)
         account_task_free(sv.account_tasks[i]);

@@ -164,6 +164,7 @@ void expire_unplayed_matches(struct server *sv)
     uint64_t ids[EXPIRY_MAX_PER_PASS];
     size_t n;
     bool more;
+    lobby_sweep(sv); /* the loop's once-a-second pass: the lobby's old seeks go with it */
     if (sv->halted || store_in_transaction(sv->store) ||
         !store_expired_matches(sv->store, sv->expiry_cursor, EXPIRY_IDS_PER_PASS,
                                sv->opt.join_timeout, sv->opt.abandon_after, ids,

@@ -27,7 +27,7 @@ static const char usage_text[] =
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
     "                 [--metrics-port N] [--metrics-port-file PATH] [--lease S]\n"
     "                 [--sign-in-rate N] [--address-sign-in-rate N] [--session-lifetime S]\n"
-    "                 [--secure-cookies]\n"
+    "                 [--secure-cookies] [--seek-lifetime S]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -81,6 +81,8 @@ static void usage(FILE *f)
           "                           in 15 minutes (default 100)\n"
           "  --session-lifetime S     how long a session lasts from its sign-in (default\n"
           "                           2592000: 30 days)\n"
+          "  --seek-lifetime S        a lobby seek nobody takes goes after S seconds (default\n"
+          "                           1800)\n"
           "  --max-buffered KB        output waiting for all clients together before watchers\n"
           "                           that do not read are let go (default 32768)\n"
           "  --check                  before serving, run PRAGMA integrity_check and replay\n"
@@ -164,6 +166,7 @@ int parse_options(int argc, char **argv, struct options *o)
                           .sign_in_rate = 5,
                           .address_sign_in_rate = 100,
                           .session_lifetime = 30 * 86400,
+                          .seek_lifetime = 1800,
                           .web_port = -1,
                           .metrics_port = -1};
     for (int i = 1; i < argc; i++) {
@@ -312,6 +315,10 @@ int parse_options(int argc, char **argv, struct options *o)
                 return bad_args("--session-lifetime needs seconds, from 1 to 31622400 (366 days)",
                                 v);
             o->session_lifetime = (double)n;
+        } else if (strcmp(a, "--seek-lifetime") == 0) {
+            if (!parse_number(v, 86400, &n) || n == 0)
+                return bad_args("--seek-lifetime needs seconds, from 1 to 86400", v);
+            o->seek_lifetime = (double)n;
         } else if (strcmp(a, "--address-rate") == 0) {
             if (!parse_number(v, 1000000, &n) || n == 0)
                 return bad_args("--address-rate needs a number from 1 to 1000000", v);

@@ -259,10 +259,14 @@ static const char help_text[] =
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
     "decline ID PLY TOKEN; resign ID TOKEN; rematch ID TOKEN; register NAME PASSWORD; "
     "login NAME PASSWORD; session TOKEN; logout; logout-all; delete-account PASSWORD; whoami; "
+    "seek SPEC clock=M+S rated|casual [range=MIN-MAX]; challenge NAME SPEC clock=M+S "
+    "rated|casual; unseek [ID]; accept-seek ID; decline-seek ID; lobby; player NAME; "
     "help; quit\n";
 
 /* The last entries of handle_line's table, handed to accounts.c. */
 #define ACCOUNT_COMMANDS 7
+/* The entries before them (but `player`), handed to lobby.c. */
+#define LOBBY_COMMANDS 7
 
 enum run_result handle_line(struct server *sv, struct client *c, char *line)
 {
@@ -296,6 +300,13 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         {"join", 3, 3, false},
         {"record", 2, 2, false},
         {"rematch", 3, 3, true},
+        {"seek", 4, 5, false},
+        {"challenge", 5, 5, false},
+        {"unseek", 1, 2, false},
+        {"accept-seek", 2, 2, false},
+        {"decline-seek", 2, 2, false},
+        {"lobby", 1, 1, false},
+        {"player", 2, 2, false},
         {"register", 3, 3, false},
         {"login", 3, 3, false},
         {"session", 2, 2, false},
@@ -344,6 +355,15 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
     }
     if (strcmp(cmd, "new") == 0) {
         cmd_new(sv, c, w, n);
+        return RUN_DONE;
+    }
+    if (strcmp(cmd, "player") == 0) {
+        cmd_player(sv, c, w[1]);
+        return RUN_DONE;
+    }
+    if (k >= sizeof commands / sizeof *commands - ACCOUNT_COMMANDS - LOBBY_COMMANDS &&
+        k < sizeof commands / sizeof *commands - ACCOUNT_COMMANDS) {
+        cmd_lobby(sv, c, w, n);
         return RUN_DONE;
     }
     if (k >= sizeof commands / sizeof *commands - ACCOUNT_COMMANDS) {

@@ -91,6 +91,7 @@ void stage(struct server *sv, struct change *ch)
              write_result_if_over(sv, m->id, ch->state) &&
              (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
              store_put_invite(sv->store, m->id, m->invite_seat, m->invite) &&
+             lobby_stage_new(sv, ch) &&
              (!ch->rematch_of || store_mark_rematch(sv->store, m->id, ch->rematch_of)) &&
              (!ch->account_id || m->invite_seat < 0 ||
               store_set_seat_account(sv->store, m->id, 1 - m->invite_seat, ch->account_id));
@@ -142,6 +143,7 @@ void stage(struct server *sv, struct change *ch)
         }
         ok = ok && (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept));
     }
+    ok = ok && ratings_stage_result(sv, ch); /* in the same savepoint as the result's rows */
     bool damage = !ok && store_last_was_damage(sv->store);
     char why[300];
     snprintf(why, sizeof why, "%s", store_error(sv->store));
@@ -324,6 +326,8 @@ void finish_round(struct server *sv)
             if (match_over(m))
                 push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
         }
+        if (kept)
+            lobby_committed(sv, ch);
         if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
             match_free(sv, m);
         if (c && !buf_append(&c->out, ch->reply.data, ch->reply.len))

@@ -101,6 +101,7 @@ struct options {
     double address_sign_in_rate; /* attempts from one address in SIGN_IN_WINDOW (register, ...) */
     double session_lifetime;     /* seconds a session lasts from its sign-in */
     bool secure_cookies;         /* the session cookie is marked Secure (the site is on TLS) */
+    double seek_lifetime;        /* seconds a lobby seek waits for a taker */
 };
 
 /* ---- rule sets, matches, clients ----------------------------------------------------- */
@@ -202,6 +203,7 @@ struct client {
     /* The record it waits for or is sending (records.c), and how much of it is in `out`. */
     struct record *record;
     size_t record_sent;
+    bool in_lobby; /* `lobby`: seeks and live matches are pushed to it (lobby.c) */
 };
 
 /* A record made on the record worker (records.c): made once for a version of a match's plies
@@ -292,6 +294,14 @@ struct change {
     char *kept_after;
     uint64_t rematch_of; /* CH_NEW: the finished match this one is the rematch of, or 0 */
     uint64_t account_id; /* CH_NEW, CH_JOIN: the signed-in account taking the seat, or 0 */
+    /* CH_NEW of an accepted seek (lobby.c): both seats' accounts (0: a guest's), whether it
+     * is rated, and the seek's owner, told once the match is stored. */
+    uint64_t seat_accounts[2];
+    bool rated;
+    uint64_t seek_id, seek_owner_serial;
+    int seek_owner_seat;
+    char seek_owner_instance[TOKEN_HEX_LEN + 1]; /* the server of the owner's connection */
+    char seek_owner_name[ACCOUNT_NAME_MAX + 1];
 };
 
 struct set_aside_entry {
@@ -354,6 +364,7 @@ struct server {
     struct id_gap *gaps;    /* stretches of ids on a damaged page of matches, found at start-up */
     uint64_t expiry_cursor; /* the matches nobody plays: ids up to it were looked at this pass */
     size_t gap_count;
+    struct lobby *lobby; /* the seeks and the lobby's live matches (lobby.c), or NULL */
 };
 
 enum run_result { RUN_DONE, RUN_WAIT };
@@ -400,6 +411,38 @@ void account_task_free(struct account_task *t);
 void accounts_settle(struct server *sv);
 void work_account(struct pool_job *pj);
 
+/* accounts.c */
+/* Whether name is a valid account name; its folded form (the key of look-alikes) into folded. */
+bool account_name_fold(const char *name, char folded[ACCOUNT_NAME_MAX + 1]);
+
+/* lobby.c */
+/* seek, challenge, unseek, accept-seek, decline-seek and lobby (docs/server.md, "Lobby"). */
+void cmd_lobby(struct server *sv, struct client *c, char **w, size_t n);
+/* A committed change: tells a seek's owner of its match, and the lobby of matches started
+ * and ended. */
+void lobby_committed(struct server *sv, const struct change *ch);
+/* Once a second: the seeks whose owner is gone or that are too old go. */
+void lobby_sweep(struct server *sv);
+/* Inside CH_NEW: an accepted seek is taken off the site, its seats' accounts and, if rated,
+ * its rated_matches row written (ratings_stage_new). */
+bool lobby_stage_new(struct server *sv, const struct change *ch);
+/* A shared database: what the other servers' lobbies did, pushed to this one's. */
+void lobby_follow(struct server *sv);
+void lobby_free(struct server *sv);
+
+/* ratings.c */
+/* The clock category of a rated game (docs/server.md, "Rated games"). */
+const char *clock_category(const struct stored_clock *clock);
+/* Inside CH_NEW: an accepted seek's seats' accounts and, if rated, its rated_matches row. */
+bool ratings_stage_new(struct server *sv, const struct change *ch);
+/* Inside any change: if it ends a rated match, both players' ratings, once. */
+bool ratings_stage_result(struct server *sv, const struct change *ch);
+/* Whether the match is rated (RATED_FAILED: the database did not answer). */
+enum rated_result match_rated(struct server *sv, const struct match *m);
+/* Appends " GAME/CATEGORY=RATING[?],rd=RD,games=N" for each of the account's ratings. */
+bool ratings_describe(struct server *sv, uint64_t account_id, struct buf *out);
+void cmd_player(struct server *sv, struct client *c, const char *name);
+
 /* bots.c */
 /* The spec a level name (docs/bots.md, "Levels") stands for; any other name as it is. */
 const char *bot_level_spec(const char *name);
@@ -423,6 +466,9 @@ bool parse_clock(const char *text, struct stored_clock *out);
 bool track_clock(struct server *sv, struct match *m);
 
 /* commands.c */
+/* The rule set for a new match (new, a seek): checked against this server's limits; NULL, the
+ * client told why, if it may not be played. */
+struct rules_entry *rules_for_new_match(struct server *sv, struct client *c, const char *spec);
 void cmd_answer_undo(struct server *sv, struct client *c, struct match *m, char **w, bool accept);
 void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w);
 void cmd_new(struct server *sv, struct client *c, char **w, size_t n);

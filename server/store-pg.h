@@ -71,6 +71,19 @@ bool pg_delete_sessions(struct pg_store *pg, uint64_t account_id);
 bool pg_delete_account(struct pg_store *pg, uint64_t account_id);
 bool pg_set_seat_account(struct pg_store *pg, uint64_t id, int seat, uint64_t account_id);
 bool pg_last_was_lock_wait(const struct pg_store *pg);
+bool pg_take_seek(struct pg_store *pg, uint64_t id, const char *notice, bool *taken);
+/* Rated matches and ratings (store-pg-ratings.c), as store.h's. */
+bool pg_mark_rated(struct pg_store *pg, uint64_t id, const char *game, const char *category);
+enum rated_result pg_find_rated(struct pg_store *pg, uint64_t id, char game[RATED_GAME_MAX],
+                                char category[RATED_CATEGORY_MAX], bool *rated_done);
+enum rated_result pg_claim_rated(struct pg_store *pg, uint64_t id, char game[RATED_GAME_MAX],
+                                 char category[RATED_CATEGORY_MAX]);
+bool pg_seat_accounts(struct pg_store *pg, uint64_t id, uint64_t accounts[2]);
+enum rated_result pg_get_rating(struct pg_store *pg, uint64_t account_id,
+                                struct stored_rating *inout);
+bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored_rating *r);
+bool pg_each_rating(struct pg_store *pg, uint64_t account_id, size_t max,
+                    void (*each)(const struct stored_rating *, void *), void *ctx);
 
 enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_match *out,
                                char *why, size_t why_cap);

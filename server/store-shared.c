@@ -107,3 +107,9 @@ bool store_last_was_lock_wait(const struct store *st)
 {
     return st->pg && pg_last_was_lock_wait(st->pg);
 }
+
+bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *taken)
+{
+    *taken = true;
+    return !st->pg || pg_take_seek(st->pg, id, notice, taken);
+}

@@ -182,6 +182,8 @@ bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations)
 
 bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invite)
 {
+    if (seat < 0)
+        return true; /* both seats were taken at once (an accepted seek): nobody to invite */
     if (st->pg)
         return pg_put_invite(st->pg, id, seat, invite);
     sqlite3_stmt *s = store_prepared(st, S_INSERT_INVITE);

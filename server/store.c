@@ -22,7 +22,7 @@ static const char *const schema_sql =
     "CREATE TABLE IF NOT EXISTS meta ("
     "  key   TEXT PRIMARY KEY,"
     "  value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '3');"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '4');"
     /* plies counts the match's moves rows: a damaged page that loses the last rows of a
      * match leaves every remaining row valid, and only this count tells. */
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -108,7 +108,12 @@ static const char *const schema_sql =
     "CREATE TABLE IF NOT EXISTS seat_accounts (match_id INTEGER NOT NULL REFERENCES matches "
     "(id), seat INTEGER NOT NULL, account_id INTEGER NOT NULL REFERENCES accounts (id), "
     "PRIMARY KEY (match_id, seat)) WITHOUT ROWID;"
-    "UPDATE meta SET value = '3' WHERE key = 'schema' AND value IN ('1', '2');"
+    /* Schema 4: a rated match's game and clock category, and when both players' ratings were
+     * updated from its result (NULL until then): the key that makes the update happen once
+     * (docs/server.md, "Rated games"). Created in place; 1 to 3 become 4 once it exists. */
+    "CREATE TABLE IF NOT EXISTS rated_matches (match_id INTEGER PRIMARY KEY REFERENCES matches "
+    "(id), game TEXT NOT NULL, category TEXT NOT NULL, rated_at INTEGER);"
+    "UPDATE meta SET value = '4' WHERE key = 'schema' AND value IN ('1', '2', '3');"
     SET_ASIDE_TABLE_SQL;
 
 static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
@@ -183,9 +188,22 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_DELETE_RATINGS] = "DELETE FROM ratings WHERE account_id = ?1",
     [S_SET_SEAT_ACCOUNT] = "INSERT OR REPLACE INTO seat_accounts (match_id, seat, account_id) "
                            "VALUES (?1, ?2, ?3)",
+    [S_INSERT_RATED] = "INSERT INTO rated_matches (match_id, game, category, rated_at) "
+                       "VALUES (?1, ?2, ?3, NULL)",
+    [S_FIND_RATED] = "SELECT game, category, rated_at IS NOT NULL FROM rated_matches "
+                     "WHERE match_id = ?1",
+    [S_CLAIM_RATED] = "UPDATE rated_matches SET rated_at = ?2 WHERE match_id = ?1 AND "
+                      "rated_at IS NULL RETURNING game, category",
+    [S_SEAT_ACCOUNTS] = "SELECT seat, account_id FROM seat_accounts WHERE match_id = ?1",
+    [S_GET_RATING] = "SELECT rating, rd, volatility, games FROM ratings WHERE account_id = ?1 "
+                     "AND game = ?2 AND category = ?3",
+    [S_PUT_RATING] = "INSERT OR REPLACE INTO ratings (account_id, game, category, rating, rd, "
+                     "volatility, games, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [S_EACH_RATING] = "SELECT game, category, rating, rd, volatility, games FROM ratings "
+                      "WHERE account_id = ?1 ORDER BY game, category",
 };
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 
 bool store_failed(struct store *st, int code)
 {

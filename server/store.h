@@ -117,7 +117,8 @@ bool store_set_result(struct store *st, uint64_t id, int winner, bool by_resigna
 bool store_clear_result(struct store *st, uint64_t id);
 /* The throws an accepted undo took back, to be made again (NULL: none left). */
 bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations);
-/* The invite to a match's other seat, written with the match and deleted when it is used. */
+/* The invite to a match's other seat, written with the match and deleted when it is used; none
+ * for seat -1 (both seats taken at once). */
 bool store_put_invite(struct store *st, uint64_t id, int seat, const char *invite);
 bool store_delete_invite(struct store *st, uint64_t id);
 /* Ends a match with no result: its first decision did not come in time. */
@@ -237,6 +238,88 @@ bool store_delete_sessions(struct store *st, uint64_t account_id);
 bool store_delete_account(struct store *st, uint64_t account_id);
 /* Inside a change: the seat of match id was taken by account_id. */
 bool store_set_seat_account(struct store *st, uint64_t id, int seat, uint64_t account_id);
+
+/* ---- rated matches and ratings (store-ratings.c; store-pg-ratings.c on PostgreSQL) ------ */
+
+#define RATED_GAME_MAX 32     /* bytes of a game id, with its NUL */
+#define RATED_CATEGORY_MAX 16 /* bytes of a clock category, with its NUL */
+
+/* A rating as stored: Glicko-2's three numbers and the rated games behind them. */
+struct stored_rating {
+    char game[RATED_GAME_MAX];
+    char category[RATED_CATEGORY_MAX];
+    double rating, rd, volatility;
+    uint64_t games;
+};
+
+/* RATED_NO: not a rated match (or, for a claim, one rated already). */
+enum rated_result { RATED_YES, RATED_NO, RATED_FAILED };
+
+/* Inside a change: match id is rated, in game and category; its result is not yet rated. */
+bool store_mark_rated(struct store *st, uint64_t id, const char *game, const char *category);
+/* Whether match id is rated: its game and category, and whether its ratings were updated
+ * (rated_done may be NULL). Inside a round or not. */
+enum rated_result store_find_rated(struct store *st, uint64_t id, char game[RATED_GAME_MAX],
+                                   char category[RATED_CATEGORY_MAX], bool *rated_done);
+/* Inside a change: claims the update of match id's ratings. RATED_YES (game and category
+ * filled) exactly once per match, site-wide: the claim is a row held to the commit. */
+enum rated_result store_claim_rated(struct store *st, uint64_t id, char game[RATED_GAME_MAX],
+                                    char category[RATED_CATEGORY_MAX]);
+/* The accounts of match id's two seats (0 for a seat without one). */
+bool store_seat_accounts(struct store *st, uint64_t id, uint64_t accounts[2]);
+/* One account's rating in (game, category): RATED_NO if it has none yet. */
+enum rated_result store_get_rating(struct store *st, uint64_t account_id,
+                                   struct stored_rating *inout);
+/* Inside a change: writes one account's rating (inout's game and category name it). */
+bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r);
+/* Calls each for every rating of the account, by game and category; at most max of them. */
+bool store_each_rating(struct store *st, uint64_t account_id, size_t max,
+                       void (*each)(const struct stored_rating *, void *), void *ctx);
+
+/* ---- the lobby's seeks, site-wide (store-pg-lobby.c: PostgreSQL only) ------------------ */
+
+#define SEEK_SPEC_MAX 256 /* bytes of a seek's canonical rule spec, with its NUL */
+
+/* A seek as the site knows it: which server holds its owner's connection, and what it asks. */
+struct stored_seek {
+    uint64_t id;
+    char instance[TOKEN_HEX_LEN + 1]; /* the owner's server (store_owner) */
+    uint64_t owner_serial, owner_account, target_account;
+    char owner_name[ACCOUNT_NAME_MAX + 1], target_name[ACCOUNT_NAME_MAX + 1];
+    char spec[SEEK_SPEC_MAX];
+    char clock_text[32];
+    bool rated;
+    int min, max;
+    double rating;
+    bool provisional;
+};
+
+/* A connection of its own that holds the site's seeks and hears the lobby's notifications
+ * (channel tg_lobby), so that the store's own never sees them. */
+struct lobby_feed;
+struct lobby_feed *lobby_feed_open(const char *conninfo, char *err, size_t err_cap);
+void lobby_feed_close(struct lobby_feed *f);
+/* Stores the seek (its id given to it) and tells the site: "INSTANCE seek ID". */
+bool lobby_feed_add_seek(struct lobby_feed *f, struct stored_seek *s);
+/* Deletes seek id if it is still there and tells the site: "INSTANCE unseek ID WHY". */
+bool lobby_feed_remove_seek(struct lobby_feed *f, const char *instance, uint64_t id,
+                            const char *why);
+/* The seek with that id: false if it is gone (or the read failed: *failed). */
+bool lobby_feed_get_seek(struct lobby_feed *f, uint64_t id, struct stored_seek *out, bool *failed);
+/* Every seek of the site, oldest first. */
+bool lobby_feed_each_seek(struct lobby_feed *f, void (*each)(const struct stored_seek *, void *),
+                          void *ctx);
+/* Deletes the seeks older than lifetime seconds, and those whose server has not been seen for
+ * gone_after seconds, telling the site of each ("SWEEPER unseek ID WHY"). */
+bool lobby_feed_sweep(struct lobby_feed *f, const char *sweeper, double lifetime,
+                      double gone_after);
+bool lobby_feed_notify(struct lobby_feed *f, const char *payload);
+/* Calls each with every notification's payload that came since the last call. */
+bool lobby_feed_take(struct lobby_feed *f, void (*each)(const char *, void *), void *ctx);
+/* Inside a change: takes seek id off the site, telling the site `notice` once committed;
+ * *taken false if it was gone already (taken through another server). True on SQLite, whose
+ * seeks are the server's memory only. */
+bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *taken);
 
 /* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
 

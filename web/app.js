@@ -20,6 +20,7 @@ import {
   joinMatch, linkFields, createOnlineMatch, answerUndo,
 } from './online.js';
 import { initAccount } from './account.js';
+import { wireLobby, renderLists } from './lobby.js';
 
 function randomSeed() {
   const words = crypto.getRandomValues(new Uint32Array(2));
@@ -40,6 +41,7 @@ function switchLanguage(code) {
   buildOptions(game, spec);
   $('spec-input').value = spec;
   [$('seat0').value, $('seat1').value] = seats;
+  renderLists();
   if (S.state) {
     renderLearn();
     render();
@@ -88,6 +90,7 @@ function wire() {
   $('flip').addEventListener('click', toggleFlip);
   $('paste-form').addEventListener('submit', loadPosition);
   $('online-form').addEventListener('submit', createOnlineMatch);
+  wireLobby();
   $('resign').addEventListener('click', resignGame);
   $('draw-offer').addEventListener('click', offerDraw);
   $('throw').addEventListener('click', throwByPerson);

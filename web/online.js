@@ -21,7 +21,7 @@ let clockTimer = null;
 let keepAliveTimer = null;
 const KEEP_ALIVE_MS = 60000;
 
-function serverUrl() {
+export function serverUrl() {
   if (params.has('server')) return params.get('server');
   return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
 }
@@ -39,7 +39,7 @@ export function request(line) {
 
 // The server's refusal in words: its fixed WORD (docs/server.md) names a catalogue sentence;
 // a WORD the catalogue does not know shows the server's own text.
-function errorText(reply) {
+export function errorText(reply) {
   const word = reply.split(' ')[1];
   return has(`server.${word}`) ? t(`server.${word}`) : t('server.other', reply.split(' ').slice(2).join(' ') || reply);
 }
@@ -400,11 +400,19 @@ export async function createOnlineMatch(event) {
   }
   // ok ID TOKEN INVITE: this page's seat (0) and the invite its opponent's link carries.
   const [, id, token, invite] = reply.split(' ');
-  history.replaceState(null, '', shareLink(location.search, { match: id, seat: 0, token }));
   $('link-opponent').value = shareLink('', { match: id, invite });
   $('link-watch').value = shareLink('', { match: id });
   $('online-links').hidden = false;
+  enterMatch(id, '0', token);
+}
+
+// This page takes a seat of match id (or, seat null, watches it): the fragment names it, so a
+// reload comes back to it. The lobby's matches come this way too.
+export function enterMatch(id, seat, token) {
+  if (S.online) request(`unwatch ${S.online.id}`);
+  const fragment = seat === null ? { match: id } : { match: id, seat, token };
+  history.replaceState(null, '', shareLink(location.search, fragment));
   S.online = null;
-  joinMatch(id, '0', token);
+  joinMatch(id, seat, token);
 }
 

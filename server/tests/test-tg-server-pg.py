@@ -23,7 +23,10 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
 - accounts (test-tg-server-accounts.py's tests, and test-tg-server-web-accounts.py's over
   HTTP, run here on PostgreSQL), an account made
   through one server signing in through another and signed out everywhere from there, and a
-  database of schema 3 brought to 4.
+  database of schema 3 brought to 4 (and on);
+- the lobby and rated games (test-tg-server-lobby.py's tests, run here on PostgreSQL), and
+  across two servers: a seek made through one pushed to a lobby on the other and taken
+  there, two takers at once making one match, a rated result rated once site-wide.
 """
 from __future__ import annotations
 
@@ -50,6 +53,7 @@ undo_tests: Any = sibling.load("tg_server_pg_undo", "test-tg-server-pg-undo.py")
 account_tests: Any = sibling.load("tg_server_pg_accounts", "test-tg-server-accounts.py")
 web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
                                       "test-tg-server-web-accounts.py")
+lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -570,15 +574,134 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE seat_accounts, ratings, sessions, accounts; "
-                 "DELETE FROM tg_schema WHERE version = 4")
+        self.sql("DROP TABLE seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
+                 "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
         self.assertEqual(conn.ok("history %s" % mid), history)
         self.register(conn, "migrated")
-        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "4")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "5")
         self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
         conn.close()
+
+
+class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
+    """The lobby and rated games on PostgreSQL: test-tg-server-lobby.py's tests on one
+    server, and across two (issue 42 items 2 and 3): a seek made through A is pushed to a
+    lobby on B, taken through B, its owner on A told; two takers on A and B at once make one
+    match; a rated result decided through B updates both ratings once, also after both
+    servers restart."""
+
+    def setUp(self) -> None:
+        lobby_tests.SERVER = base.SERVER
+        super().setUp()
+
+    def start(self, *extra: str) -> base.Server:
+        for s in self.servers:
+            if s.proc and s.proc.poll() is None:
+                s.stop()
+        return self.server(*extra)
+
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        out = self.sql(query)
+        return [tuple(line.split("|")) for line in out.split("\n")] if out else []
+
+    def two_servers(self) -> "tuple[base.Server, base.Server]":
+        return (self.server(*lobby_tests.OPEN_BUDGETS), self.server(*lobby_tests.OPEN_BUDGETS))
+
+    def test_a_seek_through_a_is_seen_and_taken_through_b(self) -> None:
+        a, b = self.two_servers()
+        on_b = self.subscriber(b.port)
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
+        seek_id = alice.ok("seek hus clock=5+3 rated")
+        t0 = time.monotonic()
+        words = self.feed_line(on_b, "lobby seek %s alice 1500? hus" % seek_id)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual(words[6:], ["clock=5+3", "blitz", "rated"])
+        late = Conn(b.port)
+        self.assertEqual(late.ask("lobby"), "ok 1 0")
+        late.read()
+        mid, tokens = self.matched(alice, bob, seek_id)
+        self.assertEqual(on_b.read(), "lobby unseek %s taken" % seek_id)
+        self.assertEqual(self.feed_line(on_b, "lobby live %d" % mid)[4:6], ["clock=5+3", "rated"])
+        self.assertEqual(self.sql("SELECT count(*) FROM seeks"), "0")
+        self.assertEqual(self.sql("SELECT game, category FROM rated_matches"), "hus|blitz")
+        # Withdrawn through A: B's lobby hears it.
+        again = alice.ok("seek hus clock=1+0 casual")
+        self.feed_line(on_b, "lobby seek %s" % again)
+        self.assertEqual(alice.ask("unseek"), "ok 1")
+        self.assertEqual(on_b.read(), "lobby unseek %s withdrawn" % again)
+        # Its owner's connection gone: B's lobby hears that too.
+        third = alice.ok("seek hus clock=2+0 casual")
+        self.feed_line(on_b, "lobby seek %s" % third)
+        alice.close()
+        self.assertEqual(on_b.read(), "lobby unseek %s owner-gone" % third)
+        self.assertEqual(self.sql("SELECT count(*) FROM seeks"), "0")
+
+    def test_two_takers_on_two_servers_make_one_match(self) -> None:
+        a, b = self.two_servers()
+        alice = self.signed_in(a.port, "alice")
+        takers = [self.signed_in(a.port, "bob"), self.signed_in(b.port, "carol")]
+        watcher = self.subscriber(b.port)
+        for attempt in range(5):
+            seek_id = alice.ok("seek hus clock=5+3 casual")
+            self.feed_line(watcher, "lobby seek %s" % seek_id)
+            replies: "dict[int, str]" = {}
+
+            def take(i: int) -> None:
+                replies[i] = takers[i].ask("accept-seek %s" % seek_id)
+            threads = [threading.Thread(target=take, args=(i,)) for i in (0, 1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            oks = [r for r in replies.values() if r.startswith("ok ")]
+            self.assertEqual(len(oks), 1, (attempt, replies))
+            loser = [r for r in replies.values() if not r.startswith("ok ")][0]
+            self.assertTrue(loser.startswith("err no-such-seek ") or
+                            loser.startswith("err io "), loser)
+            mid = int(oks[0].split()[1])
+            self.assertEqual(self.sql("SELECT count(*) FROM matches"), str(attempt + 1))
+            self.assertEqual(alice.read(), "lobby unseek %s taken" % seek_id)
+            self.assertEqual(alice.read().split()[:4], ["lobby", "matched", seek_id, str(mid)])
+            self.assertEqual(watcher.read(), "lobby unseek %s taken" % seek_id)
+            self.feed_line(watcher, "lobby live %d" % mid)
+        self.assertEqual(self.sql("SELECT count(*) FROM seeks"), "0")
+
+    def test_a_rated_result_decided_through_b_rates_once(self) -> None:
+        a, b = self.two_servers()
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
+        watcher = self.subscriber(a.port)
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
+        self.feed_line(watcher, "lobby seek ")
+        self.feed_line(watcher, "lobby unseek ")
+        self.feed_line(watcher, "lobby live %d" % mid)
+        alice_seat = [int(seat) for seat, account in self.rows(
+            "SELECT seat, account_id FROM seat_accounts WHERE match_id = %d" % mid)
+            if int(account) == self.account_id("alice")][0]
+        # Decided through B (bob's server, which made the match): alice resigns there.
+        deadline = time.monotonic() + 15
+        while True:
+            reply = bob.ask("resign %d %s" % (mid, tokens[alice_seat]))
+            if reply.startswith("ok") or time.monotonic() > deadline or \
+                    reply.split()[:2] not in (["err", "leased"], ["err", "stale"]):
+                break
+            time.sleep(0.05)
+        self.assertTrue(reply.startswith("ok"), reply)
+        want_alice = lobby_tests.glicko2(1500, 350, 0.06, [(1500, 350, 0.0)])
+        want_bob = lobby_tests.glicko2(1500, 350, 0.06, [(1500, 350, 1.0)])
+        self.assertRatings("alice", "hus/blitz", want_alice, 1)
+        self.assertRatings("bob", "hus/blitz", want_bob, 1)
+        # A's lobby hears the end; A serves the result and rates nothing again.
+        self.assertEqual(watcher.read(), "lobby ended %d %d" % (mid, 1 - alice_seat))
+        self.assertReply(alice.ask("resign %d %s" % (mid, tokens[1 - alice_seat])), "err ")
+        for s in (a, b):
+            s.stop()
+        a, b = self.two_servers()
+        for s in (a, b):
+            self.assertEqual(base.show(Conn(s.port), mid)["result"], str(1 - alice_seat))
+        self.assertRatings("alice", "hus/blitz", want_alice, 1)
+        self.assertRatings("bob", "hus/blitz", want_bob, 1)
 
 
 def owner_of(server: base.Server) -> str:

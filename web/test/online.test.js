@@ -112,8 +112,8 @@ after(async () => {
 // A lost connection is expected while the server is down; anything else on the console is not.
 let serverDown = false;
 
-async function openPage(query) {
-  const page = await browser.newPage();
+async function openPage(query, context = browser) {
+  const page = await context.newPage();
   page.on('console', (message) => {
     if ((message.type() === 'error' || message.type() === 'warning') && !serverDown) {
       consoleProblems.push(`${message.type()}: ${message.text()}`);
@@ -616,5 +616,66 @@ test('accounts: register, sign out, a wrong password in words, sign in, the cook
 });
 
 test('no console error or warning on any page', () => {
+  assert.deepEqual(consoleProblems, []);
+});
+
+// The lobby (docs/web.md, "Lobby"): two people in two browsers (separate contexts: their own
+// cookies) register in the Account panel, and the lobby's WebSocket plays as the account; one
+// seeks, the other sees the seek appear
+// without reloading, takes it with one click, and both pages land in the same match, each on
+// its own seat, the match listed live in both lobbies.
+test('lobby: a seek made in one browser is taken in another, both land in the same match', async () => {
+  const contexts = [await browser.createBrowserContext(), await browser.createBrowserContext()];
+  const pages = [];
+  for (const context of contexts) pages.push(await openAccountPage(context));
+  const [alice, bob] = pages;
+  const stamp = Date.now().toString(36).slice(-6);
+  const names = [`al${stamp}`, `bo${stamp}`];
+  // Alice opens the lobby as a guest, then registers: the lobby follows the account.
+  await alice.click('#lobby summary');
+  await waitFor(alice, () => document.getElementById('lobby-who').textContent === 'Not signed in (the Account panel signs in): you may seek and take casual games.');
+  for (const [i, page] of pages.entries()) {
+    await typeCredentials(page, names[i], 'lobby-password-1');
+    await page.click('#account-register');
+    await waitFor(page, (name) => document.body.dataset.account === name, {}, names[i]);
+    if (i === 1) await page.click('#lobby summary');
+    await waitFor(page, (name) => document.getElementById('lobby-who').textContent.includes(name), {}, names[i]);
+    assert.equal(await page.$$eval('#seek-list li', (items) => items.length), 0);
+  }
+  await alice.$eval('#spec-input', (n) => { n.value = 'hus'; });
+  await alice.$eval('#lobby-clock', (n) => { n.value = '5+3'; });
+  await alice.click('#lobby-rated');
+  await alice.click('#lobby-seek');
+  // Pushed to the other browser: no reload, no polling by the page.
+  await waitFor(bob, () => document.querySelectorAll('#seek-list li').length === 1);
+  const line = await bob.$eval('#seek-list li', (n) => n.textContent);
+  assert.ok(line.includes(names[0]) && line.includes('1500?') && line.includes('blitz') && line.includes('rated'), line);
+  // The owner's own seek offers a withdrawal, not a game against itself.
+  await waitFor(alice, () => document.querySelectorAll('#seek-list li').length === 1);
+  assert.equal(await alice.$eval('#seek-list li button', (n) => n.textContent), 'Withdraw');
+  await bob.click('#seek-list li button');
+  await Promise.all(pages.map((page) => waitFor(page, () => /^#match=\d+&seat=[01]&token=[0-9a-f]{32}$/.test(location.hash)
+    && document.body.dataset.connection === 'connected')));
+  const fields = await Promise.all(pages.map(async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1))));
+  assert.equal(fields[0].get('match'), fields[1].get('match'));
+  assert.deepEqual([fields[0].get('seat'), fields[1].get('seat')].sort(), ['0', '1']);
+  const id = fields[0].get('match');
+  // Both lobbies: the seek gone, the match live; the server has it with both seats taken.
+  for (const page of pages) {
+    await waitFor(page, (match) => document.querySelectorAll('#seek-list li').length === 0
+      && document.querySelector(`#live-list li[data-match="${match}"]`) !== null, {}, id);
+  }
+  const shown = await ask(`show ${id}`);
+  assert.match(shown, /^ok ply=0 /);
+  assert.doesNotMatch(shown, /waiting-for/);
+  assert.equal(await ask(`player ${names[0]}`), `ok ${names[0]}`);
+  // The seat to move plays on its page, and the other page sees the move.
+  const turn = Number(/ turn=([01])/.exec(shown)[1]);
+  const mover = pages[fields[0].get('seat') === String(turn) ? 0 : 1];
+  const other = pages[mover === alice ? 1 : 0];
+  assert.equal(await waitForTurn(mover), 'person');
+  await clickOnline(mover, picker(7));
+  await waitFor(other, () => Number(document.body.dataset.ply) >= 1);
+  for (const context of contexts) await context.close();
   assert.deepEqual(consoleProblems, []);
 });

@@ -216,6 +216,13 @@ for (const [index, setup] of wholeGames.entries()) {
   });
 }
 
+test('served without tg-server, the page offers neither the Account nor the Lobby panel', async () => {
+  const page = await openPage();
+  await page.waitForFunction(() => document.getElementById('account').hidden);
+  assert.equal(await page.$eval('#lobby', (node) => node.hidden), true);
+  await page.close();
+});
+
 test('typed moves: a legal one is played, an illegal or unreadable one shows the library\'s error and changes nothing', async () => {
   const page = await openPage();
   await newGame(page, { game: 'hawalis', south: 'person', north: 'person' });
