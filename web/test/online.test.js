@@ -618,6 +618,7 @@ test('accounts: register, sign out, a wrong password in words, sign in, the cook
 test('fair play: no hint or analysis on a live match\'s pages, by button, key, call or a mode left on; the page\'s ?bot= is the server\'s bot; all open when the game ends', async () => {
   const ar = (await import('../i18n/ar.js')).default;
   const south = await openPage('?speed=fast');
+  await south.select('#language', 'en'); // an earlier test may have left the browser in Arabic
   // The analysis mode turned on offline before the match: it must not carry into it.
   await south.click('#analysis');
   await waitFor(south, () => document.querySelectorAll('#board [data-value]').length > 0);
@@ -696,6 +697,7 @@ test('fair play: no hint or analysis on a live match\'s pages, by button, key, c
 test('the connection line is worded again on a language switch', async () => {
   const ar = (await import('../i18n/ar.js')).default;
   const south = await openPage('?speed=fast');
+  await south.select('#language', 'en'); // an earlier test may have left the browser in Arabic
   const { opponent } = await createMatch(south, 'hus');
   await waitFor(south, (want) => document.getElementById('connection').textContent === want, {}, enWords['online.waiting-join']);
   await south.select('#language', 'ar');
