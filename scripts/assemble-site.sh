@@ -9,7 +9,10 @@
 # beforehand by scripts/build-wasm.sh, in SITE/traditional-games/; the games' pages and the
 # bots' measured ratings in SITE/docs/. Used by scripts/web.sh --online and scripts/site.sh.
 set -euo pipefail
-[ $# -eq 1 ] && [ -n "$1" ] || { echo "usage: $0 SITE" >&2; exit 2; }
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: $0 SITE" >&2
+  exit 2
+fi
 site=$1
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

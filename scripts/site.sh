@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Run the site for a club on one machine: the web board, online play and accounts, served by
-# tg-server from one port, its data in one directory (docs/server.md, "Running the site").
+# tg-server from one port, its data in one directory (docs/server.md, "Running the site for a
+# club").
 #
 #   scripts/site.sh DIR [--port N] [--line-port N] [--db CONNINFO] [--build-dir B]
 #                   [--wasm-build W] [--server PATH] [-- TG-SERVER-OPTION...]
 #
 # Builds what is missing or out of date (the WebAssembly package with scripts/build-wasm.sh in
-# W, default build-wasm/; tg-server, release, in B, default build-site/), lays the app out in
-# DIR/site/ (scripts/assemble-site.sh), and starts tg-server with its web port on 127.0.0.1:N
+# W, default build-wasm/; tg-server, release, in B, default build-site/; both in the
+# repository unless absolute), lays the app out in DIR/site/ (scripts/assemble-site.sh), and
+# starts tg-server with its web port on 127.0.0.1:N
 # (default 8080; 0 picks a free one) serving it, its line port on 127.0.0.1 (default 7878),
 # and the SQLite database DIR/matches.db. It prints the board's address once the server
 # accepts clients (the ports are also written to DIR/web-port and DIR/line-port), and runs
@@ -22,13 +24,18 @@
 # --origin https://NAME --secure-cookies --trusted-proxy 127.0.0.1 (docs/server.md,
 # "Behind a TLS proxy").
 set -euo pipefail
+# DIR and --server are the caller's paths; the build directories are the repository's.
+caller=$(pwd)
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 top=$(pwd)
 
 usage="usage: $0 DIR [--port N] [--line-port N] [--db CONNINFO] [--build-dir B] [--wasm-build W] [--server PATH] [-- TG-SERVER-OPTION...]"
 refuse() { echo "site.sh: $*" >&2; exit 2; }
 
-[ $# -ge 1 ] && [ -n "$1" ] && [ "${1#-}" = "$1" ] || { echo "$usage" >&2; exit 2; }
+if [ $# -lt 1 ] || [ -z "$1" ] || [ "${1#-}" != "$1" ]; then
+  echo "$usage" >&2
+  exit 2
+fi
 dir=$1
 shift
 port=8080
@@ -56,8 +63,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+case "$dir" in /*) ;; *) dir=$caller/$dir ;; esac
+case "$server" in /*|'') ;; *) server=$caller/$server ;; esac
 for p in "$port" "$line_port"; do
-  [[ "$p" =~ ^[0-9]{1,5}$ ]] && [ "$p" -le 65535 ] || refuse "a port is a number from 0 to 65535, not '$p'"
+  if ! [[ "$p" =~ ^[0-9]{1,5}$ ]] || [ "$p" -gt 65535 ]; then
+    refuse "a port is a number from 0 to 65535, not '$p'"
+  fi
 done
 if [ -e "$dir" ] && [ ! -d "$dir" ]; then
   refuse "$dir is not a directory"
@@ -71,7 +82,9 @@ esac
 if [ ! -e "$dir" ]; then
   mkdir -- "$dir" || refuse "cannot make $dir"
 fi
-[ -w "$dir" ] && [ -x "$dir" ] || refuse "$dir is not writable"
+if [ ! -w "$dir" ] || [ ! -x "$dir" ]; then
+  refuse "$dir is not writable"
+fi
 dir=$(cd -- "$dir" && pwd -P)
 if [ -z "$db" ]; then
   db=$dir/matches.db

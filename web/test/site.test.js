@@ -33,8 +33,8 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-function run(args) {
-  const child = spawn(script, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args, cwd = undefined) {
+  const child = spawn(script, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk) => { out.stdout += chunk; });
   child.stderr.on('data', (chunk) => { out.stderr += chunk; });
@@ -97,8 +97,9 @@ test('site.sh: the board, a WebSocket and a line connection on free ports, and a
   assert.equal(code, 0, `site.sh stops cleanly: ${out.stderr}`);
   assert.match(out.stdout, /tg-server: stopped/);
   assert.ok((await stat(join(dir, 'matches.db'))).size > 0, 'the database is in the directory');
-  // Started again on the same directory, the match is still there.
-  const again = run([dir, '--port', '0', '--line-port', '0', ...builtArgs]);
+  // Started again on the same directory, named from where the command is run, the match is
+  // still there.
+  const again = run(['club', '--port', '0', '--line-port', '0', ...builtArgs], work);
   while (!/^site: /m.test(again.out.stdout)) {
     assert.equal(again.child.exitCode, null, `site.sh ended early: ${again.out.stderr}`);
     await new Promise((r) => setTimeout(r, 100));
