@@ -102,10 +102,10 @@ fi
 scripts/build-wasm.sh --build-dir "$wasm_build" >&2
 if [ -z "$server" ]; then
   if [ ! -f "$build_dir/build.ninja" ]; then
-    meson setup "$build_dir" -Dbuildtype=release -Dtests=false -Ddocs=false -Dexamples=false \
-      -Dfuzzers=false >&2
+    # The server is built with the examples (meson_options.txt).
+    meson setup "$build_dir" -Dbuildtype=release -Dtests=false -Ddocs=false -Dfuzzers=false >&2
   fi
-  meson compile -C "$build_dir" server/tg-server >&2
+  meson compile -C "$build_dir" tg-server >&2
   server=$top/$build_dir/server/tg-server
   case "$build_dir" in /*) server=$build_dir/server/tg-server ;; esac
 fi
