@@ -9,8 +9,9 @@
 # a screenshot of each game there (scripts/test-web.sh --screenshots docs/images regenerates
 # the documentation's). --server names a built tg-server: the online tests
 # (web/test/online.test.js) then also run, pages playing each other through it over
-# WebSocket. puppeteer-core comes from the npm registry, pinned by
-# web/test/package-lock.json (`npm ci`); it never downloads a browser. Needs Node 20
+# WebSocket, and so do those of scripts/site.sh (web/test/site.test.js). puppeteer-core
+# comes from the npm registry, pinned by web/test/package-lock.json (`npm ci`); it never
+# downloads a browser. Needs Node 20
 # or later and the Debian package chromium (/usr/bin/chromium, or TG_CHROMIUM).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$screenshots" in /*|'') ;; *) screenshots="$top/$screenshots" ;; esac
+case "$wasm_build" in /*) ;; *) wasm_build="$top/$wasm_build" ;; esac
 case "$server" in /*|'') ;; *) server="$top/$server" ;; esac
 
 chromium=${TG_CHROMIUM:-/usr/bin/chromium}
@@ -43,4 +45,6 @@ if [ -n "$server" ]; then
   [ -x "$server" ] || { echo "test-web.sh: no tg-server at $server" >&2; exit 1; }
   TG_CHROMIUM="$chromium" TG_SERVER="$server" TG_PACKAGE_DIR="$top/bindings/js" \
     node --test --test-reporter=spec online.test.js
+  # scripts/site.sh with that server and this wasm build: it builds nothing more.
+  TG_SERVER="$server" TG_WASM_BUILD="$wasm_build" node --test --test-reporter=spec site.test.js
 fi

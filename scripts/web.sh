@@ -43,15 +43,5 @@ if [ ! -f "$server_dir/build.ninja" ]; then
 fi
 meson compile -C "$server_dir" tg-server >/dev/null
 site=$server_dir/site
-rm -rf "$site"
-mkdir -p "$site/traditional-games"
-# Every file of the app but its tests, benchmarks and development server.
-for f in web/*; do
-  case "$f" in web/test|web/bench|web/serve.js) ;; *) cp -r "$f" "$site/" ;; esac
-done
-mkdir -p "$site/docs"
-cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
-cp -r docs/ratings "$site/docs/"
-cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm bindings/js/traditional-games-search.js \
-  bindings/js/traditional-games-search-worker.js "$site/traditional-games/"
+scripts/assemble-site.sh "$site"
 exec "$server_dir/server/tg-server" --db "$db" --web "$site" --web-port "${port:-8080}"

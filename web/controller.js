@@ -6,12 +6,15 @@ import { SearchWorker } from './traditional-games/traditional-games-search.js';
 import { drawSticks } from './board.js';
 import { t, say, showError } from './i18n.js';
 import {
-  S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC,
+  S, $, fast, originCell, personToDecide, animationMs, ANALYSIS_SPEC, analysisOpen, shownPly, replayAt,
+  engineClosed,
 } from './session.js';
 import {
   render, renderChoices, renderPlaying, previewMove, seatLabel, syncGameControls, sideName,
 } from './panels.js';
-import { sendMove, requestUndo, requestRematch, resign } from './online.js';
+import {
+  sendMove, requestUndo, requestRematch, resign, askServerBot,
+} from './online.js';
 import { renderLearn } from './learn.js';
 import { animateStory } from './animate.js';
 import { storyOf } from './story.js';
@@ -93,7 +96,7 @@ export function advance() {
     $('throw').focus({ preventScroll: true });
   }
   const gen = S.generation;
-  if (S.analysing && S.phase === 'person' && S.analysis?.ply !== S.log.length) requestAnalysis();
+  if (S.analysing && analysisOpen() && S.analysis?.ply !== shownPly()) requestAnalysis();
   if (S.phase === 'throw') throwSticks(gen);
   else if (S.phase === 'bot') {
     const delay = seats.every((s) => s !== 'person') ? BOT_VERSUS_BOT_PAUSE_MS : 0;
@@ -143,6 +146,10 @@ function throwSticks(gen) {
 }
 
 function askBot(gen) {
+  if (S.online) {
+    askServerBot(gen);
+    return;
+  }
   const abort = new AbortController();
   const pending = { gen, abort };
   S.pendingBot = pending;
@@ -154,10 +161,6 @@ function askBot(gen) {
     performance.mark('tg-bot-answer');
     if (S.pendingBot !== pending || pending.gen !== S.generation) return;
     S.pendingBot = null;
-    if (S.online) {
-      sendMove(move);
-      return;
-    }
     record(move);
     playOut();
   }, (error) => {
@@ -168,18 +171,27 @@ function askBot(gen) {
   });
 }
 
-// The engine's values of the current position's legal moves, asked of the worker (the page
-// stays live); a late answer for another position is dropped, and a newer request stops it.
+// The engine's values of the shown position's legal moves (a person's turn, or any position of
+// a finished game: session.js, analysisOpen), asked of the worker (the page stays live); a late
+// answer for another position is dropped, and a newer request stops it.
 export function requestAnalysis() {
-  if (!personToDecide() || !S.tg) return;
+  if (!analysisOpen() || !S.tg) return;
+  const ply = shownPly();
+  const shown = ply === S.log.length ? S.state.clone() : replayAt(ply).shown;
+  if (shown.isTerminal || shown.isChance) {
+    shown.free();
+    return;
+  }
   pendingAnalysis?.abort.abort();
-  const pending = { ply: S.log.length, gen: S.generation, abort: new AbortController() };
+  const pending = { ply, gen: S.generation, abort: new AbortController() };
   pendingAnalysis = pending;
   $('hint').textContent = t('analysis.thinking');
-  searcher.analyse(S.state, ANALYSIS_SPEC, 0, { signal: pending.abort.signal }).then((analysis) => {
+  const asked = searcher.analyse(shown, ANALYSIS_SPEC, 0, { signal: pending.abort.signal });
+  asked.finally(() => shown.free()).catch(() => {});
+  asked.then((analysis) => {
     if (pendingAnalysis !== pending) return;
     pendingAnalysis = null;
-    if (pending.gen !== S.generation || pending.ply !== S.log.length) return;
+    if (pending.gen !== S.generation || pending.ply !== shownPly() || !analysisOpen()) return;
     S.analysis = { ply: pending.ply, moves: analysis.map(({ move, name, value, proven }) => ({ move, name, value, proven })) };
     render();
     const best = S.analysis.moves[0];
@@ -192,6 +204,7 @@ export function requestAnalysis() {
 }
 
 export function toggleAnalysis() {
+  if (engineClosed()) return;
   S.analysing = !S.analysing;
   if (!S.analysing) S.analysis = null;
   render();
@@ -389,7 +402,10 @@ export function undo() {
 
 export function loadPosition(event) {
   event.preventDefault();
-  if (S.online) return;
+  if (S.online) {
+    say($('paste-error'), () => t('paste.online'));
+    return;
+  }
   const text = $('paste-input').value.trim();
   let next;
   try {
@@ -415,8 +431,10 @@ export function onSeatChange() {
 export function viewPly(k) {
   S.viewPly = k === null || k >= S.log.length ? null : Math.max(0, k);
   render();
-  // Back at the game: what the replay held back (the analysis of a person's turn) goes on.
-  if (S.viewPly === null && S.analysing && personToDecide() && S.analysis?.ply !== S.log.length) requestAnalysis();
+  // The analysis mode follows the position shown: a person's turn back at the game, or any
+  // position of a finished game.
+  if (S.analysing && analysisOpen() && S.analysis?.ply !== shownPly()) requestAnalysis();
+  else if (pendingAnalysis === null) $('hint').textContent = '';
 }
 
 export function stepView(delta) {

@@ -44,10 +44,13 @@ export function errorText(reply) {
   return has(`server.${word}`) ? t(`server.${word}`) : t('server.other', reply.split(' ').slice(2).join(' ') || reply);
 }
 
-function setConnection(text, stateName) {
+// The connection line, worded through say() so that a language switch words it again.
+function setConnection(words, stateName) {
   const box = $('connection');
+  const line = $('connection-text');
   box.hidden = false;
-  box.textContent = text;
+  box.replaceChildren(line); // an earlier refusal's way back goes
+  say(line, words);
   box.setAttribute('data-state', stateName);
   document.body.setAttribute('data-connection', stateName);
 }
@@ -72,7 +75,8 @@ function connect(onOpen) {
     if (!S.online) return;
     // Nothing is lost: the server stored every acknowledged move; the page asks again for
     // what it missed once it is back.
-    setConnection(t('online.lost', (reconnectDelay / 1000).toFixed(1)), 'reconnecting');
+    const seconds = (reconnectDelay / 1000).toFixed(1);
+    setConnection(() => t('online.lost', seconds), 'reconnecting');
     setTimeout(() => connect(() => subscribe(true)), reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 5000);
   });
@@ -92,7 +96,7 @@ export function joinMatch(id, seat, token, invite = null) {
     token, invite, waitingFor: -1, clock: null, result: null, undoBy: null, sending: false, notSent: false,
   };
   $('new-game').open = false;
-  setConnection(t('online.connecting'), 'connecting');
+  setConnection(() => t('online.connecting'), 'connecting');
   if (socket && socket.readyState === WebSocket.OPEN) subscribe(false);
   else connect(() => subscribe(false));
 }
@@ -109,7 +113,7 @@ async function checkLink() {
   const reply = await request(probe);
   const word = reply.split(' ')[1];
   if (word === 'no-such-match' || word === 'set-aside') {
-    refuse(t(word === 'no-such-match' ? 'online.no-match' : 'online.set-aside', online.id));
+    refuse(word === 'no-such-match' ? 'online.no-match' : 'online.set-aside', online.id);
     return false;
   }
   if (word === 'disconnected') return false;
@@ -129,7 +133,7 @@ async function takeSeat() {
   const word = reply.split(' ')[1];
   online.invite = null;
   if (word === 'no-such-match' || word === 'set-aside') {
-    refuse(t(word === 'no-such-match' ? 'online.no-match' : 'online.set-aside', online.id));
+    refuse(word === 'no-such-match' ? 'online.no-match' : 'online.set-aside', online.id);
     return false;
   }
   if (word === 'disconnected') return false;
@@ -146,9 +150,10 @@ async function takeSeat() {
 }
 
 // No such match: nothing on the page can act, so only the words and a way back are shown.
-function refuse(text) {
-  setConnection(text, 'refused');
+function refuse(key, id) {
+  setConnection(() => t(key, id), 'refused');
   const back = Object.assign(document.createElement('a'), { href: location.pathname, textContent: t('online.play-here') });
+  back.dataset.i18n = 'online.play-here';
   $('connection').append(' ', back);
   document.querySelector('main').hidden = true;
   $('tagline').textContent = t('online.no-match-tagline');
@@ -163,7 +168,7 @@ async function subscribe(again) {
   if (!again && !(await checkLink())) return;
   const reply = await request(`watch ${online.id} ${S.state && online.spec ? S.log.length : 0}`);
   if (!reply.startsWith('ok')) {
-    setConnection(t('online.refused', errorText(reply)), 'refused');
+    setConnection(() => t('online.refused', errorText(reply)), 'refused');
     return;
   }
   const fields = Object.fromEntries(reply.split(' ').slice(2).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
@@ -187,9 +192,10 @@ async function subscribe(again) {
       await request(`watch ${online.id} 0`);
     }
   }
-  if (online.forged) setConnection(t(online.forged === true ? 'online.bad-token' : online.forged, online.id), 'refused');
-  else if (online.waitingFor !== null && online.seat !== null) setConnection(t(online.rematchOf ? 'online.waiting-rematch' : 'online.waiting-join'), 'connected');
-  else setConnection(t(again ? 'online.reconnected' : 'online.connected'), 'connected');
+  const { forged, rematchOf, id } = online;
+  if (forged) setConnection(() => t(forged === true ? 'online.bad-token' : forged, id), 'refused');
+  else if (online.waitingFor !== null && online.seat !== null) setConnection(() => t(rematchOf ? 'online.waiting-rematch' : 'online.waiting-join'), 'connected');
+  else setConnection(() => t(again ? 'online.reconnected' : 'online.connected'), 'connected');
   // Whatever was waiting on the lost connection (a move being sent) is over: the catch-up
   // above has brought every move the server stored, and the page is playable again (or, before
   // the join, waits for it).
@@ -212,7 +218,8 @@ function onEvent(words) {
   const kind = words[2];
   if (kind === 'joined') {
     online.waitingFor = null;
-    if (online.seat !== null && !online.forged) setConnection(t(online.rematchOf ? 'online.rematch-joined' : 'online.joined'), 'connected');
+    const { rematchOf } = online;
+    if (online.seat !== null && !online.forged) setConnection(() => t(rematchOf ? 'online.rematch-joined' : 'online.joined'), 'connected');
     invalidate();
     advance();
   } else if (kind === 'moves') {
@@ -302,6 +309,24 @@ export async function sendMove(move) {
   if (word !== 'stale-ply' && word !== 'busy') say($('move-error'), () => errorText(reply));
   if (word === 'busy') setTimeout(() => { if (S.phase === 'sending') advance(); }, 100);
   else advance();
+}
+
+// A seat the page's ?bot= plays: the server's bot chooses and plays its move (`bot ID PLY
+// SPEC TOKEN`), so that the page runs no engine during a match and the server's rules on bots
+// hold (refused for a rated match's seats, or on a clock with --no-bots-on-clock).
+export async function askServerBot(gen) {
+  const { online } = S;
+  const reply = await request(`bot ${online.id} ${S.log.length} ${S.seats[online.seat]} ${online.token}`);
+  if (reply.startsWith('ok') || gen !== S.generation) return; // the move comes as an event
+  const word = reply.split(' ')[1];
+  // Behind (the events bring the page up to date) or cut off (the catch-up asks again).
+  if (word === 'stale-ply' || word === 'disconnected') return;
+  if (word === 'rate-limited' || word === 'busy') {
+    setTimeout(() => { if (gen === S.generation && S.phase === 'bot') askServerBot(gen); }, 1000);
+    return;
+  }
+  setPhase('error');
+  say($('status-text'), () => t('status.bot-failed', errorText(reply)));
 }
 
 // The server decides when a flag falls; the page only counts down between its events.

@@ -6,7 +6,7 @@ import { drawBoard, drawSticks, markPreview, scrollCellsIntoView } from './board
 import { t, has } from './i18n.js';
 import {
   S, $, originCell, positionFields, specOption, boardSignature, lastDecision, personToDecide, snapshot,
-  replayAt, cellsOf,
+  replayAt, cellsOf, engineClosed, analysisOpen,
 } from './session.js';
 import { activateCell, hoverCell, playPerson, lastThrowIn } from './controller.js';
 import { EVENT, endReasonName, storyLine, storyOf } from './story.js';
@@ -406,14 +406,19 @@ function renderUndoOffer() {
 }
 
 // In an online match New game and Load position would replace the match on this page only:
-// they are off, and a note says how to leave the match. A watcher has no move to type.
+// they are off, and a note says how to leave the match. A watcher has no move to type or take
+// back, but keeps Hint and Analysis, which open for everyone once the game is over.
 function renderMatchLock() {
   const { online } = S;
   $('new-game-button').disabled = Boolean(online);
   $('record-file').disabled = Boolean(online);
   $('paste-form').querySelector('button[type="submit"]').disabled = Boolean(online);
   $('leave-note').hidden = !online;
-  $('move-form').hidden = Boolean(online && online.seat === null);
+  const watching = Boolean(online && online.seat === null);
+  const form = $('move-form');
+  for (const node of [form.querySelector('label'), $('move-input'), form.querySelector('button[type="submit"]'), $('undo')]) {
+    node.hidden = watching;
+  }
 }
 
 // The status, the line of words, the fields and the sticks: of the position on the board,
@@ -491,6 +496,8 @@ export function renderPlaying() {
   const entry = log.at(-1);
   const { shown, marks } = replayAt(log.length - 1);
   marks.flipped = true;
+  // A move playing out is not the replay: no analysis of the position it left is drawn.
+  marks.ply = null;
   try {
     drawBoard($('board'), snapshot([0, 1].map(sideName), shown, marks), { activate: activateCell, hover: hoverCell });
   } finally {
@@ -516,6 +523,7 @@ export function render() {
     renderSeatBar($('seat-south'), S.flipped ? 1 : 0, shown);
     $('position').textContent = shown.toString();
     renderPositionWords(replay);
+    renderAnalysisControls(shown);
   } finally {
     if (replay) shown.free();
   }
@@ -536,13 +544,21 @@ export function render() {
   renderEndControls(past);
   renderUndoOffer();
   renderMatchLock();
-  $('analysis').setAttribute('aria-pressed', String(S.analysing));
-  $('hint-button').disabled = !personToDecide();
   // The server has no pause: its clocks run and its throws are instant (docs/web.md).
   $('pause').hidden = Boolean(online);
   $('pause').textContent = t(paused ? 'move.resume' : 'move.pause');
   $('pause').setAttribute('aria-pressed', String(paused));
   document.body.setAttribute('data-ply', String(log.length));
+}
+
+// Hint and Analysis: off while an online match is played (session.js, engineClosed), and
+// saying so; on for a person's turn and for every position of a finished game.
+function renderAnalysisControls(shown) {
+  const closed = engineClosed();
+  $('analysis').setAttribute('aria-pressed', String(S.analysing && !closed));
+  $('analysis').disabled = closed;
+  $('hint-button').disabled = !analysisOpen() || shown.isTerminal || shown.isChance;
+  $('analysis-closed').hidden = !closed;
 }
 
 // The catalogue names each option and choice; a game may name an option its own way (a Tab

@@ -125,6 +125,23 @@ export function personToDecide() {
   return S.phase === 'person' && S.viewPly === null;
 }
 
+// Fair play (docs/web.md, "Fair play"): while an online match is being played the engine says
+// nothing on its page, to a seat or to a watcher, since a seat can open its own match's watch
+// link in another tab. It opens once the server has given the result.
+export function engineClosed() {
+  return S.online !== null && !S.online.result;
+}
+
+// The ply of the position the board shows: the replay's, or the game as it stands.
+export const shownPly = () => S.viewPly ?? S.log.length;
+
+// Whether the engine may be asked about the position shown: a person's turn in the game as it
+// stands, or any position of a game that is over (the replay's included). The position itself
+// must still have a decision to value (not a terminal one, not a throw).
+export function analysisOpen() {
+  return !engineClosed() && (personToDecide() || S.phase === 'over');
+}
+
 // The legal decisions of the player to move, grouped by the cell each starts from.
 export function legalByCell() {
   const byCell = new Map();
@@ -161,7 +178,7 @@ export function replayAt(k) {
   const { state, log } = S;
   const shown = state.clone();
   for (let n = log.length; n > k; n--) shown.undo();
-  const marks = { last: new Set(), changed: new Set() };
+  const marks = { last: new Set(), changed: new Set(), ply: k };
   if (k > 0 && !log[k - 1].chance) {
     const before = shown.clone();
     try {
@@ -190,7 +207,9 @@ function valuesByCell(moves) {
 export function snapshot(seatNames, state = S.state, marks = null) {
   const cells = cellsOf(state);
   const decision = marks ? null : lastDecision();
-  const analysed = !marks && S.analysis && S.analysis.ply === S.log.length ? S.analysis.moves : null;
+  // The analysis drawn is the one of the position shown: the game as it stands or the replay's.
+  const ply = marks ? marks.ply ?? null : S.log.length;
+  const analysed = !engineClosed() && S.analysis && S.analysis.ply === ply ? S.analysis.moves : null;
   return {
     gameId: state.gameId, rows: state.rows, cols: state.cols,
     cell: (row, col) => cells[row * state.cols + col],

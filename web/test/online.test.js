@@ -615,6 +615,109 @@ test('accounts: register, sign out, a wrong password in words, sign in, the cook
   await Promise.all([context.close(), other.close()]);
 });
 
+test('fair play: no hint or analysis on a live match\'s pages, by button, key, call or a mode left on; the page\'s ?bot= is the server\'s bot; all open when the game ends', async () => {
+  const ar = (await import('../i18n/ar.js')).default;
+  const south = await openPage('?speed=fast');
+  await south.select('#language', 'en'); // an earlier test may have left the browser in Arabic
+  // The analysis mode turned on offline before the match: it must not carry into it.
+  await south.click('#analysis');
+  await waitFor(south, () => document.querySelectorAll('#board [data-value]').length > 0);
+  const { id, opponent, watch } = await createMatch(south, 'halusa');
+  const north = await openPage(`?speed=fast${opponent}`);
+  const watcher = await openPage(`?speed=fast${watch}`);
+  for (const page of [north, watcher]) await waitFor(page, () => document.body.dataset.connection === 'connected');
+  await waitFor(south, () => document.body.dataset.phase === 'person');
+  // What the engine could have said: values on the holes, or a best move in the hint line.
+  const engineSaid = (page) => page.evaluate(() => document.querySelectorAll('#board [data-value]').length > 0
+    || /Best|الأفضل|engine is looking/.test(document.getElementById('hint').textContent));
+  const closedOn = async (page) => {
+    assert.equal(await page.$eval('#hint-button', (n) => n.disabled), true, 'Hint is off');
+    assert.equal(await page.$eval('#analysis', (n) => n.disabled), true, 'Analysis is off');
+    assert.equal(await page.$eval('#analysis-closed', (n) => !n.hidden), true, 'the page says why');
+    // Every other way in: a click on the buttons, the keyboard on them, the functions behind
+    // them called directly (as an extension or a console would).
+    await page.evaluate(() => { document.getElementById('hint-button').click(); document.getElementById('analysis').click(); });
+    for (const control of ['#hint-button', '#analysis']) {
+      assert.equal(await page.$eval(control, (n) => { n.focus(); return document.activeElement === n; }), false,
+        `${control} cannot take the keyboard's focus`);
+    }
+    await page.evaluate(`import('./controller.js').then((m) => { m.requestAnalysis(); m.toggleAnalysis(); m.requestAnalysis(); })`);
+    await new Promise((r) => setTimeout(r, 1500)); // time for an analysis to come back, were one asked
+    assert.equal(await engineSaid(page), false, 'the engine said nothing');
+  };
+  for (const page of [south, watcher]) await closedOn(page);
+  // A position pasted on the seat's page is refused in words, and the match stays.
+  const before = await positionOf(south);
+  await south.$eval('#paste-input', (node, text) => { node.value = text; }, before);
+  await south.$eval('#paste-form', (form) => form.requestSubmit());
+  assert.match(await south.$eval('#paste-error', (n) => n.textContent), /during an online match/);
+  assert.equal(await positionOf(south), before);
+  assert.equal(await engineSaid(south), false);
+  // A seat moved: on the other seat's turn, the same.
+  await south.bringToFront();
+  await clickOnline(south, picker(7));
+  await waitFor(north, () => document.body.dataset.phase === 'person');
+  await closedOn(north);
+  // In Arabic too, the words of why.
+  await north.select('#language', 'ar');
+  assert.equal(await north.$eval('#analysis-closed', (n) => n.textContent), ar['analysis.after-game']);
+  await north.select('#language', 'en');
+  // North hands its seat to a bot of the page (?bot=): the server's bot plays it (the page
+  // asks `bot`, and runs no search of its own: no tg-bot-request mark), and the game ends.
+  const northBot = await openPage(`?speed=fast&bot=greedy${new URL(north.url()).hash}`);
+  await north.close();
+  await waitFor(northBot, () => Number(document.body.dataset.ply) >= 2);
+  assert.equal(await northBot.evaluate(() => performance.getEntriesByName('tg-bot-request').length), 0,
+    'the page ran no search for its seat');
+  await south.bringToFront();
+  await south.click('#resign');
+  for (const page of [south, northBot, watcher]) await waitOver(page);
+  assert.match(await ask(`show ${id}`), / result=1 by=resignation/);
+  // The game is over: Hint and Analysis are back, on every page, for the last position and
+  // the replay's.
+  for (const page of [south, watcher]) {
+    await page.bringToFront();
+    assert.equal(await page.$eval('#analysis-closed', (n) => n.hidden), true);
+    assert.equal(await page.$eval('#hint-button', (n) => n.disabled), false, 'Hint after the game');
+    await page.click('#hint-button');
+    await waitFor(page, () => /Best/.test(document.getElementById('hint').textContent));
+    assert.ok(await page.$$eval('#board [data-value]', (n) => n.length) > 0, 'values on the holes');
+    // The replay's first position, with the analysis mode on (South's still is, from before
+    // the match): analysed in turn.
+    if (await page.$eval('#analysis', (n) => n.getAttribute('aria-pressed')) === 'false') await page.click('#analysis');
+    assert.equal(await page.$eval('#analysis', (n) => n.getAttribute('aria-pressed')), 'true');
+    await page.click('#move-list li');
+    assert.equal(await page.$eval('#replay-bar', (n) => n.hidden), false, 'the replay shows the first move');
+    await waitFor(page, () => /Best/.test(document.getElementById('hint').textContent)
+      && document.querySelectorAll('#board [data-value]').length > 0);
+  }
+  await Promise.all([south, northBot, watcher].map((page) => page.close()));
+});
+
+test('the connection line is worded again on a language switch', async () => {
+  const ar = (await import('../i18n/ar.js')).default;
+  const south = await openPage('?speed=fast');
+  await south.select('#language', 'en'); // an earlier test may have left the browser in Arabic
+  const { opponent } = await createMatch(south, 'hus');
+  await waitFor(south, (want) => document.getElementById('connection').textContent === want, {}, enWords['online.waiting-join']);
+  await south.select('#language', 'ar');
+  assert.equal(await south.$eval('#connection', (n) => n.textContent), ar['online.waiting-join']);
+  await south.select('#language', 'en');
+  const north = await openPage(`?speed=fast${opponent}`);
+  await waitFor(south, (want) => document.getElementById('connection').textContent === want, {}, enWords['online.joined']);
+  await south.select('#language', 'ar');
+  assert.equal(await south.$eval('#connection', (n) => n.textContent), ar['online.joined']);
+  await south.select('#language', 'en');
+  // An unknown match's refusal and its way back, in the other language too.
+  const unknown = await openPage('?speed=fast#match=987654321');
+  await waitFor(unknown, () => document.body.dataset.connection === 'refused', { timeout: 10000 });
+  await unknown.select('#language', 'ar');
+  assert.equal(await unknown.$eval('#connection', (n) => n.textContent),
+    `${ar['online.no-match']('987654321')} ${ar['online.play-here']}`);
+  await unknown.select('#language', 'en');
+  await Promise.all([south, north, unknown].map((page) => page.close()));
+});
+
 test('no console error or warning on any page', () => {
   assert.deepEqual(consoleProblems, []);
 });

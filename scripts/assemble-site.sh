@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Lay out the web board as tg-server --web serves it (docs/server.md, "WebSocket and the web
+# app on one port"), in SITE (emptied first):
+#
+#   scripts/assemble-site.sh SITE
+#
+# SITE gets copies (the server refuses links out of its --web folder) of every file of web/
+# but its tests, benchmarks and development server; the package's run-time files, built
+# beforehand by scripts/build-wasm.sh, in SITE/traditional-games/; the games' pages and the
+# bots' measured ratings in SITE/docs/. Used by scripts/web.sh --online and scripts/site.sh.
+set -euo pipefail
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: $0 SITE" >&2
+  exit 2
+fi
+site=$1
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+for f in bindings/js/traditional-games.js bindings/js/traditional-games.wasm \
+  bindings/js/traditional-games-search.js bindings/js/traditional-games-search-worker.js; do
+  [ -f "$f" ] || { echo "assemble-site.sh: no $f (scripts/build-wasm.sh builds it)" >&2; exit 1; }
+done
+rm -rf "$site"
+mkdir -p "$site/traditional-games" "$site/docs"
+for f in web/*; do
+  case "$f" in web/test|web/bench|web/serve.js) ;; *) cp -r "$f" "$site/" ;; esac
+done
+cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
+cp -r docs/ratings "$site/docs/"
+cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm bindings/js/traditional-games-search.js \
+  bindings/js/traditional-games-search-worker.js "$site/traditional-games/"
