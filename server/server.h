@@ -274,6 +274,20 @@ enum change_kind {
 };
 
 /* A change made in this round's transaction; applied to memory and answered once committed. */
+/* What the change's rows are written from, copied from its match when it is staged, so that the
+ * round's thread (round-thread.c) reads nothing the loop may change; and how writing them went. */
+struct staged_rows {
+    uint64_t id, version; /* the match's, as this server last read or wrote it */
+    uint64_t ply;         /* its ply before the change */
+    int score[2];         /* its scores before the change */
+    bool undo_open;       /* an undo request is open, and this change ends it */
+    enum change_outcome outcome;
+    enum claim_result claim;
+    enum admit_result admit;
+    bool damage;    /* the change failed on a damaged page */
+    char why[300];  /* the store's error, if it failed */
+};
+
 struct change {
     enum change_kind kind;
     struct match *match;
@@ -291,6 +305,7 @@ struct change {
     char *kept_after;
     uint64_t rematch_of; /* CH_NEW: the finished match this one is the rematch of, or 0 */
     uint64_t account_id; /* CH_NEW, CH_JOIN: the signed-in account taking the seat, or 0 */
+    struct staged_rows rows;
 };
 
 struct set_aside_entry {
@@ -323,6 +338,9 @@ struct server {
     uint64_t next_serial;
     struct change *changes;
     size_t change_count, change_cap;
+    /* A shared database: the round's transaction is made on its own thread and connection, so
+     * that no database wait holds the loop (round-thread.c); NULL on SQLite. */
+    struct round_thread *round_thread;
     struct set_aside_entry *set_aside;
     size_t set_aside_count, set_aside_cap;
     struct match **clocked; /* loaded matches whose clocks may still run */
@@ -581,6 +599,35 @@ void change_discard(struct server *sv, struct change *ch);
 struct change *change_new(struct server *sv, enum change_kind kind, struct match *m,
                           uint64_t serial);
 void finish_round(struct server *sv);
+/* Writes the change's rows in a savepoint of the round's transaction on st, from ch->rows and
+ * what the change holds, and notes in ch->rows how it went. Reads nothing of the server, so it
+ * runs on the round's thread too. first_of_round: no other change holds locks in the round. */
+void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool first_of_round);
+/* After stage_rows: a change kept waits for the commit (true); one that failed is discarded and
+ * its client told why. */
+bool stage_settle(struct server *sv, struct change *ch);
+/* After the commit (committed or not): applies a change kept to memory and queues its reply,
+ * or tells its client that nothing changed (why: the failed commit's error). */
+void apply_change(struct server *sv, struct change *ch, bool committed, const char *why);
+
+/* round-thread.c */
+/* A shared database: starts the round's thread and its connection; false, why in err, if it
+ * cannot. Nothing to do on SQLite (true). */
+bool round_thread_start(struct server *sv, char *err, size_t err_cap);
+/* Waits for the batch in flight (bounded by the session's statement timeout) and stops the
+ * thread; the changes not answered are discarded. */
+void round_thread_stop(struct server *sv);
+/* Takes the change (its match busy, its rows copied into ch->rows) into the next batch; the
+ * slot in sv->changes is free again. False: out of memory, the change is the caller's. */
+bool round_thread_take(struct server *sv, struct change *ch);
+/* Hands the batch gathered to the thread if none is in flight; after a batch is done, applies
+ * it and answers its clients. Called every round. */
+void round_thread_turn(struct server *sv);
+/* The change staged last into the batch being gathered, or NULL (a command that stages a change
+ * and then rewrites its reply looks it up there, as in sv->changes on SQLite). */
+struct change *round_thread_last(struct server *sv);
+/* Whether a change waits in a batch, gathered or in flight. */
+bool round_thread_waiting(const struct server *sv);
 /* Tries again to learn the state on disk after a failed commit; takes changes again if so. */
 void settle_after_failure(struct server *sv);
 void stage(struct server *sv, struct change *ch);
