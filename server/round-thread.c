@@ -1,14 +1,14 @@
 /* The round's transaction on threads of its own, each with its own database connection, on a
  * shared database (docs/server.md, "Concurrency: nothing blocks the loop"). The loop gathers
- * the changes to stored matches and hands them to the round threads that are free, shared out
- * among them (while none is, the changes gather into larger batches); the thread writes each change's rows in a savepoint and
- * commits, waiting for the database's locks and answers as long as it must; a byte on the
- * wake-up pipe then tells the loop, which applies the committed changes to memory and answers
- * them. Several threads, so that a batch held by another server's lock (a frozen server's, up
- * to lock_timeout a change) does not hold the changes to other matches gathered after it; the
- * batches touch different matches (a match is busy while its change is staged), so their
- * transactions never wait for each other. The loop never waits for a thread, except when the
- * server stops. */
+ * the changes to stored matches and shares them out among the round threads that are free
+ * (while none is, the changes gather into larger batches); a thread writes each change's rows
+ * in a savepoint and commits, waiting for the database's locks and answers as long as it
+ * must; a byte on the wake-up pipe then tells the loop, which applies the committed changes
+ * to memory and answers them. Several threads, so that a batch held by another server's lock
+ * (a frozen server's, up to lock_timeout a change) does not hold the changes to other matches
+ * gathered after it; the batches touch different matches (a match is busy while its change
+ * is staged), so their transactions never wait for each other. The loop never waits for a
+ * thread, except when the server stops. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "server.h"

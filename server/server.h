@@ -273,9 +273,8 @@ enum change_kind {
     CH_UNDO_END
 };
 
-/* A change made in this round's transaction; applied to memory and answered once committed. */
-/* What the change's rows are written from, copied from its match when it is staged, so that the
- * round's thread (round-thread.c) reads nothing the loop may change; and how writing them went. */
+/* What the change's rows are written from, copied from its match when it is staged, so that a
+ * round thread (round-thread.c) reads nothing the loop may change; and how writing them went. */
 struct staged_rows {
     uint64_t id, version; /* the match's, as this server last read or wrote it */
     uint64_t ply;         /* its ply before the change */
@@ -284,10 +283,11 @@ struct staged_rows {
     enum change_outcome outcome;
     enum claim_result claim;
     enum admit_result admit;
-    bool damage;    /* the change failed on a damaged page */
-    char why[300];  /* the store's error, if it failed */
+    bool damage;   /* the change failed on a damaged page */
+    char why[300]; /* the store's error, if it failed */
 };
 
+/* A change made in this round's transaction; applied to memory and answered once committed. */
 struct change {
     enum change_kind kind;
     struct match *match;
@@ -338,8 +338,9 @@ struct server {
     uint64_t next_serial;
     struct change *changes;
     size_t change_count, change_cap;
-    /* A shared database: the round's transaction is made on its own thread and connection, so
-     * that no database wait holds the loop (round-thread.c); NULL on SQLite. */
+    /* A shared database: the round's changes to stored matches are written on round threads,
+     * each with its own connection, so that no database wait holds the loop (round-thread.c);
+     * NULL on SQLite. */
     struct round_thread *round_thread;
     struct set_aside_entry *set_aside;
     size_t set_aside_count, set_aside_cap;
@@ -601,7 +602,7 @@ struct change *change_new(struct server *sv, enum change_kind kind, struct match
 void finish_round(struct server *sv);
 /* Writes the change's rows in a savepoint of the round's transaction on st, from ch->rows and
  * what the change holds, and notes in ch->rows how it went. Reads nothing of the server, so it
- * runs on the round's thread too. first_of_round: no other change holds locks in the round. */
+ * runs on a round thread too. first_of_round: no other change holds locks in the round. */
 void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool first_of_round);
 /* After stage_rows: a change kept waits for the commit (true); one that failed is discarded and
  * its client told why. */
@@ -611,17 +612,17 @@ bool stage_settle(struct server *sv, struct change *ch);
 void apply_change(struct server *sv, struct change *ch, bool committed, const char *why);
 
 /* round-thread.c */
-/* A shared database: starts the round's thread and its connection; false, why in err, if it
- * cannot. Nothing to do on SQLite (true). */
+/* A shared database: starts the round threads and their connections; false, why in err, if
+ * they cannot. Nothing to do on SQLite (true). */
 bool round_thread_start(struct server *sv, char *err, size_t err_cap);
-/* Waits for the batch in flight (bounded by the session's statement timeout) and stops the
- * thread; the changes not answered are discarded. */
+/* Waits for the batches in flight (bounded by the sessions' statement timeout) and stops the
+ * threads; the changes not answered are discarded. */
 void round_thread_stop(struct server *sv);
 /* Takes the change (its match busy, its rows copied into ch->rows) into the next batch; the
  * slot in sv->changes is free again. False: out of memory, the change is the caller's. */
 bool round_thread_take(struct server *sv, struct change *ch);
-/* Hands the batch gathered to the thread if none is in flight; after a batch is done, applies
- * it and answers its clients. Called every round. */
+/* Applies the batches the threads are done with and answers their clients, then shares the
+ * changes gathered out among the free threads. Called every round. */
 void round_thread_turn(struct server *sv);
 /* The change staged last into the batch being gathered, or NULL (a command that stages a change
  * and then rewrites its reply looks it up there, as in sv->changes on SQLite). */
