@@ -1011,7 +1011,9 @@ class HeldLockTest(PgTestCase):
         while self.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                        "'tg-test-lock-holder' AND state = 'idle in transaction' AND "
                        "backend_xid IS NOT NULL") != "1":
-            self.assertIsNone(session.poll(), session.stderr.read() if session.stderr else "")
+            if session.poll() is not None:  # its error, once it has ended (read() waits for that)
+                self.fail("the session ended: %s" % (session.stderr.read() if session.stderr
+                                                     else ""))
             self.assertLess(time.monotonic(), deadline, "the lock was never taken")
             time.sleep(0.02)
         return session
@@ -1020,7 +1022,8 @@ class HeldLockTest(PgTestCase):
         assert session.stdin is not None
         session.stdin.write("COMMIT;\n")
         session.stdin.close()
-        self.assertEqual(session.wait(10), 0, session.stderr.read() if session.stderr else "")
+        code = session.wait(10)
+        self.assertEqual(code, 0, session.stderr.read() if session.stderr else "")
 
     def test_a_row_lock_held_elsewhere_does_not_stall_the_loop(self) -> None:
         s = self.server()
