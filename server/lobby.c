@@ -511,7 +511,7 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
                    m->tokens[1 - owner_seat]);
 }
 
-bool lobby_stage_new(struct server *sv, const struct change *ch)
+bool lobby_stage_new(struct store *st, const struct change *ch)
 {
     const struct match *m = ch->match;
     if (ch->seek_id) {
@@ -519,13 +519,13 @@ bool lobby_stage_new(struct server *sv, const struct change *ch)
         char notice[256];
         int seat = ch->seek_owner_seat;
         snprintf(notice, sizeof notice, "%s taken %" PRIu64 " %" PRIu64 " %d %s %s %" PRIu64,
-                 store_owner(sv->store), ch->seek_id, m->id, seat, m->tokens[seat],
+                 store_owner(st), ch->seek_id, m->id, seat, m->tokens[seat],
                  ch->seek_owner_instance, ch->seek_owner_serial);
         bool taken;
-        if (!store_take_seek(sv->store, ch->seek_id, notice, &taken))
+        if (!store_take_seek(st, ch->seek_id, notice, &taken))
             return false;
     }
-    return ratings_stage_new(sv, ch);
+    return ratings_stage_new(st, ch);
 }
 
 static void cmd_decline_seek(struct server *sv, struct client *c, const char *id_text)

@@ -359,7 +359,8 @@ void serve(struct server *sv, int listen_fd)
         if (sv->now >= next_housekeeping) {
             unload_idle_matches(sv);
             expire_unplayed_matches(sv);
-            if (store_in_transaction(sv->store)) /* lapsed undo requests: stored now */
+            /* lapsed undo requests: stored now */
+            if (store_in_transaction(sv->store) || round_thread_waiting(sv))
                 finish_round(sv);
             addresses_sweep(sv);
             if (sv->halted)

@@ -130,6 +130,8 @@ int main(int argc, char **argv)
     sv.account_pool = pool_new(ACCOUNT_THREADS, 256, sv.wake_write);
     if (!sv.move_pool || !sv.bot_pool || !sv.record_pool || !sv.account_pool)
         fatal("cannot start the worker threads");
+    if (!round_thread_start(&sv, err, sizeof err))
+        fatal("the round threads' connections: %s", err);
 
     unsigned port = 0;
     int listen_fd = listen_loopback(sv.opt.port, &port);
@@ -181,6 +183,7 @@ int main(int argc, char **argv)
     sv.web = web;
 
     serve(&sv, listen_fd);
+    round_thread_stop(&sv); /* the batches in flight end first; their changes are not answered */
 
     web_stop(web);
 

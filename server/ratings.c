@@ -29,14 +29,14 @@ const char *clock_category(const struct stored_clock *clock)
     return "classical";
 }
 
-bool ratings_stage_new(struct server *sv, const struct change *ch)
+bool ratings_stage_new(struct store *st, const struct change *ch)
 {
     const struct match *m = ch->match;
     for (int seat = 0; seat < 2; seat++)
         if (ch->seat_accounts[seat] &&
-            !store_set_seat_account(sv->store, m->id, seat, ch->seat_accounts[seat]))
+            !store_set_seat_account(st, m->id, seat, ch->seat_accounts[seat]))
             return false;
-    return !ch->rated || store_mark_rated(sv->store, m->id, tg_rules_game_id(m->rules->rules),
+    return !ch->rated || store_mark_rated(st, m->id, tg_rules_game_id(m->rules->rules),
                                           clock_category(&ch->clock.kept));
 }
 
@@ -62,14 +62,14 @@ static double score_of_seat_0(const struct change *ch)
     return winner == 0 ? 1.0 : winner == 1 ? 0.0 : 0.5;
 }
 
-bool ratings_stage_result(struct server *sv, const struct change *ch)
+bool ratings_stage_result(struct store *st, const struct change *ch, uint64_t id)
 {
     double score0 = score_of_seat_0(ch);
     if (score0 < 0)
         return true;
-    uint64_t id = ch->match->id, accounts[2];
+    uint64_t accounts[2];
     struct stored_rating before[2];
-    switch (store_claim_rated(sv->store, id, before[0].game, before[0].category)) {
+    switch (store_claim_rated(st, id, before[0].game, before[0].category)) {
     case RATED_NO: /* casual, or rated already (by another server, or before a restart) */
         return true;
     case RATED_FAILED:
@@ -77,13 +77,13 @@ bool ratings_stage_result(struct server *sv, const struct change *ch)
     case RATED_YES:
         break;
     }
-    if (!store_seat_accounts(sv->store, id, accounts))
+    if (!store_seat_accounts(st, id, accounts))
         return false;
     if (!accounts[0] || !accounts[1])
         return true; /* a seat's account was never recorded: nobody to rate against */
     before[1] = before[0];
     for (int seat = 0; seat < 2; seat++) {
-        enum rated_result had = store_get_rating(sv->store, accounts[seat], &before[seat]);
+        enum rated_result had = store_get_rating(st, accounts[seat], &before[seat]);
         if (had == RATED_FAILED)
             return false;
         if (had == RATED_NO) {
@@ -106,7 +106,7 @@ bool ratings_stage_result(struct server *sv, const struct change *ch)
         after.rd = r.rd;
         after.volatility = r.volatility;
         after.games = me->games + 1;
-        if (!store_put_rating(sv->store, accounts[seat], &after))
+        if (!store_put_rating(st, accounts[seat], &after))
             return false;
     }
     return true;

@@ -124,7 +124,9 @@ enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *o
     cmd_join(sv, c, m, w[2]);
     /* The join's reply names its seat and token; a rematch's names the match too, as the first
      * seat's did. */
-    struct change *ch = sv->change_count ? &sv->changes[sv->change_count - 1] : NULL;
+    struct change *ch = sv->round_thread   ? round_thread_last(sv)
+                        : sv->change_count ? &sv->changes[sv->change_count - 1]
+                                           : NULL;
     if (ch && ch->kind == CH_JOIN && ch->match == m && ch->client_serial == c->serial) {
         ch->reply.len = 0;
         buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, ch->seat, m->tokens[ch->seat]);

@@ -39,20 +39,129 @@ void change_discard(struct server *sv, struct change *ch)
 }
 
 /* The result row a state calls for, if it ended by the rules. */
-static bool write_result_if_over(struct server *sv, uint64_t id, const tg_state *s)
+static bool write_result_if_over(struct store *st, uint64_t id, const tg_state *s)
 {
     if (!tg_state_is_terminal(s))
         return true;
     int w = tg_state_winner(s);
-    return store_set_result(sv->store, id, w == 0 || w == 1 ? w : -1, false, tg_state_ply(s),
+    return store_set_result(st, id, w == 0 || w == 1 ? w : -1, false, tg_state_ply(s),
                             tg_state_score(s, 0), tg_state_score(s, 1));
 }
 
-/* Writes the change's rows inside a savepoint of the round's transaction. On success the
- * change waits for the commit; on failure nothing of it stays and its client hears why. */
-void stage(struct server *sv, struct change *ch)
+static bool undo_talk(const struct change *ch)
+{
+    return ch->kind == CH_UNDO_ASK || ch->kind == CH_UNDO_END;
+}
+
+void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool first_of_round)
+{
+    struct staged_rows *r = &ch->rows;
+    /* A new match is the change's own until it is applied: nothing else reads it meanwhile. */
+    struct match *fresh = ch->kind == CH_NEW ? ch->match : NULL;
+    uint64_t id = r->id;
+    bool ok = store_change_begin(st);
+    /* A shared database: only the server holding the match's lease changes it, and only if
+     * nobody else did since this server read it. */
+    r->claim = CLAIM_OK;
+    if (ok && !fresh) {
+        r->claim = store_claim(st, id, r->version, true);
+        ok = r->claim == CLAIM_OK;
+    }
+    /* Any other change ends an open undo request, in the database as in memory. */
+    if (r->undo_open)
+        ok = ok && store_end_undo_request(st, id, UNDO_NONE);
+    /* A shared database: the site's --max-matches, counted there under its admission lock. */
+    r->admit = ADMIT_OK;
+    switch (ch->kind) {
+    case CH_NEW:
+        if (ok && store_is_shared(st)) {
+            r->admit = store_admit_match(st, max_matches, first_of_round);
+            ok = r->admit == ADMIT_OK;
+        }
+        ok = ok &&
+             store_insert_match(st, 0, tg_rules_spec(fresh->rules->rules),
+                                (const char(*)[TOKEN_HEX_LEN + 1]) fresh->tokens, &fresh->id) &&
+             store_add_moves(st, fresh->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
+             write_result_if_over(st, fresh->id, ch->state) &&
+             (!ch->clock.kept.on || store_put_clock(st, fresh->id, &ch->clock.kept)) &&
+             store_put_invite(st, fresh->id, fresh->invite_seat, fresh->invite) &&
+             lobby_stage_new(st, ch) &&
+             (!ch->rematch_of || store_mark_rematch(st, fresh->id, ch->rematch_of)) &&
+             (!ch->account_id || fresh->invite_seat < 0 ||
+              store_set_seat_account(st, fresh->id, 1 - fresh->invite_seat, ch->account_id));
+        break;
+    case CH_JOIN:
+        ok = ok && store_delete_invite(st, id) &&
+             (!ch->account_id || store_set_seat_account(st, id, ch->seat, ch->account_id)) &&
+             store_add_moves(st, id, 0, ch->made.items, ch->made.count, ch->made.count) &&
+             write_result_if_over(st, id, ch->state);
+        break;
+    case CH_MOVES:
+        ok = ok &&
+             store_add_moves(st, id, r->ply, ch->made.items, ch->made.count,
+                             tg_state_ply(ch->state)) &&
+             write_result_if_over(st, id, ch->state) &&
+             (!ch->kept_changed || store_put_kept_throws(st, id, ch->kept_after));
+        break;
+    case CH_UNDO:
+        ok = ok && store_delete_moves_from(st, id, ch->keep_plies) &&
+             store_set_plies(st, id, ch->keep_plies) && store_clear_result(st, id) &&
+             (!ch->kept_changed || store_put_kept_throws(st, id, ch->kept_after));
+        break;
+    case CH_RESIGN:
+        ok = ok && store_set_result(st, id, 1 - ch->seat, true, r->ply, r->score[0], r->score[1]);
+        break;
+    case CH_FLAG:
+        break;
+    case CH_ABORT:
+        ok = ok && store_set_aborted(st, id);
+        break;
+    case CH_UNDO_ASK:
+        ok = ok && store_put_undo_request(st, id, ch->seat, r->ply);
+        break;
+    case CH_UNDO_END:
+        ok = ok && store_end_undo_request(st, id, ch->undo_end);
+        break;
+    }
+    if (!fresh && !undo_talk(ch))
+        ok = ok && (!ch->clock.kept.on || store_put_clock(st, id, &ch->clock.kept));
+    /* In the same savepoint as the result's rows. */
+    ok = ok && ratings_stage_result(st, ch, fresh ? fresh->id : id);
+    r->damage = !ok && store_last_was_damage(st);
+    snprintf(r->why, sizeof r->why, "%s", store_error(st));
+    r->outcome = store_change_end(st, ok);
+}
+
+/* What the rows are written from and the clocks after the change, on the loop as it is staged
+ * (the match is busy from now until the change is applied or refused). */
+static void prepare_rows(struct server *sv, struct change *ch)
 {
     struct match *m = ch->match;
+    struct staged_rows *r = &ch->rows;
+    *r = (struct staged_rows){.id = m->id, .version = m->version};
+    if (ch->kind == CH_NEW)
+        return;
+    r->ply = tg_state_ply(m->state);
+    r->score[0] = tg_state_score(m->state, 0);
+    r->score[1] = tg_state_score(m->state, 1);
+    r->undo_open = !undo_talk(ch) && m->undo_requested_by >= 0;
+    if (undo_talk(ch)) {
+        ch->clock = m->clock; /* a request and its answer leave the clocks as they are */
+        return;
+    }
+    ch->clock = clock_after(m, sv->now, ch->at > 0 && ch->at < sv->now ? ch->at : sv->now,
+                            ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
+    if (ch->kind == CH_FLAG) {
+        ch->clock.kept.flagged = ch->seat;
+        ch->clock.kept.left_ms[ch->seat] = 0;
+    }
+}
+
+/* Writes the change's rows inside a savepoint of the round's transaction (on a shared
+ * database, on the round's thread). On success the change waits for the commit; on failure
+ * nothing of it stays and its client hears why. */
+void stage(struct server *sv, struct change *ch)
+{
     if (sv->halted) {
         struct client *c = client_by_serial(sv, ch->client_serial);
         if (c)
@@ -63,111 +172,45 @@ void stage(struct server *sv, struct change *ch)
                     "no change is taken until it is (reads still work)");
         return;
     }
-    bool first_of_round = !store_in_transaction(sv->store);
-    bool ok = store_change_begin(sv->store);
-    /* A shared database: only the server holding the match's lease changes it, and only if
-     * nobody else did since this server read it. */
-    enum claim_result claim = CLAIM_OK;
-    if (ok && ch->kind != CH_NEW) {
-        claim = store_claim(sv->store, m->id, m->version, true);
-        ok = claim == CLAIM_OK;
-    }
-    /* Any other change ends an open undo request, in the database as in memory. */
-    bool undo_talk = ch->kind == CH_UNDO_ASK || ch->kind == CH_UNDO_END;
-    if (ch->kind != CH_NEW && !undo_talk && m->undo_requested_by >= 0)
-        ok = ok && store_end_undo_request(sv->store, m->id, UNDO_NONE);
-    /* A shared database: the site's --max-matches, counted there under its admission lock. */
-    enum admit_result admit = ADMIT_OK;
-    switch (ch->kind) {
-    case CH_NEW:
-        if (ok && store_is_shared(sv->store)) {
-            admit = store_admit_match(sv->store, sv->opt.max_matches, first_of_round);
-            ok = admit == ADMIT_OK;
-        }
-        ok = ok &&
-             store_insert_match(sv->store, 0, tg_rules_spec(m->rules->rules),
-                                (const char(*)[TOKEN_HEX_LEN + 1]) m->tokens, &m->id) &&
-             store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
-             write_result_if_over(sv, m->id, ch->state) &&
-             (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept)) &&
-             store_put_invite(sv->store, m->id, m->invite_seat, m->invite) &&
-             lobby_stage_new(sv, ch) &&
-             (!ch->rematch_of || store_mark_rematch(sv->store, m->id, ch->rematch_of)) &&
-             (!ch->account_id || m->invite_seat < 0 ||
-              store_set_seat_account(sv->store, m->id, 1 - m->invite_seat, ch->account_id));
-        break;
-    case CH_JOIN:
-        ok = ok && store_delete_invite(sv->store, m->id) &&
-             (!ch->account_id ||
-              store_set_seat_account(sv->store, m->id, ch->seat, ch->account_id)) &&
-             store_add_moves(sv->store, m->id, 0, ch->made.items, ch->made.count, ch->made.count) &&
-             write_result_if_over(sv, m->id, ch->state);
-        break;
-    case CH_MOVES:
-        ok = ok &&
-             store_add_moves(sv->store, m->id, tg_state_ply(m->state), ch->made.items,
-                             ch->made.count, tg_state_ply(ch->state)) &&
-             write_result_if_over(sv, m->id, ch->state) &&
-             (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
-        break;
-    case CH_UNDO:
-        ok = ok && store_delete_moves_from(sv->store, m->id, ch->keep_plies) &&
-             store_set_plies(sv->store, m->id, ch->keep_plies) &&
-             store_clear_result(sv->store, m->id) &&
-             (!ch->kept_changed || store_put_kept_throws(sv->store, m->id, ch->kept_after));
-        break;
-    case CH_RESIGN:
-        ok = ok && store_set_result(sv->store, m->id, 1 - ch->seat, true, tg_state_ply(m->state),
-                                    tg_state_score(m->state, 0), tg_state_score(m->state, 1));
-        break;
-    case CH_FLAG:
-        break;
-    case CH_ABORT:
-        ok = ok && store_set_aborted(sv->store, m->id);
-        break;
-    case CH_UNDO_ASK:
-        ok = ok && store_put_undo_request(sv->store, m->id, ch->seat, tg_state_ply(m->state));
-        break;
-    case CH_UNDO_END:
-        ok = ok && store_end_undo_request(sv->store, m->id, ch->undo_end);
-        break;
-    }
-    if (undo_talk) {
-        ch->clock = m->clock; /* a request and its answer leave the clocks as they are */
-    } else if (ch->kind != CH_NEW) {
-        ch->clock = clock_after(m, sv->now, ch->at > 0 && ch->at < sv->now ? ch->at : sv->now,
-                                ch->kind == CH_MOVES ? ch->made.items[0].seat : -1);
-        if (ch->kind == CH_FLAG) {
-            ch->clock.kept.flagged = ch->seat;
-            ch->clock.kept.left_ms[ch->seat] = 0;
-        }
-        ok = ok && (!ch->clock.kept.on || store_put_clock(sv->store, m->id, &ch->clock.kept));
-    }
-    ok = ok && ratings_stage_result(sv, ch); /* in the same savepoint as the result's rows */
-    bool damage = !ok && store_last_was_damage(sv->store);
-    char why[300];
-    snprintf(why, sizeof why, "%s", store_error(sv->store));
-    enum change_outcome outcome = store_change_end(sv->store, ok);
-    if (outcome == CHANGE_ROUND_LOST)
-        for (size_t i = 0; i < sv->change_count; i++)
-            sv->changes[i].failed = true;
-    if (outcome == CHANGE_KEPT) {
-        sv->change_count++;
+    prepare_rows(sv, ch);
+    /* A new match stays on the loop's connection: its id is in the reply made as it is staged
+     * (docs/server.md, "What still runs on the loop"). */
+    if (sv->round_thread && ch->kind != CH_NEW) {
+        store_keep_lease(sv->store, ch->rows.id); /* claimed on the round's connection */
+        if (round_thread_take(sv, ch))
+            return;
+        ch->rows.outcome = CHANGE_DROPPED;
+        snprintf(ch->rows.why, sizeof ch->rows.why, "out of memory");
+        stage_settle(sv, ch);
         return;
     }
+    stage_rows(sv->store, ch, sv->opt.max_matches, !store_in_transaction(sv->store));
+    if (ch->rows.outcome == CHANGE_ROUND_LOST)
+        for (size_t i = 0; i < sv->change_count; i++)
+            sv->changes[i].failed = true;
+    if (stage_settle(sv, ch))
+        sv->change_count++;
+}
+
+bool stage_settle(struct server *sv, struct change *ch)
+{
+    const struct staged_rows *r = &ch->rows;
+    if (r->outcome == CHANGE_KEPT)
+        return true;
+    struct match *m = ch->match;
     struct client *c = client_by_serial(sv, ch->client_serial);
     if (c)
         c->awaiting = false;
-    if (outcome == CHANGE_DROPPED && admit == ADMIT_OK && rematch_lost(sv, ch, c))
-        return;
-    if (claim == CLAIM_LEASED || claim == CLAIM_STALE) {
+    if (r->outcome == CHANGE_DROPPED && r->admit == ADMIT_OK && rematch_lost(sv, ch, c))
+        return false;
+    if (r->claim == CLAIM_LEASED || r->claim == CLAIM_STALE) {
         uint64_t id = m->id;
         m->claimed = false;
         change_discard(sv, ch);
         sv->refused_leased++;
-        if (claim == CLAIM_LEASED && c)
+        if (r->claim == CLAIM_LEASED && c)
             store_want(sv->store, id); /* a client waits: its server is asked to let go */
-        if (claim == CLAIM_LEASED)
+        if (r->claim == CLAIM_LEASED)
             reply_error(c, "leased",
                         "match %" PRIu64 " is being played through another server; try again "
                         "in a moment",
@@ -179,30 +222,31 @@ void stage(struct server *sv, struct change *ch)
                         id);
         else
             reply_error(c, "stale", "match %" PRIu64 " was changed through another server", id);
-        return;
+        return false;
     }
-    if (admit == ADMIT_FULL || admit == ADMIT_BUSY) {
+    if (r->admit == ADMIT_FULL || r->admit == ADMIT_BUSY) {
         change_discard(sv, ch);
-        if (admit == ADMIT_FULL)
+        if (r->admit == ADMIT_FULL)
             reply_error(c, "match-limit",
                         "the site has its limit of %" PRIu64 " matches being played; one must "
                         "end first",
                         sv->opt.max_matches);
         else
             reply_error(c, "busy", "another server is admitting a new match; try again");
-        return;
+        return false;
     }
-    if (damage && ch->kind != CH_NEW) {
+    if (r->damage && ch->kind != CH_NEW) {
         /* The rows of this match sit on a damaged page: set it aside, keep serving others. */
-        remember_set_aside(sv, m->id, why, false);
-        reply_set_aside(c, m->id, why);
+        remember_set_aside(sv, m->id, r->why, false);
+        reply_set_aside(c, m->id, r->why);
         change_discard(sv, ch);
         table_remove(sv, m);
         match_free(sv, m);
-        return;
+        return false;
     }
     change_discard(sv, ch);
-    reply_error(c, "io", "the change could not be stored (%s); nothing changed", why);
+    reply_error(c, "io", "the change could not be stored (%s); nothing changed", r->why);
+    return false;
 }
 
 void settle_after_failure(struct server *sv)
@@ -220,7 +264,110 @@ void settle_after_failure(struct server *sv)
                         "again\n");
 }
 
-/* Commits the round, then applies its changes to memory and queues their replies. */
+void apply_change(struct server *sv, struct change *ch, bool committed, const char *why)
+{
+    struct match *m = ch->match;
+    struct client *c = client_by_serial(sv, ch->client_serial);
+    if (c)
+        c->awaiting = false;
+    rematch_settle(sv, ch, committed && !ch->failed);
+    if (!committed && sv->halted) {
+        reply_error(c, "io",
+                    "the change could not be stored (%s); whether the disk kept it is "
+                    "not known, and no change is taken until it is",
+                    why);
+        change_discard(sv, ch);
+        return;
+    }
+    if (!committed || ch->failed) {
+        reply_error(c, "io", "the change could not be stored (%s); nothing changed",
+                    committed ? "the round's transaction was lost" : why);
+        change_discard(sv, ch);
+        return;
+    }
+    bool kept = true;
+    size_t plies_before = m->ply_count;
+    bool live_before = ch->kind != CH_NEW && !match_over(m);
+    if (ch->kind == CH_NEW || ch->kind == CH_MOVES || ch->kind == CH_JOIN)
+        kept = note_plies(m, ch->made.items, ch->made.count);
+    if (ch->kind == CH_JOIN)
+        m->invite_seat = -1;
+    else if (ch->kind == CH_UNDO)
+        forget_plies(m, ch->keep_plies);
+    if (ch->kept_changed) {
+        free(m->kept_throws);
+        m->kept_throws = ch->kept_after;
+        ch->kept_after = NULL;
+    } else if (ch->kind == CH_RESIGN)
+        m->resigned = ch->seat;
+    else if (ch->kind == CH_ABORT)
+        m->aborted = true;
+    m->clock = ch->clock;
+    m->flag_staged = false;
+    if (ch->state) {
+        tg_state_free(m->state);
+        m->state = ch->state;
+        ch->state = NULL;
+    }
+    m->busy = false;
+    if (ch->kind == CH_UNDO_ASK) {
+        m->undo_requested_by = ch->seat;
+        m->undo_request_ply = tg_state_ply(m->state);
+        m->undo_requested_at = sv->now;
+    } else {
+        m->undo_requested_by = -1;
+    }
+    if (ch->kind != CH_NEW)
+        m->version++; /* as store_claim made it */
+    follow_claimed(sv, m);
+    if (!match_over(m))
+        sv->live_count++;
+    if (live_before && sv->live_count) /* a shared database: copies end here too */
+        sv->live_count--;
+    match_touch(sv, m);
+    if (ch->kind == CH_NEW) {
+        sv->match_count++;
+        kept = kept && table_insert(sv, m);
+    } else if (!kept) {
+        table_remove(sv, m);
+    }
+    if (kept) {
+        kept = track_clock(sv, m);
+        if (!kept)
+            table_remove(sv, m);
+    }
+    if (kept && ch->kind == CH_JOIN)
+        push_event(sv, m, "joined %d", ch->seat);
+    if (kept && (ch->kind == CH_MOVES || (ch->kind == CH_JOIN && ch->made.count))) {
+        size_t start = plies_before ? m->plies[plies_before - 1].end : 0;
+        push_event(sv, m, "moves %zu %.*s", plies_before, (int)(m->names.len - start - 1),
+                   m->names.data + start);
+    } else if (kept && ch->kind == CH_UNDO) {
+        push_event(sv, m, "undone %zu", ch->keep_plies);
+    } else if (kept && ch->kind == CH_UNDO_ASK) {
+        push_event(sv, m, "undo-requested %d", ch->seat);
+    } else if (kept && ch->kind == CH_UNDO_END) {
+        push_event(sv, m, "undo-declined %d%s", ch->seat,
+                   ch->undo_end == UNDO_LAPSED ? " by=timeout" : "");
+    }
+    if (kept && ch->kind != CH_NEW && ch->kind != CH_UNDO_ASK && ch->kind != CH_UNDO_END) {
+        push_clock(sv, m);
+        if (match_over(m))
+            push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
+    }
+    if (kept)
+        lobby_committed(sv, ch);
+    if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
+        match_free(sv, m);
+    if (c && !buf_append(&c->out, ch->reply.data, ch->reply.len))
+        c->dead = true;
+    move_list_free(&ch->made);
+    free(ch->reply.data);
+}
+
+/* Commits the round, then applies its changes to memory and queues their replies. On a shared
+ * database only new matches are staged on the loop's connection; the round's other changes
+ * go to the round's thread (round_thread_turn hands them over and answers them). */
 void finish_round(struct server *sv)
 {
     double t0 = monotonic_seconds();
@@ -235,106 +382,10 @@ void finish_round(struct server *sv)
         fprintf(stderr, "tg-server: a commit failed: %s\n", why);
         settle_after_failure(sv);
     }
-    for (size_t i = 0; i < sv->change_count; i++) {
-        struct change *ch = &sv->changes[i];
-        struct match *m = ch->match;
-        struct client *c = client_by_serial(sv, ch->client_serial);
-        if (c)
-            c->awaiting = false;
-        rematch_settle(sv, ch, committed && !ch->failed);
-        if (!committed && sv->halted) {
-            reply_error(c, "io",
-                        "the change could not be stored (%s); whether the disk kept it is "
-                        "not known, and no change is taken until it is",
-                        why);
-            change_discard(sv, ch);
-            continue;
-        }
-        if (!committed || ch->failed) {
-            reply_error(c, "io", "the change could not be stored (%s); nothing changed",
-                        committed ? "the round's transaction was lost" : why);
-            change_discard(sv, ch);
-            continue;
-        }
-        bool kept = true;
-        size_t plies_before = m->ply_count;
-        bool live_before = ch->kind != CH_NEW && !match_over(m);
-        if (ch->kind == CH_NEW || ch->kind == CH_MOVES || ch->kind == CH_JOIN)
-            kept = note_plies(m, ch->made.items, ch->made.count);
-        if (ch->kind == CH_JOIN)
-            m->invite_seat = -1;
-        else if (ch->kind == CH_UNDO)
-            forget_plies(m, ch->keep_plies);
-        if (ch->kept_changed) {
-            free(m->kept_throws);
-            m->kept_throws = ch->kept_after;
-            ch->kept_after = NULL;
-        } else if (ch->kind == CH_RESIGN)
-            m->resigned = ch->seat;
-        else if (ch->kind == CH_ABORT)
-            m->aborted = true;
-        m->clock = ch->clock;
-        m->flag_staged = false;
-        if (ch->state) {
-            tg_state_free(m->state);
-            m->state = ch->state;
-            ch->state = NULL;
-        }
-        m->busy = false;
-        if (ch->kind == CH_UNDO_ASK) {
-            m->undo_requested_by = ch->seat;
-            m->undo_request_ply = tg_state_ply(m->state);
-            m->undo_requested_at = sv->now;
-        } else {
-            m->undo_requested_by = -1;
-        }
-        if (ch->kind != CH_NEW)
-            m->version++; /* as store_claim made it */
-        follow_claimed(sv, m);
-        if (!match_over(m))
-            sv->live_count++;
-        if (live_before && sv->live_count) /* a shared database: copies end here too */
-            sv->live_count--;
-        match_touch(sv, m);
-        if (ch->kind == CH_NEW) {
-            sv->match_count++;
-            kept = kept && table_insert(sv, m);
-        } else if (!kept) {
-            table_remove(sv, m);
-        }
-        if (kept) {
-            kept = track_clock(sv, m);
-            if (!kept)
-                table_remove(sv, m);
-        }
-        if (kept && ch->kind == CH_JOIN)
-            push_event(sv, m, "joined %d", ch->seat);
-        if (kept && (ch->kind == CH_MOVES || (ch->kind == CH_JOIN && ch->made.count))) {
-            size_t start = plies_before ? m->plies[plies_before - 1].end : 0;
-            push_event(sv, m, "moves %zu %.*s", plies_before, (int)(m->names.len - start - 1),
-                       m->names.data + start);
-        } else if (kept && ch->kind == CH_UNDO) {
-            push_event(sv, m, "undone %zu", ch->keep_plies);
-        } else if (kept && ch->kind == CH_UNDO_ASK) {
-            push_event(sv, m, "undo-requested %d", ch->seat);
-        } else if (kept && ch->kind == CH_UNDO_END) {
-            push_event(sv, m, "undo-declined %d%s", ch->seat,
-                       ch->undo_end == UNDO_LAPSED ? " by=timeout" : "");
-        }
-        if (kept && ch->kind != CH_NEW && ch->kind != CH_UNDO_ASK && ch->kind != CH_UNDO_END) {
-            push_clock(sv, m);
-            if (match_over(m))
-                push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
-        }
-        if (kept)
-            lobby_committed(sv, ch);
-        if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
-            match_free(sv, m);
-        if (c && !buf_append(&c->out, ch->reply.data, ch->reply.len))
-            c->dead = true;
-        move_list_free(&ch->made);
-        free(ch->reply.data);
-    }
+    for (size_t i = 0; i < sv->change_count; i++)
+        apply_change(sv, &sv->changes[i], committed, why);
     sv->change_count = 0;
     write_set_aside_marks(sv);
+    if (sv->round_thread)
+        round_thread_turn(sv);
 }

@@ -276,6 +276,20 @@ enum change_kind {
     CH_UNDO_END
 };
 
+/* What the change's rows are written from, copied from its match when it is staged, so that a
+ * round thread (round-thread.c) reads nothing the loop may change; and how writing them went. */
+struct staged_rows {
+    uint64_t id, version; /* the match's, as this server last read or wrote it */
+    uint64_t ply;         /* its ply before the change */
+    int score[2];         /* its scores before the change */
+    bool undo_open;       /* an undo request is open, and this change ends it */
+    enum change_outcome outcome;
+    enum claim_result claim;
+    enum admit_result admit;
+    bool damage;   /* the change failed on a damaged page */
+    char why[300]; /* the store's error, if it failed */
+};
+
 /* A change made in this round's transaction; applied to memory and answered once committed. */
 struct change {
     enum change_kind kind;
@@ -302,6 +316,7 @@ struct change {
     int seek_owner_seat;
     char seek_owner_instance[TOKEN_HEX_LEN + 1]; /* the server of the owner's connection */
     char seek_owner_name[ACCOUNT_NAME_MAX + 1];
+    struct staged_rows rows;
 };
 
 struct set_aside_entry {
@@ -334,6 +349,10 @@ struct server {
     uint64_t next_serial;
     struct change *changes;
     size_t change_count, change_cap;
+    /* A shared database: the round's changes to stored matches are written on round threads,
+     * each with its own connection, so that no database wait holds the loop (round-thread.c);
+     * NULL on SQLite. */
+    struct round_thread *round_thread;
     struct set_aside_entry *set_aside;
     size_t set_aside_count, set_aside_cap;
     struct match **clocked; /* loaded matches whose clocks may still run */
@@ -425,7 +444,7 @@ void lobby_committed(struct server *sv, const struct change *ch);
 void lobby_sweep(struct server *sv);
 /* Inside CH_NEW: an accepted seek is taken off the site, its seats' accounts and, if rated,
  * its rated_matches row written (ratings_stage_new). */
-bool lobby_stage_new(struct server *sv, const struct change *ch);
+bool lobby_stage_new(struct store *st, const struct change *ch);
 /* A shared database: what the other servers' lobbies did, pushed to this one's. */
 void lobby_follow(struct server *sv);
 void lobby_free(struct server *sv);
@@ -434,9 +453,10 @@ void lobby_free(struct server *sv);
 /* The clock category of a rated game (docs/server.md, "Rated games"). */
 const char *clock_category(const struct stored_clock *clock);
 /* Inside CH_NEW: an accepted seek's seats' accounts and, if rated, its rated_matches row. */
-bool ratings_stage_new(struct server *sv, const struct change *ch);
-/* Inside any change: if it ends a rated match, both players' ratings, once. */
-bool ratings_stage_result(struct server *sv, const struct change *ch);
+bool ratings_stage_new(struct store *st, const struct change *ch);
+/* Inside any change to match `id` (on a round's thread on PostgreSQL: reads only the change,
+ * never the match): if it ends a rated match, both players' ratings, once. */
+bool ratings_stage_result(struct store *st, const struct change *ch, uint64_t id);
 /* Whether the match is rated (RATED_FAILED: the database did not answer). */
 enum rated_result match_rated(struct server *sv, const struct match *m);
 /* Appends " GAME/CATEGORY=RATING[?],rd=RD,games=N" for each of the account's ratings. */
@@ -631,6 +651,35 @@ void change_discard(struct server *sv, struct change *ch);
 struct change *change_new(struct server *sv, enum change_kind kind, struct match *m,
                           uint64_t serial);
 void finish_round(struct server *sv);
+/* Writes the change's rows in a savepoint of the round's transaction on st, from ch->rows and
+ * what the change holds, and notes in ch->rows how it went. Reads nothing of the server, so it
+ * runs on a round thread too. first_of_round: no other change holds locks in the round. */
+void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool first_of_round);
+/* After stage_rows: a change kept waits for the commit (true); one that failed is discarded and
+ * its client told why. */
+bool stage_settle(struct server *sv, struct change *ch);
+/* After the commit (committed or not): applies a change kept to memory and queues its reply,
+ * or tells its client that nothing changed (why: the failed commit's error). */
+void apply_change(struct server *sv, struct change *ch, bool committed, const char *why);
+
+/* round-thread.c */
+/* A shared database: starts the round threads and their connections; false, why in err, if
+ * they cannot. Nothing to do on SQLite (true). */
+bool round_thread_start(struct server *sv, char *err, size_t err_cap);
+/* Waits for the batches in flight (bounded by the sessions' statement timeout) and stops the
+ * threads; the changes not answered are discarded. */
+void round_thread_stop(struct server *sv);
+/* Takes the change (its match busy, its rows copied into ch->rows) into the next batch; the
+ * slot in sv->changes is free again. False: out of memory, the change is the caller's. */
+bool round_thread_take(struct server *sv, struct change *ch);
+/* Applies the batches the threads are done with and answers their clients, then shares the
+ * changes gathered out among the free threads. Called every round. */
+void round_thread_turn(struct server *sv);
+/* The change staged last into the batch being gathered, or NULL (a command that stages a change
+ * and then rewrites its reply looks it up there, as in sv->changes on SQLite). */
+struct change *round_thread_last(struct server *sv);
+/* Whether a change waits in a batch, gathered or in flight. */
+bool round_thread_waiting(const struct server *sv);
 /* Tries again to learn the state on disk after a failed commit; takes changes again if so. */
 void settle_after_failure(struct server *sv);
 void stage(struct server *sv, struct change *ch);

@@ -26,9 +26,7 @@ enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, b
     PQclear(r);
     if (leased)
         return CLAIM_LEASED;
-    for (size_t i = 0; i < pg->release_count; i++) /* played again: its release is off */
-        if (pg->releases[i] == id)
-            pg->releases[i--] = pg->releases[--pg->release_count];
+    pg_keep_lease(pg, id); /* played again: its release is off */
     if (!bump) {
         const char *v[] = {pg_u64_text(a, id)};
         if (!(r = pg_run(pg, P_VERSION_LOCK, 1, v)))
@@ -47,6 +45,13 @@ void pg_release(struct pg_store *pg, uint64_t id)
         return; /* the lease runs out by itself */
     pg->releases = grown;
     pg->releases[pg->release_count++] = id;
+}
+
+void pg_keep_lease(struct pg_store *pg, uint64_t id)
+{
+    for (size_t i = 0; i < pg->release_count; i++)
+        if (pg->releases[i] == id)
+            pg->releases[i--] = pg->releases[--pg->release_count];
 }
 
 /* A PostgreSQL array literal of ids: {1,2,3}. */

@@ -84,6 +84,8 @@ enum pg_stmt {
 
 struct pg_store {
     PGconn *conn;
+    char *conninfo;                /* as --db gave it, for a sibling's connection */
+    bool sibling;                  /* the round's connection (pg_open_sibling) */
     char owner[TOKEN_HEX_LEN + 1]; /* this server's name in the leases table */
     unsigned lease_ms;
     bool prepared;        /* the statements exist on this connection */

@@ -315,7 +315,11 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     /* clang-format on */
     [P_VERSIONS] = "SELECT id, version FROM matches WHERE id = ANY ($1::bigint[])",
     [P_WANT] = "SELECT pg_notify('tg_want', $1)",
-    [P_RELEASE_ONE] = "DELETE FROM leases WHERE owner = $1 AND match_id = $2",
+    /* Run on the loop: a lease row another session holds locked (a change of this server's
+     * waiting on the round's connection, or a frozen server's claim) is left, not waited for;
+     * the next tg_want asks again. */
+    [P_RELEASE_ONE] = "DELETE FROM leases WHERE owner = $1 AND match_id IN (SELECT match_id FROM "
+                      "leases WHERE owner = $1 AND match_id = $2 FOR UPDATE SKIP LOCKED)",
     [P_PUT_UNDO] = "INSERT INTO undo_requests (match_id, seat, ply, asked_at, answer) "
                    "VALUES ($1, $2, $3, clock_timestamp(), NULL) ON CONFLICT (match_id) DO "
                    "UPDATE SET seat = EXCLUDED.seat, ply = EXCLUDED.ply, "
@@ -552,8 +556,9 @@ static bool set_up_connection(struct pg_store *pg)
     PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
     /* A commit is acknowledged once durable (synchronous_commit as the server has it, `on` by
      * default). */
-    if (!pg_apply_session_limits(pg) || !pg_run_sql(pg, "LISTEN tg_match") ||
-        !pg_run_sql(pg, "LISTEN tg_want"))
+    /* A sibling (the round's connection) takes no notifications: nobody would read them. */
+    if (!pg_apply_session_limits(pg) ||
+        (!pg->sibling && (!pg_run_sql(pg, "LISTEN tg_match") || !pg_run_sql(pg, "LISTEN tg_want"))))
         return false;
     for (int i = 0; i < P_COUNT_STATEMENTS; i++) {
         char name[16];
@@ -602,20 +607,13 @@ bool pg_connected(struct pg_store *pg)
     return set_up_connection(pg);
 }
 
-struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap)
+/* Connects as the server named pg->owner. A database that does not answer must not hold a
+ * thread for ever: 5 s to connect, and over TCP a host that went away noticed within about
+ * 10 s (keepalives while waiting for an answer, tcp_user_timeout while data is
+ * unacknowledged), unless the conninfo says otherwise (its own settings come later, and win).
+ * The session is named after the server's name in the leases table, for pg_stat_activity. */
+static bool connect_as_owner(struct pg_store *pg, const char *conninfo)
 {
-    struct pg_store *pg = calloc(1, sizeof *pg);
-    if (!pg || !new_token(pg->owner)) {
-        snprintf(err, err_cap, "out of memory");
-        pg_close(pg);
-        return NULL;
-    }
-    pg->lease_ms = 5000;
-    /* A database that does not answer must not hold the loop for ever: 5 s to connect, and
-     * over TCP a host that went away noticed within about 10 s (keepalives while waiting for
-     * an answer, tcp_user_timeout while data is unacknowledged), unless the conninfo says
-     * otherwise (its own settings come later, and win). The session is named after the
-     * server's name in the leases table, for pg_stat_activity. */
     char app_name[16 + TOKEN_HEX_LEN];
     snprintf(app_name, sizeof app_name, "tg-server %s", pg->owner);
     const char *const keys[] = {"connect_timeout",    "keepalives",       "keepalives_idle",
@@ -628,8 +626,38 @@ struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap)
         pg_note_error(pg, NULL);
     if (ok)
         PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
-    ok = ok && migrate(pg) && set_up_connection(pg);
-    if (!ok) {
+    return ok;
+}
+
+struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap)
+{
+    struct pg_store *pg = calloc(1, sizeof *pg);
+    if (!pg || !new_token(pg->owner) || !(pg->conninfo = strdup(conninfo))) {
+        snprintf(err, err_cap, "out of memory");
+        pg_close(pg);
+        return NULL;
+    }
+    pg->lease_ms = 5000;
+    if (!connect_as_owner(pg, conninfo) || !migrate(pg) || !set_up_connection(pg)) {
+        snprintf(err, err_cap, "PostgreSQL: %s", pg->last_error);
+        pg_close(pg);
+        return NULL;
+    }
+    return pg;
+}
+
+struct pg_store *pg_open_sibling(const struct pg_store *of, char *err, size_t err_cap)
+{
+    struct pg_store *pg = calloc(1, sizeof *pg);
+    if (!pg || !(pg->conninfo = strdup(of->conninfo))) {
+        snprintf(err, err_cap, "out of memory");
+        pg_close(pg);
+        return NULL;
+    }
+    pg->sibling = true;
+    memcpy(pg->owner, of->owner, sizeof pg->owner);
+    pg->lease_ms = of->lease_ms;
+    if (!connect_as_owner(pg, pg->conninfo) || !set_up_connection(pg)) {
         snprintf(err, err_cap, "PostgreSQL: %s", pg->last_error);
         pg_close(pg);
         return NULL;
@@ -643,13 +671,14 @@ void pg_close(struct pg_store *pg)
         return;
     /* A clean stop hands this server's matches over at once, without waiting for the leases
      * to run out. */
-    if (pg->conn && PQstatus(pg->conn) == CONNECTION_OK && pg->prepared && !pg->in_round &&
-        PQtransactionStatus(pg->conn) == PQTRANS_IDLE) {
+    if (!pg->sibling && pg->conn && PQstatus(pg->conn) == CONNECTION_OK && pg->prepared &&
+        !pg->in_round && PQtransactionStatus(pg->conn) == PQTRANS_IDLE) {
         const char *v[] = {pg->owner};
         pg_run_done(pg, P_RELEASE_ALL, 1, v);
         pg_run_done(pg, P_INSTANCE_GONE, 1, v);
     }
     PQfinish(pg->conn);
+    free(pg->conninfo);
     free(pg->releases);
     free(pg);
 }

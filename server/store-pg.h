@@ -17,6 +17,9 @@ struct pg_store;
 bool pg_is_conninfo(const char *db);
 
 struct pg_store *pg_open(const char *conninfo, char *err, size_t err_cap);
+/* A second connection to the same database as the same server (its owner name and lease):
+ * no migration, no LISTEN, and closing it gives no lease up. */
+struct pg_store *pg_open_sibling(const struct pg_store *of, char *err, size_t err_cap);
 void pg_close(struct pg_store *pg);
 const char *pg_error(const struct pg_store *pg);
 bool pg_last_was_damage(const struct pg_store *pg);
@@ -100,6 +103,7 @@ void pg_set_lease(struct pg_store *pg, unsigned lease_ms);
 const char *pg_owner(const struct pg_store *pg);
 enum claim_result pg_claim(struct pg_store *pg, uint64_t id, uint64_t version, bool bump);
 void pg_release(struct pg_store *pg, uint64_t id);
+void pg_keep_lease(struct pg_store *pg, uint64_t id);
 bool pg_leases_tick(struct pg_store *pg);
 bool pg_expired_leases(struct pg_store *pg, uint64_t *ids, size_t max, size_t *count);
 int pg_notify_fd(const struct pg_store *pg);

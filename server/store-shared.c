@@ -7,6 +7,8 @@
 #include "store-private.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 bool store_names_postgres(const char *db)
 {
@@ -38,6 +40,30 @@ void store_release(struct store *st, uint64_t id)
 {
     if (st && st->pg)
         pg_release(st->pg, id);
+}
+
+void store_keep_lease(struct store *st, uint64_t id)
+{
+    if (st && st->pg)
+        pg_keep_lease(st->pg, id);
+}
+
+struct store *store_open_sibling(const struct store *of, char *err, size_t err_cap)
+{
+    if (!of->pg) {
+        snprintf(err, err_cap, "only a PostgreSQL store has a sibling connection");
+        return NULL;
+    }
+    struct store *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, err_cap, "out of memory");
+        return NULL;
+    }
+    if (!(st->pg = pg_open_sibling(of->pg, err, err_cap))) {
+        free(st);
+        return NULL;
+    }
+    return st;
 }
 
 bool store_leases_tick(struct store *st)

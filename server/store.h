@@ -341,6 +341,13 @@ enum claim_result { CLAIM_OK, CLAIM_LEASED, CLAIM_STALE, CLAIM_FAILED };
 enum claim_result store_claim(struct store *st, uint64_t id, uint64_t version, bool bump);
 /* This server no longer plays the match (it was unloaded): its lease goes at the next tick. */
 void store_release(struct store *st, uint64_t id);
+/* The match is being changed again: a release asked for it is off (store_claim does it too,
+ * on the connection that claims; the round's own connection claims, this one releases). */
+void store_keep_lease(struct store *st, uint64_t id);
+/* A second connection to the same PostgreSQL database as the same server, for the round's
+ * transaction on its own thread (round-thread.c): NULL, with why in err, on SQLite or if it
+ * cannot connect. Closed by store_close, which then gives up no lease. */
+struct store *store_open_sibling(const struct store *of, char *err, size_t err_cap);
 /* Renews this server's leases and makes the releases; reconnects a lost connection. */
 bool store_leases_tick(struct store *st);
 /* Up to max live matches whose lease ran out (their server stopped or died). */

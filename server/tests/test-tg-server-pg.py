@@ -18,6 +18,10 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   servers, rounds of SIGKILL and restart; every acknowledged move is in the database and in
   what every watcher saw, and a killed server's clocked matches are taken over once their
   lease runs out;
+- a lock held by another session (as a frozen server holds one): the rows of three matches
+  locked for 3 s, the changes that meet the lock are refused `err leased` as before while
+  another client of the same server is answered in milliseconds (its moves too), since the
+  round's rows are written off the loop;
 - the undo request, stored, answered through any server, and the site-wide `status`, metrics
   and --max-matches (test-tg-server-pg-undo.py, run here);
 - accounts (test-tg-server-accounts.py's tests, and test-tg-server-web-accounts.py's over
@@ -1125,6 +1129,126 @@ class FrozenServerTest(PgTestCase):
         conn.read()  # the frozen `new`: refused (its session was ended) or made
         self.assertTrue(conn.ask("status").startswith("ok "))
         client.close()
+        conn.close()
+
+
+class HeldLockTest(PgTestCase):
+    """Another session holds rows a change needs locked for 3 s (as a server frozen inside its
+    transaction would): the server's loop does not wait for the lock. Its other clients'
+    `status`, `show` and `play` of another match are answered at once, while each change that
+    meets the lock is answered as before, `err leased` after lock_timeout (issue 41 item 4)."""
+
+    HOLD = 3.0
+
+    def hold(self, lock_sql: str) -> "subprocess.Popen[str]":
+        """Takes the lock in a psql session of its own, inside a transaction left open until
+        release(); returns once the lock is held (the session idle in its transaction, which
+        has a transaction id once it has locked a row)."""
+        assert CLUSTER is not None
+        session = subprocess.Popen(
+            [os.path.join(CLUSTER.bin, "psql"), "-h", CLUSTER.tmp, "-U", "tg", "-d", self.dbname,
+             "-v", "ON_ERROR_STOP=1", "-qAt"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, PGAPPNAME="tg-test-lock-holder"))
+        assert session.stdin is not None
+        session.stdin.write("BEGIN;\n%s;\n" % lock_sql)
+        session.stdin.flush()
+        deadline = time.monotonic() + 10
+        while self.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                       "'tg-test-lock-holder' AND state = 'idle in transaction' AND "
+                       "backend_xid IS NOT NULL") != "1":
+            if session.poll() is not None:  # its error, once it has ended (read() waits for that)
+                self.fail("the session ended: %s" % (session.stderr.read() if session.stderr
+                                                     else ""))
+            self.assertLess(time.monotonic(), deadline, "the lock was never taken")
+            time.sleep(0.02)
+        return session
+
+    def release(self, session: "subprocess.Popen[str]") -> None:
+        assert session.stdin is not None
+        session.stdin.write("COMMIT;\n")
+        session.stdin.close()
+        code = session.wait(10)
+        self.assertEqual(code, 0, session.stderr.read() if session.stderr else "")
+
+    def test_a_row_lock_held_elsewhere_does_not_stall_the_loop(self) -> None:
+        s = self.server()
+        conn = Conn(s.port, timeout=30)
+        locked = [new_match(conn, "hus") for _ in range(3)]
+        free_mid, free_tokens = new_match(conn, "hus")
+        session = self.hold("SELECT 1 FROM leases WHERE match_id IN (%s) FOR UPDATE"
+                            % ",".join(str(mid) for mid, _ in locked))
+        held_until = time.monotonic() + self.HOLD
+        held = threading.Event()
+        held.set()
+        refused: list[int] = []
+        unexpected: list[str] = []
+
+        def hammer(mid: int, tokens: list[str]) -> None:
+            """Plays the locked match until the lock goes: `err leased` while it is held (an
+            `ok` as it goes)."""
+            player, rng, leased = Conn(s.port, timeout=30), random.Random(mid), 0
+            while held.is_set():
+                info = show(player, mid)
+                move = rng.choice(player.ok("moves %d" % mid).split())
+                reply = player.ask("play %d %s %s %s" % (mid, info["ply"], move,
+                                                          tokens[int(info["turn"])]))
+                if reply.startswith("err leased "):
+                    leased += 1
+                elif not reply.startswith("ok"):
+                    unexpected.append(reply)
+            refused.append(leased)
+            player.close()
+
+        hammers = [threading.Thread(target=hammer, args=m, daemon=True) for m in locked]
+        for t in hammers:
+            t.start()
+        bystander, rng = Conn(s.port, timeout=30), random.Random(7)
+        waits: list[float] = []
+
+        def timed(line: str) -> str:
+            t0 = time.monotonic()
+            reply = bystander.ask(line)
+            waits.append(time.monotonic() - t0)
+            self.assertTrue(reply.startswith("ok"), "%s -> %s" % (line, reply))
+            return reply
+
+        plays = 0
+        while time.monotonic() < held_until:
+            timed("status")
+            info = show(bystander, free_mid)
+            if info["result"] != "running":
+                free_mid, free_tokens = new_match(conn, "hus")
+                continue
+            moves = timed("moves %d" % free_mid)[3:].split()
+            timed("play %d %s %s %s" % (free_mid, info["ply"], rng.choice(moves),
+                                         free_tokens[int(info["turn"])]))
+            plays += 1
+        self.release(session)
+        held.clear()
+        for t in hammers:
+            t.join(30)
+        self.assertEqual(unexpected, [])
+        self.assertEqual(len(refused), 3)
+        self.assertTrue(all(n >= 1 for n in refused), refused)
+        waits.sort()
+        median, p90 = waits[len(waits) // 2], waits[len(waits) * 9 // 10]
+        # Each refused change waited lock_timeout (250 ms) for the lock: on the loop, the
+        # bystander's answers waited for those (a median of about 0.4 s); off it, milliseconds.
+        self.assertLess(median, 0.1, waits)
+        self.assertLess(p90, 0.25, waits)
+        self.assertGreater(plays, 10)
+        # The lock gone, the locked matches are played again.
+        mid, tokens = locked[0]
+        info = show(conn, mid)
+        move = conn.ok("moves %d" % mid).split()[0]
+        conn.ok("play %d %s %s %s" % (mid, info["ply"], move, tokens[int(info["turn"])]))
+        print("# rows locked elsewhere for %.0f s: %s changes refused `err leased`; another "
+              "client's %d answers (%d plays) took a median of %.1f ms, 90th percentile "
+              "%.1f ms, the slowest %.1f ms"
+              % (self.HOLD, "+".join(map(str, refused)), len(waits), plays, median * 1000,
+                 p90 * 1000, waits[-1] * 1000))
+        bystander.close()
         conn.close()
 
 
