@@ -78,17 +78,17 @@ static void test_hawalis(void **unused)
 {
     (void)unused;
     /* Hawalis (Oman, 7 columns):
-     *   south outer 2 0 0 0 0 0 0     south inner 1 0 3 0 0 0 0
+     *   south outer 2 0 0 0 0 0 0     south inner 1 5 3 0 0 0 0
      *   north inner 0 2 0 0 0 0 0     north outer 0 0 0 0 0 0 8
      * Exposed here is an inner hole (and the outer one behind it) facing an empty enemy inner
-     * hole, where the enemy's last counter captures. South: inner 4; empty 6 + 5 = 11;
-     * single 1; big (at least 7) 0; exposed column a 1 + 2, column c 3 + 0 = 6. North: inner
-     * 2; empty 6 + 6 = 12; single 0; big 1; exposed column b 2 + 0, column g 0 + 8 = 10.
-     * Scores 20 and 17. */
-    static const uint8_t cells[28] = {2, 0, 0, 0, 0, 0, 0, 1, 0, 3, 0, 0, 0, 0,
+     * hole, where the enemy's last counter captures. South: inner 9; empty 6 + 4 = 10;
+     * single 1; big (at least 7) 0; exposed column a 1 + 2, column c 3 + 0 = 6 (column b
+     * faces an occupied hole). North: inner 2; empty 6 + 6 = 12; single 0; big 1; exposed
+     * column g 0 + 8 = 8 (column b faces an occupied hole). Scores 20 and 17. */
+    static const uint8_t cells[28] = {2, 0, 0, 0, 0, 0, 0, 1, 5, 3, 0, 0, 0, 0,
                                       0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8};
     tg_state *s = board("hawalis", cells, 28, 20, 17);
-    expect_features(s, 1, (const int32_t[]){-3, -2, 1, -1, 1, 4}, 6);
+    expect_features(s, 1, (const int32_t[]){-3, -7, 2, -1, 1, 2}, 6);
     tg_state_free(s);
 }
 
