@@ -36,7 +36,8 @@ struct tg__bot {
     uint32_t nodes;      /* search; 0: none */
     uint32_t depth;      /* search: the deepest iteration; prove: the longest line */
     uint32_t tt_mb;      /* search */
-    enum tg__eval_kind eval; /* search */
+    /* search: the evaluation (eval=) */
+    enum tg__eval_kind eval;
 };
 
 tg_status tg__bot_parse(const char *spec, struct tg__bot *b);

@@ -4,15 +4,15 @@
 #include "search_features.h"
 
 /* The classic heuristic (the evaluation of games where the fitted one did not win its
- * matches, and `eval=classic`): the score lead in centi-counters (captured counters in Halusa, Hawalis and
- * Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in Halusa
- * 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet limit
- * gives each player, and the material that captures come from); in Walak-pussa 0.6 a counter
- * of the lead on the board (either ending gives each player their own row) less 0.7 for each
- * more empty hole on one's row (an empty hole is where the opponent's sowing stops and
- * captures the hole after it): a least-squares fit to self-play results gave both signs,
- * and matches against mcts chose these weights near it (docs/strength.md); in At-Tab
- * wa-d-Dukk 0.3 of a piece for each piece freed from its home row. */
+ * matches, and `eval=classic`): the score lead in centi-counters (captured counters in Halusa,
+ * Hawalis and Walak-pussa, counters in own rows in Hus, captured pieces in At-Tab wa-d-Dukk); in
+ * Halusa 0.3 a counter of the lead on the board (the counters on one's own row: what the quiet
+ * limit gives each player, and the material that captures come from); in Walak-pussa 0.6 a
+ * counter of the lead on the board (either ending gives each player their own row) less 0.7 for
+ * each more empty hole on one's row (an empty hole is where the opponent's sowing stops and
+ * captures the hole after it): a least-squares fit to self-play results gave both signs, and
+ * matches against mcts chose these weights near it (docs/strength.md); in At-Tab wa-d-Dukk 0.3
+ * of a piece for each piece freed from its home row. */
 static int classic_evaluate(const struct tg_config *cfg, const struct tg_pos *pos, int me)
 {
     long v = 100L * ((long)pos->score[me] - (long)pos->score[1 - me]);

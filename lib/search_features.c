@@ -70,11 +70,11 @@ static void count_tab(const struct tg_config *cfg, const struct tg_pos *pos, int
     }
 }
 
-static const char *const two_row_names[] = {"score", "counters", "empty holes", "single holes",
-                                            "big holes", NULL};
+static const char *const two_row_names[] = {"score",        "counters",  "empty holes",
+                                            "single holes", "big holes", NULL};
 /* In Hus and Hawalis the score is the counters on one's rows: no separate "counters". */
-static const char *const four_row_names[] = {"score", "inner row", "empty holes", "single holes",
-                                             "big holes", "exposed", NULL};
+static const char *const four_row_names[] = {
+    "score", "inner row", "empty holes", "single holes", "big holes", "exposed", NULL};
 static const char *const tab_names[] = {"score", "freed", "progress", "across", NULL};
 
 static const char *const *feature_names(const struct tg_game *game)

@@ -26,8 +26,9 @@ static void expect_features(const tg_state *s, int me, const int32_t *want, size
     assert_int_equal(tg__eval_features(&s->rules.cfg, &s->pos, me, got), n);
     for (size_t i = 0; i < n; i++)
         if (got[i] != want[i])
-            TU_FAIL("%s feature %zu (%s) for player %d: %d, want %d", tg_rules_spec(tg_state_rules(s)),
-                    i, tg__eval_feature_name(s->rules.cfg.game, i), me, (int)got[i], (int)want[i]);
+            TU_FAIL("%s feature %zu (%s) for player %d: %d, want %d",
+                    tg_rules_spec(tg_state_rules(s)), i,
+                    tg__eval_feature_name(s->rules.cfg.game, i), me, (int)got[i], (int)want[i]);
 }
 
 static void test_halusa(void **unused)
@@ -156,8 +157,9 @@ static void test_eval_option(void **unused)
     assert_int_equal(b.eval, TG__EVAL_CLASSIC);
     TU_OK(tg__bot_parse("search", &b));
     assert_int_equal(b.eval, TG__EVAL_DEFAULT);
-    static const char *const bad[] = {"search:eval=", "search:eval=best", "search:eval=fitted,eval=fitted",
-                                      "mcts:eval=fitted", "prove:eval=fitted", "search:eval=FITTED"};
+    static const char *const bad[] = {
+        "search:eval=",     "search:eval=best",  "search:eval=fitted,eval=fitted",
+        "mcts:eval=fitted", "prove:eval=fitted", "search:eval=FITTED"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         TU_STATUS(TG_ERR_BAD_OPTION, tg_bot_check(bad[i]));
 }
@@ -167,7 +169,8 @@ static void test_search_with_each_evaluation(void **unused)
 {
     (void)unused;
     static const char *const specs[] = {"halusa", "walak-pussa", "hus", "hawalis", "tab"};
-    static const char *const bots[] = {"search:nodes=3000,eval=fitted", "search:nodes=3000,eval=classic"};
+    static const char *const bots[] = {"search:nodes=3000,eval=fitted",
+                                       "search:nodes=3000,eval=classic"};
     for (size_t g = 0; g < 5; g++) {
         tg_state *s = tu_midgame(specs[g], 7 + g);
         for (size_t k = 0; k < 2; k++) {
@@ -185,14 +188,10 @@ static void test_search_with_each_evaluation(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_halusa),
-        cmocka_unit_test(test_walak_pussa),
-        cmocka_unit_test(test_hus),
-        cmocka_unit_test(test_hawalis),
-        cmocka_unit_test(test_tab),
-        cmocka_unit_test(test_fitted_value),
-        cmocka_unit_test(test_eval_option),
-        cmocka_unit_test(test_search_with_each_evaluation),
+        cmocka_unit_test(test_halusa),      cmocka_unit_test(test_walak_pussa),
+        cmocka_unit_test(test_hus),         cmocka_unit_test(test_hawalis),
+        cmocka_unit_test(test_tab),         cmocka_unit_test(test_fitted_value),
+        cmocka_unit_test(test_eval_option), cmocka_unit_test(test_search_with_each_evaluation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

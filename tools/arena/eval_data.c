@@ -79,8 +79,8 @@ static int play_game(const tg_rules *rules, const char *bot, uint64_t seed, uint
             n++;
         }
         tg_move m;
-        tg_status st = random_move ? tg_state_apply_random(s, &rng)
-                                   : tg_bot_choose(s, bot, &rng, &m);
+        tg_status st =
+            random_move ? tg_state_apply_random(s, &rng) : tg_bot_choose(s, bot, &rng, &m);
         if (st == TG_OK && !random_move)
             st = tg_state_apply(s, m);
         if (st != TG_OK) {
