@@ -113,7 +113,7 @@ tg_status tg__bot_parse(const char *spec, struct tg__bot *b)
     if (!mcts && !search)
         return TG_ERR_BAD_OPTION;
     bool seen_iterations = false, seen_exploration = false, seen_time = false, seen_nodes = false,
-         seen_depth = false, seen_tt = false;
+         seen_depth = false, seen_tt = false, seen_eval = false;
     const char *p = colon + 1;
     for (;;) {
         const char *end = strchr(p, ',');
@@ -150,6 +150,14 @@ tg_status tg__bot_parse(const char *spec, struct tg__bot *b)
             if (!parse_limit(value, value_len, TG__SEARCH_TT_MAX_MB, &b->tt_mb))
                 return TG_ERR_BAD_OPTION;
             seen_tt = true;
+        } else if (b->kind == TG__BOT_SEARCH && span_is(p, key_len, "eval") && !seen_eval) {
+            if (span_is(value, value_len, "classic"))
+                b->eval = TG__EVAL_CLASSIC;
+            else if (span_is(value, value_len, "fitted"))
+                b->eval = TG__EVAL_FITTED;
+            else
+                return TG_ERR_BAD_OPTION;
+            seen_eval = true;
         } else {
             return TG_ERR_BAD_OPTION;
         }

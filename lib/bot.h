@@ -24,6 +24,10 @@ enum tg__bot_kind { TG__BOT_RANDOM, TG__BOT_GREEDY, TG__BOT_MCTS, TG__BOT_SEARCH
 /* Moves kept in a result's principal line. */
 #define TG__LINE_MAX 32
 
+/* The evaluation a `search` uses (`eval=`): the game's chosen one, the classic heuristic, or
+ * the fitted one (search_features.h; the classic where a game has none). */
+enum tg__eval_kind { TG__EVAL_DEFAULT = 0, TG__EVAL_CLASSIC, TG__EVAL_FITTED };
+
 struct tg__bot {
     enum tg__bot_kind kind;
     uint32_t iterations; /* mcts; 0 with time= and no iterations= */
@@ -32,6 +36,8 @@ struct tg__bot {
     uint32_t nodes;      /* search; 0: none */
     uint32_t depth;      /* search: the deepest iteration; prove: the longest line */
     uint32_t tt_mb;      /* search */
+    /* search: the evaluation (eval=) */
+    enum tg__eval_kind eval;
 };
 
 tg_status tg__bot_parse(const char *spec, struct tg__bot *b);
@@ -89,6 +95,8 @@ void tg__one_ply_results(const struct tg_config *cfg, const struct tg_pos *root,
  * an engine value as an analysis value in [-1, 1] (`averaged`: a game with throws). Shared
  * with the one-ply analysis of `random` and `greedy` in bot.c. */
 int tg__engine_evaluate(const struct tg_config *cfg, const struct tg_pos *pos, int me);
+int tg__engine_evaluate_as(const struct tg_config *cfg, const struct tg_pos *pos, int me,
+                           enum tg__eval_kind kind);
 double tg__engine_value(int v, bool proven, bool averaged);
 
 /* search.c: the alpha-beta engine's memory, owned by a handle; prove.c uses the same table

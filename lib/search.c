@@ -28,6 +28,7 @@ struct ctx {
     bool adjust;   /* results are nearer the larger: not where throws average them */
     bool majority; /* more than half the counters in score is a won game (Halusa) */
     bool stopped;
+    enum tg__eval_kind eval;
     uint64_t nodes, node_limit;
     tg_move killer[MAX_PLY][2];
     /* The root's options: kept here rather than on the stack (WebAssembly's is 64 KB). */
@@ -85,7 +86,7 @@ static struct frame frame_at(const struct tg__engine *e, int ply)
 
 static int evaluate(const struct ctx *c, const struct tg_pos *pos, int me)
 {
-    return tg__engine_evaluate(c->cfg, pos, me);
+    return tg__engine_evaluate_as(c->cfg, pos, me, c->eval);
 }
 
 static int result_value(const struct ctx *c, const struct tg_pos *over, int me, int ply)
@@ -466,6 +467,7 @@ tg_status tg__engine_run(struct tg__engine *e, const struct tg_config *cfg,
     c->adjust = cfg->game->chance == NULL;
     c->majority = cfg->game == &tg__halusa;
     c->node_limit = b->nodes;
+    c->eval = b->eval;
     for (int p = 0; p < MAX_PLY; p++)
         c->killer[p][0] = c->killer[p][1] = NO_MOVE;
 

@@ -45,7 +45,9 @@ extern "C" {
  * `search` takes `time=MS` (1 to 600000), `nodes=N` (positions visited, 1 to 1000000000),
  * `depth=N` (decisions, 1 to 64) and `tt=MB` (transposition table, 1 to 1024, default 8), in
  * any combination, each at most once: the first limit reached ends the search. `search` alone
- * is `search:nodes=1000000`. Without `time=` the move is a function of the position, the rule
+ * is `search:nodes=1000000`. `eval=classic` or `eval=fitted` picks the evaluation: the
+ * hand-set one, or the one fitted to self-play (docs/bots.md, "The fitted evaluation");
+ * without it, the one the game's matches chose. Without `time=` the move is a function of the position, the rule
  * set and the spec alone, the same on every run and platform, and `*rng` is not drawn from
  * (except to draw a throw at a chance state).
  *
@@ -95,8 +97,8 @@ TG_API tg_status tg_bot_choose(const tg_state *s, const char *bot_spec, uint64_t
  *
  * Accepts exactly what tg_bot_choose() accepts: `random`, `greedy`, `mcts`, `search`,
  * `mcts:` followed by comma-separated `iterations=N`, `c=X` and `time=MS`, and `search:`
- * followed by comma-separated `time=MS`, `nodes=N`, `depth=N` and `tt=MB`, and `prove` or
- * `prove:` followed by the same four keys (`depth=` 1 to 1000 there: the longest line of a
+ * followed by comma-separated `time=MS`, `nodes=N`, `depth=N`, `tt=MB` and
+ * `eval=classic|fitted`, and `prove` or `prove:` followed by the first four keys (`depth=` 1 to 1000 there: the longest line of a
  * proof), each key at most once, with no spaces. `prove` refuses games with throws when it
  * runs (#TG_ERR_BAD_OPTION). Useful for validating a spec from a user before a game starts.
  * @param bot_spec The spec.

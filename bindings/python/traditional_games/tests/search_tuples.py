@@ -37,7 +37,7 @@ TUPLES: List[Tuple[str, str, str, str]] = [
     ('hawalis',
      'hawalis:variant=oman,laps=10000,quiet=100 2,2,2,2,2,2,2/2,2,2,2,2,2,2/2,2,2,2,2,2,2/'
      '2,2,2,2,2,2,2 0 0,0 quiet=0',
-     'search:nodes=5000,tt=1', 'c2'),
+     'search:nodes=5000,tt=1', 'b2'),
     ('hawalis',
      'hawalis:variant=oman,laps=10000,quiet=100 2,2,2,2,2,2,2/2,2,2,2,2,2,2/2,2,2,2,2,2,2/'
      '2,2,2,2,2,2,2 0 0,0 quiet=0',
@@ -45,7 +45,7 @@ TUPLES: List[Tuple[str, str, str, str]] = [
     ('hawalis',
      'hawalis:variant=oman,laps=10000,quiet=100 1,1,2,0,2,0,0/1,0,3,1,6,0,1/1,1,1,0,3,1,1/'
      '0,0,0,1,1,2,2 0 10,14 quiet=1',
-     'search:nodes=5000,tt=1', 'f1'),
+     'search:nodes=5000,tt=1', 'g1'),
     ('hawalis',
      'hawalis:variant=oman,laps=10000,quiet=100 1,1,2,0,2,0,0/1,0,3,1,6,0,1/1,1,1,0,3,1,1/'
      '0,0,0,1,1,2,2 0 10,14 quiet=1',
