@@ -392,10 +392,12 @@ void report_json(const struct report *r, FILE *out)
         fputs(",\n  \"screen\": ", out);
         json_string(out, t->screen);
         fputs(",\n  \"left_out\": [", out);
-        for (size_t k = 0; k < t->left_out_count; k++)
-            fprintf(out, "%s{\"seed\": %" PRIu64 ", \"why\": \"%s\"}", k == 0 ? "" : ", ",
-                    t->left_out_seeds[k],
+        for (size_t k = 0; k < t->left_out_count; k++) {
+            fputs(k == 0 ? "\n    {\"rules\": " : ",\n    {\"rules\": ", out);
+            json_string(out, tg_rules_spec(t->rules[t->left_out_rules[k]]));
+            fprintf(out, ", \"seed\": %" PRIu64 ", \"why\": \"%s\"}", t->left_out_seeds[k],
                     t->left_out_why[k] == SCREEN_PROVEN ? "proven" : "same seat");
+        }
         fputc(']', out);
     }
     fprintf(out, ",\n  \"seed\": %" PRIu64 ",\n  \"max_plies\": %lu,\n  \"jobs\": %u,\n", t->seed,

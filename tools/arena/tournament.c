@@ -68,7 +68,9 @@ void tournament_free_games(struct tournament *t)
     free(t->games);
     free(t->screened);
     free(t->left_out_seeds);
+    free(t->left_out_rules);
     free(t->left_out_why);
+    t->left_out_rules = NULL;
     t->screened = NULL;
     t->left_out_seeds = NULL;
     t->left_out_why = NULL;
@@ -346,11 +348,12 @@ static tg_status screen_openings(struct tournament *t)
     struct game *screen = calloc(count == 0 ? 1 : count, sizeof *screen);
     t->screened = calloc(t->play_rule_count == 0 ? 1 : t->play_rule_count, sizeof *t->screened);
     t->left_out_seeds = calloc(count / 2 + 1, sizeof *t->left_out_seeds);
+    t->left_out_rules = calloc(count / 2 + 1, sizeof *t->left_out_rules);
     t->left_out_why = calloc(count / 2 + 1, sizeof *t->left_out_why);
     enum screen_verdict *verdict = calloc(count / 2 + 1, sizeof *verdict);
     tg_status st = TG_ERR_NO_MEMORY;
     if (screen != NULL && t->screened != NULL && t->left_out_seeds != NULL &&
-        t->left_out_why != NULL && verdict != NULL) {
+        t->left_out_rules != NULL && t->left_out_why != NULL && verdict != NULL) {
         for (size_t i = 0; i < count; i++)
             screen[i] = (struct game){.rules = i / (2 * seeds),
                                       .seed = t->seed + (i / 2) % seeds,
@@ -371,6 +374,7 @@ static tg_status screen_openings(struct tournament *t)
             c->same_seat += verdict[k] == SCREEN_SAME_SEAT;
             if (verdict[k] != SCREEN_KEPT) {
                 t->left_out_seeds[t->left_out_count] = a->seed;
+                t->left_out_rules[t->left_out_count] = a->rules;
                 t->left_out_why[t->left_out_count++] = verdict[k];
             }
         }

@@ -76,7 +76,8 @@ struct tournament {
      * are left out of every pairing (removed from `games`) and counted in `screened`. */
     const char *screen;
     struct screen_count *screened; /* play_rule_count entries, filled by tournament_play() */
-    uint64_t *left_out_seeds;      /* the seeds left out, rule set by rule set, and why: */
+    uint64_t *left_out_seeds;      /* the seeds left out, their rule sets, and why */
+    size_t *left_out_rules;
     enum screen_verdict *left_out_why;
     size_t left_out_count;
     /* The clock is not read: every time recorded is 0, so the JSON is a pure function of the
