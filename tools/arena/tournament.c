@@ -134,19 +134,25 @@ static tg_status imbalance(tg_search *judge, const tg_state *s, unsigned long *o
 }
 
 /* The random opening: g->opening plies from the stream; with g->balanced, drawn again from
- * the start until its position is balanced (or, after BALANCE_DRAWS, the most balanced). */
-static tg_status play_opening(struct game *g, tg_state *s, uint64_t *opening, uint64_t *chance)
+ * the start until its position is balanced (or, after BALANCE_DRAWS, the most balanced).
+ * `known`, if not NULL, is the stream state an earlier game of this seed drew the opening
+ * from: it is replayed without the judge. `*drawn_from` receives that state. */
+static tg_status play_opening(struct game *g, tg_state *s, uint64_t *opening, uint64_t *chance,
+                              const uint64_t *known, uint64_t *drawn_from)
 {
     uint64_t chance0 = *chance;
     tg_search *judge = NULL;
-    tg_status st = g->balanced ? tg_search_new(BALANCE_SPEC, &judge) : TG_OK;
+    unsigned long balanced = known != NULL ? 0 : g->balanced;
+    if (known != NULL)
+        *opening = *known;
+    tg_status st = balanced ? tg_search_new(BALANCE_SPEC, &judge) : TG_OK;
     uint64_t best_state = *opening;
     unsigned long best = ULONG_MAX;
-    for (unsigned draw = 0; st == TG_OK && draw < (g->balanced ? BALANCE_DRAWS + 1 : 1); draw++) {
-        int last = !g->balanced || draw == BALANCE_DRAWS;
-        if (last && g->balanced)
+    for (unsigned draw = 0; st == TG_OK && draw < (balanced ? BALANCE_DRAWS + 1 : 1); draw++) {
+        int last = !balanced || draw == BALANCE_DRAWS;
+        if (last && balanced)
             *opening = best_state; /* replay the most balanced draw */
-        uint64_t drawn_from = *opening;
+        *drawn_from = *opening;
         *chance = chance0;
         while (tg_state_undo(s) == TG_OK)
             continue;
@@ -161,14 +167,57 @@ static tg_status play_opening(struct game *g, tg_state *s, uint64_t *opening, ui
             break;
         unsigned long off;
         st = imbalance(judge, s, &off);
-        if (st == TG_OK && off <= g->balanced)
+        if (st == TG_OK && off <= balanced)
             break;
         if (st == TG_OK && off < best) {
             best = off;
-            best_state = drawn_from;
+            best_state = *drawn_from;
         }
     }
     tg_search_free(judge);
+    return st;
+}
+
+/* The openings drawn so far, one slot per played rule set and seed: a balanced opening costs
+ * the judge up to BALANCE_DRAWS analyses, and every game of a seed (every pairing, both
+ * colourings, the screening) plays the same one. */
+struct opening_cache {
+    pthread_mutex_t lock;
+    size_t seeds;      /* slots per rule set */
+    uint64_t *from;    /* the stream state the opening was drawn from */
+    unsigned char *known;
+};
+
+static size_t cache_slot(const struct tournament *t, const struct game *g)
+{
+    const struct opening_cache *c = t->openings;
+    if (c == NULL || g->rules >= t->play_rule_count || g->seed < t->seed ||
+        g->seed - t->seed >= c->seeds)
+        return SIZE_MAX;
+    return g->rules * c->seeds + (size_t)(g->seed - t->seed);
+}
+
+/* The opening of game g, drawn once per seed and then replayed from the cache. */
+static tg_status cached_opening(const struct tournament *t, struct game *g, tg_state *s,
+                                uint64_t *opening, uint64_t *chance)
+{
+    struct opening_cache *c = t->openings;
+    size_t i = cache_slot(t, g);
+    uint64_t known = 0, drawn_from = 0;
+    int have = 0;
+    if (i != SIZE_MAX) {
+        pthread_mutex_lock(&c->lock);
+        have = c->known[i];
+        known = c->from[i];
+        pthread_mutex_unlock(&c->lock);
+    }
+    tg_status st = play_opening(g, s, opening, chance, have ? &known : NULL, &drawn_from);
+    if (st == TG_OK && i != SIZE_MAX && !have) {
+        pthread_mutex_lock(&c->lock);
+        c->from[i] = drawn_from;
+        c->known[i] = 1;
+        pthread_mutex_unlock(&c->lock);
+    }
     return st;
 }
 
@@ -214,7 +263,7 @@ static tg_status play_moves(const struct tournament *t, struct game *g, tg_state
     /* A deterministic game from one start would be played over and over by two
      * deterministic bots: a random opening, the same for both colourings of the seed, makes
      * each seed a different game. Throws in it come from the chance stream, as later. */
-    tg_status st = play_opening(g, s, &opening, &chance);
+    tg_status st = cached_opening(t, g, s, &opening, &chance);
     if (st == TG_OK && g->screening)
         st = judge_screened(g, s);
     if (st != TG_OK)
@@ -399,10 +448,20 @@ static tg_status screen_openings(struct tournament *t)
 
 tg_status tournament_play(struct tournament *t)
 {
-    if (t->screen != NULL) {
-        tg_status st = screen_openings(t);
-        if (st != TG_OK)
-            return st;
+    struct opening_cache cache = {.seeds = seeds_per_rules(t)};
+    size_t slots = t->play_rule_count * cache.seeds;
+    cache.from = calloc(slots == 0 ? 1 : slots, sizeof *cache.from);
+    cache.known = calloc(slots == 0 ? 1 : slots, sizeof *cache.known);
+    tg_status st = TG_ERR_NO_MEMORY;
+    if (cache.from != NULL && cache.known != NULL && pthread_mutex_init(&cache.lock, NULL) == 0) {
+        t->openings = &cache;
+        st = t->screen != NULL ? screen_openings(t) : TG_OK;
+        if (st == TG_OK)
+            st = play_all(t, t->games, t->play_count);
+        t->openings = NULL;
+        pthread_mutex_destroy(&cache.lock);
     }
-    return play_all(t, t->games, t->play_count);
+    free(cache.from);
+    free(cache.known);
+    return st;
 }

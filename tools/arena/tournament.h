@@ -54,6 +54,8 @@ struct screen_count {
     unsigned long seeds, proven, same_seat;
 };
 
+struct opening_cache;
+
 struct tournament {
     size_t rule_count;
     tg_rules **rules;
@@ -83,6 +85,7 @@ struct tournament {
     /* The clock is not read: every time recorded is 0, so the JSON is a pure function of the
      * seed, the budgets and the options (node- and iteration-bounded bots only). */
     bool clockless;
+    struct opening_cache *openings; /* while tournament_play() runs: each seed's opening */
     size_t game_count;
     struct game *games; /* filled by tournament_schedule(), then loaded games appended */
     size_t play_count;  /* the first games are played, the rest were read (--from) */
