@@ -168,6 +168,34 @@ static void bad_positions(void)
     tg_rules_free(r);
 }
 
+/* At-Tab wa-d-Dukk: throws, and throws that lead to throws; every decision of a game is
+ * searched with a budget large enough to go deep. */
+static void with_throws(void)
+{
+    tg_rules *r = NULL;
+    tg_state *s = NULL;
+    if (tg_rules_new("tab", &r) != TG_OK || tg_state_new(r, &s) != TG_OK) {
+        ok(0, "a Tab state");
+        tg_rules_free(r);
+        return;
+    }
+    uint64_t rng = 11;
+    int legal = 1, searched = 0;
+    while (!tg_state_is_terminal(s) && tg_state_ply(s) < 300) {
+        tg_move m = 0;
+        if (tg_state_player(s) != TG_CHANCE && searched < 60) {
+            legal &= yardstick_choose(s, 20000, &m) == TG_OK && tg_state_is_legal(s, m);
+            searched++;
+            tg_state_apply(s, m);
+        } else {
+            tg_state_apply_random(s, &rng);
+        }
+    }
+    ok(legal && searched == 60, "Tab: sixty searched decisions, every one legal");
+    tg_state_free(s);
+    tg_rules_free(r);
+}
+
 /* A screened tournament of two cheap bots: what it keeps, and the same on a second run. */
 static int play(struct tournament *t, struct pairing *pairs, tg_rules **rules)
 {
@@ -240,6 +268,7 @@ int main(void)
     spec_parsing();
     bad_positions();
     moves_against_proofs();
+    with_throws();
     screened_tournament();
     printf("1..%u\n", test_number);
     return failures == 0 ? 0 : 1;

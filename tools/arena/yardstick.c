@@ -11,7 +11,10 @@
 enum {
     TABLE_BITS = 16,         /* 65,536 entries of 32 bytes: made afresh for every decision */
     MAX_DECISIONS = 512,     /* more than any rule set of the library offers */
-    MAX_DEPTH = 200,         /* iterative deepening stops there even with nodes left */
+    MAX_DEPTH = 100,         /* iterative deepening stops there even with nodes left */
+    /* Throws that lead straight to throws (no move, throw again) spend no depth, so a line
+     * is cut at this ply whatever its depth: the recursion's stack stays bounded. */
+    MAX_PLY = 128,
     DEFAULT_NODES = 100000
 };
 
@@ -121,7 +124,7 @@ static double search(struct context *c, unsigned depth, unsigned ply, double alp
         c->out_of_nodes = true;
         return 0.0;
     }
-    if (tg_state_is_terminal(c->s) || depth == 0)
+    if (tg_state_is_terminal(c->s) || depth == 0 || ply >= MAX_PLY)
         return evaluate(c->s, ply);
     int player = tg_state_player(c->s);
     if (player == TG_CHANCE)
