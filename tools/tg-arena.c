@@ -3,7 +3,7 @@
  *   tg-arena [--spec SPEC]... [--games N] [--pair I-J[:N]]... [--seed S] [--jobs N]
  *            [--opening N [--balanced B]] [--max-plies N] [--prior X] [--json FILE] [--from
  * FILE]...
- *            [--progress] BOT BOT [BOT...]
+ *            [--screen BOT] [--no-clock] [--progress] BOT BOT [BOT...]
  *
  * Every pairing (a round robin of the bots, or the --pair list) plays N games on every rule
  * set: N / 2 seeds, each played twice with the colours swapped. A game's seed gives chance
@@ -20,6 +20,7 @@
 #include "arena/load.h"
 #include "arena/report.h"
 #include "arena/tournament.h"
+#include "arena/yardstick.h"
 #include "clock-random.h"
 #include "tool-args.h"
 
@@ -29,6 +30,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +40,14 @@ enum { EXIT_BAD_ARGS = TOOL_EXIT_BAD_ARGS, MAX_JOBS = 64 };
 #define USAGE_LINE                                                                                 \
     "usage: tg-arena [--spec SPEC]... [--games N] [--pair I-J[:N]]... [--seed S] [--jobs N]\n"     \
     "                [--opening N [--balanced B]] [--max-plies N] [--prior X] [--json FILE]\n"     \
-    "                [--from FILE]... [--progress] BOT BOT [BOT...]\n"
+    "                [--from FILE]... [--screen BOT] [--no-clock] [--progress]\n"             \
+    "                BOT BOT [BOT...]\n"
 
 /* What --help writes after the usage. */
 static const char help_text[] =
     "  BOT              a bot spec of tg_bot_choose(), e.g. random, greedy,\n"
-    "                   mcts:iterations=1000 (at least two, all different)\n"
+    "                   mcts:iterations=1000 (at least two, all different), or\n"
+    "                   yardstick:nodes=N, the arena's own textbook alpha-beta\n"
     "  --spec SPEC      a rule set to play, e.g. halusa or hus:width=16; repeat it for\n"
     "                   several (default: halusa); each gets its own ratings\n"
     "  --games N        games per pairing and rule set, an even number: N/2 seeds, each\n"
@@ -71,6 +75,13 @@ static const char help_text[] =
     "                   numbers), their rule sets are played only if no --spec is given;\n"
     "                   with --from, fewer than two BOTs is allowed (then only the\n"
     "                   --pair list, if any, is played); a game may not appear twice\n"
+    "  --screen BOT     paired openings: before the match, two copies of BOT play each\n"
+    "                   seed's opening with both colourings; a seed whose opening\n"
+    "                   " BALANCE_SPEC " proves, or that the same seat wins\n"
+    "                   twice, is left out of every pairing and counted apart (needs\n"
+    "                   --opening)\n"
+    "  --no-clock       read no clock: every time reported is 0, so that with node- or\n"
+    "                   iteration-bounded bots the JSON is the same on every run\n"
     "  --progress       a line on standard error for every game as it ends\n"
     "  --help           show this text\n";
 
@@ -94,6 +105,8 @@ struct options {
     size_t from_count;
     size_t cli_bot_count; /* the BOTs of the command line; the files' bots follow */
     int progress;
+    const char *screen;
+    bool clockless;
 };
 
 static int parse_pair(const char *text, struct options *o)
@@ -121,11 +134,23 @@ static int takes_value_option(const char *a)
 {
     static const char *const with_value[] = {"--spec", "--games",     "--pair",    "--seed",
                                              "--jobs", "--max-plies", "--prior",   "--json",
-                                             "--from", "--opening",   "--balanced"};
+                                             "--from", "--opening",   "--balanced",
+                                             "--screen"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(a, with_value[i]) == 0)
             return 1;
     return 0;
+}
+
+/* A spec of the library's bots or of the arena's yardstick; a message if not. */
+static bool bot_spec_valid(const char *spec)
+{
+    uint64_t yardstick_nodes;
+    tg_status st =
+        yardstick_named(spec) ? yardstick_parse(spec, &yardstick_nodes) : tg_bot_check(spec);
+    if (st != TG_OK)
+        fprintf(stderr, "tg-arena: bad bot spec '%s': %s\n", spec, tg_status_string(st));
+    return st == TG_OK;
 }
 
 /* Returns -1 to continue, or an exit status. */
@@ -146,6 +171,9 @@ static int parse_args(int argc, char **argv, struct options *o)
             return tool_help(&cli, stdout);
         } else if (strcmp(a, "--progress") == 0) {
             o->progress = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--no-clock") == 0) {
+            o->clockless = true;
             takes_value = 0;
         } else if (takes_value_option(a) && value == NULL) {
             return tool_bad_args(&cli, "missing value", a);
@@ -191,6 +219,10 @@ static int parse_args(int argc, char **argv, struct options *o)
                 return tool_bad_args(&cli, "--prior needs a number from 0 to 1000", value);
         } else if (strcmp(a, "--json") == 0) {
             o->json = value;
+        } else if (strcmp(a, "--screen") == 0) {
+            if (!bot_spec_valid(value))
+                return tool_bad_args(&cli, "--screen needs a bot spec", value);
+            o->screen = value;
         } else if (strcmp(a, "--from") == 0) {
             if (o->from_count == sizeof o->from / sizeof o->from[0])
                 return tool_bad_args(&cli, "too many --from options", value);
@@ -201,12 +233,9 @@ static int parse_args(int argc, char **argv, struct options *o)
             takes_value = 0;
             if (o->bot_count == sizeof o->bots / sizeof o->bots[0])
                 return tool_bad_args(&cli, "too many bots", a);
-            tg_status st = tg_bot_check(a);
-            if (st != TG_OK) {
-                fprintf(stderr, "tg-arena: bad bot spec '%s': %s\n", a, tg_status_string(st));
+            if (!bot_spec_valid(a))
                 return tool_bad_args(&cli, "every BOT must be a spec tg_bot_choose() accepts",
                                      NULL);
-            }
             for (size_t b = 0; b < o->bot_count; b++)
                 if (strcmp(o->bots[b], a) == 0)
                     return tool_bad_args(&cli, "a bot is named twice", a);
@@ -219,6 +248,8 @@ static int parse_args(int argc, char **argv, struct options *o)
         o->specs[o->spec_count++] = "halusa";
     if (o->bot_count < 2 && o->from_count == 0)
         return tool_bad_args(&cli, "a tournament needs at least two bots", NULL);
+    if (o->screen != NULL && o->opening == 0)
+        return tool_bad_args(&cli, "--screen needs an --opening of at least one ply", NULL);
     if (o->balanced && o->opening == 0)
         return tool_bad_args(&cli, "--balanced needs an --opening of at least one ply", NULL);
     o->cli_bot_count = o->bot_count;
@@ -405,6 +436,8 @@ static int run(const struct options *o, struct rule_list *rl, struct loaded_game
         .balanced = o->balanced,
         .jobs = o->jobs,
         .progress = o->progress,
+        .screen = o->screen,
+        .clockless = o->clockless,
     };
     size_t anchor = 0;
     for (size_t b = o->bot_count; b-- > 0;)
@@ -432,16 +465,19 @@ static int run(const struct options *o, struct rule_list *rl, struct loaded_game
             o->from_count);
     fflush(tables);
     struct report rep = {0};
-    report_load(rep.load_before, sizeof rep.load_before);
-    double start = tool_seconds();
+    if (!o->clockless)
+        report_load(rep.load_before, sizeof rep.load_before);
+    double start = o->clockless ? 0.0 : tool_seconds();
     tg_status st = tournament_play(&t);
     rc = 1;
     if (st == TG_OK) {
         if (!report_build(&rep, &t, anchor, o->prior)) {
             fputs("tg-arena: out of memory\n", stderr);
         } else {
-            rep.wall_seconds = tool_seconds() - start;
-            report_load(rep.load_after, sizeof rep.load_after);
+            if (!o->clockless) {
+                rep.wall_seconds = tool_seconds() - start;
+                report_load(rep.load_after, sizeof rep.load_after);
+            }
             report_print(&rep, tables);
             if (json != NULL)
                 report_json(&rep, json);

@@ -12,7 +12,10 @@ import sys
 TARGET = ("search:time=100", "mcts:time=100")
 ORDER = ["random", "greedy", "mcts:iterations=100", "mcts:iterations=1000",
          "mcts:iterations=10000", "search:time=1", "search:time=10", "search:time=100",
-         "search:time=1000", "mcts:time=100"]
+         "search:time=1000", "mcts:time=100",
+         "search:nodes=300", "search:nodes=1000", "search:nodes=5000", "search:nodes=50000",
+         "yardstick:nodes=5000", "yardstick:nodes=50000", "mcts:iterations=20000",
+         "mcts:iterations=200000"]
 
 
 def game_name(spec):
@@ -76,8 +79,10 @@ def main(paths):
         for r in rs["ratings"]:
             if r["games"] > 0 and r["bot"] not in bots:
                 bots.append(r["bot"])
-    # The levels in order of budget, then any other bot in the order the files name them.
-    bots.sort(key=lambda b: ORDER.index(b) if b in ORDER else len(ORDER) + bots.index(b))
+    # The levels in order of budget, then any other bot in the order the files name them
+    # (from a copy: the list being sorted cannot be searched while it is sorted).
+    named = list(bots)
+    bots.sort(key=lambda b: ORDER.index(b) if b in ORDER else len(ORDER) + named.index(b))
 
     print("| bot | " + " | ".join(game_name(rs["rules"]) for _, rs, _ in runs) + " |")
     print("|---|" + "---|" * len(runs))

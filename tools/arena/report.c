@@ -210,6 +210,14 @@ void report_print(const struct report *r, FILE *out)
         fprintf(out, "\n%s: %lu games, %.1f plies per game, %.1f s of play\n",
                 tg_rules_spec(t->rules[i]), games,
                 games == 0 ? 0.0 : (double)rs->plies / (double)games, rs->seconds);
+        if (t->screened != NULL && i < t->play_rule_count)
+            fprintf(out,
+                    "paired openings screened by two copies of %s: %lu seeds, %lu kept, %lu left "
+                    "out (%lu proven, %lu won by the same seat twice)\n",
+                    t->screen, t->screened[i].seeds,
+                    t->screened[i].seeds - t->screened[i].proven - t->screened[i].same_seat,
+                    t->screened[i].proven + t->screened[i].same_seat, t->screened[i].proven,
+                    t->screened[i].same_seat);
         if (rs->fit != ELO_OK)
             fprintf(out, "no Elo fit: %s\n",
                     rs->fit == ELO_BAD_INPUT ? "fewer than two bots played"
@@ -327,6 +335,10 @@ static void json_rules(const struct report *r, size_t i, FILE *out)
     json_string(out, rs->fit == ELO_OK ? "ok" : elo_status_string(rs->fit));
     fputs(", \"anchor\": ", out);
     json_string(out, rs->anchor < t->bot_count ? t->bots[rs->anchor] : "");
+    if (t->screened != NULL && i < t->play_rule_count)
+        fprintf(out,
+                ",\n     \"screened\": {\"seeds\": %lu, \"proven\": %lu, \"same_seat\": %lu}",
+                t->screened[i].seeds, t->screened[i].proven, t->screened[i].same_seat);
     fputs(",\n     \"ratings\": [\n", out);
     for (size_t b = 0; b < t->bot_count; b++) {
         const struct bot_summary *s = &rs->bots[b];
@@ -376,6 +388,18 @@ void report_json(const struct report *r, FILE *out)
     if (t->balanced)
         fprintf(out, ",\n  \"balanced\": %lu, \"balance_judge\": \"%s\"", t->balanced,
                 BALANCE_SPEC);
+    if (t->screen != NULL) {
+        fputs(",\n  \"screen\": ", out);
+        json_string(out, t->screen);
+        fputs(",\n  \"left_out\": [", out);
+        for (size_t k = 0; k < t->left_out_count; k++) {
+            fputs(k == 0 ? "\n    {\"rules\": " : ",\n    {\"rules\": ", out);
+            json_string(out, tg_rules_spec(t->rules[t->left_out_rules[k]]));
+            fprintf(out, ", \"seed\": %" PRIu64 ", \"why\": \"%s\"}", t->left_out_seeds[k],
+                    t->left_out_why[k] == SCREEN_PROVEN ? "proven" : "same seat");
+        }
+        fputc(']', out);
+    }
     fprintf(out, ",\n  \"seed\": %" PRIu64 ",\n  \"max_plies\": %lu,\n  \"jobs\": %u,\n", t->seed,
             t->max_plies, t->jobs);
     fputs("  \"prior_draws_per_pairing\": ", out);

@@ -41,7 +41,26 @@ def of_record(ratings_dir):
     assert (points, played) == (284.5, 396), (points, played)
 
 
+def unknown_bots():
+    """Bots outside ratings_md.ORDER follow the known ones, in the order the file names them."""
+    import contextlib
+    import io
+    import tempfile
+    rs = {"rules": RULES, "anchor": "random", "pairings": [], "ratings": [
+        {"bot": b, "games": 2, "elo": e, "half_width": 9.0}
+        for b, e in (("yardstick:nodes=7", 5.0), ("random", 0.0), ("search:nodes=3", 7.0))]}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"bots": [], "rule_sets": [rs], "games": []}, f)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ratings_md.main([f.name])
+    os.unlink(f.name)
+    rows = [line.split("`")[1] for line in out.getvalue().splitlines()[2:5]]
+    assert rows == ["random", "yardstick:nodes=7", "search:nodes=3"], rows
+
+
 if __name__ == "__main__":
     made_up()
+    unknown_bots()
     of_record(sys.argv[1])
     print("ok")

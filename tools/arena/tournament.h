@@ -5,6 +5,7 @@
 
 #include <traditional-games.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +31,30 @@ struct game {
     unsigned long moves[2];  /* decisions chosen by each seat's bot */
     double *move_seconds[2]; /* each decision's time in tg_bot_choose(), owned */
     double seconds;          /* the whole game, wall clock */
+    /* A screening game (tournament_play() with `screen`): both seats are copies of the
+     * screening engine; with `streams_swapped` copy A (stream 1) sits as player 1. */
+    bool screening, streams_swapped;
+    bool proven; /* a screening game whose opening the judge proved: not played further */
 };
+
+/** Why an opening is left out of a paired match (tournament_play() with `screen`). */
+enum screen_verdict {
+    SCREEN_KEPT = 0,
+    SCREEN_PROVEN,   /* the balance judge proved the opening's position */
+    SCREEN_SAME_SEAT /* two copies of the screening engine won it with the same seat twice */
+};
+
+/** The verdict on one opening from its two screening games (copy A as player 0, then as
+ *  player 1): `proven` if the judge proved it, else the winners as tg_state_winner() gives
+ *  them. A draw or an unfinished game in either keeps the opening. */
+enum screen_verdict screen_verdict(bool proven, int winner_a_first, int winner_b_first);
+
+/** The openings of one rule set, screened. */
+struct screen_count {
+    unsigned long seeds, proven, same_seat;
+};
+
+struct opening_cache;
 
 struct tournament {
     size_t rule_count;
@@ -49,6 +73,19 @@ struct tournament {
     unsigned long balanced;
     unsigned jobs;
     int progress; /* a line per finished game on standard error */
+    /* NULL, or a bot spec: before the match, each seed's opening is played by two copies of
+     * it with both colourings, and the seeds that are proven or won by the same seat twice
+     * are left out of every pairing (removed from `games`) and counted in `screened`. */
+    const char *screen;
+    struct screen_count *screened; /* play_rule_count entries, filled by tournament_play() */
+    uint64_t *left_out_seeds;      /* the seeds left out, their rule sets, and why */
+    size_t *left_out_rules;
+    enum screen_verdict *left_out_why;
+    size_t left_out_count;
+    /* The clock is not read: every time recorded is 0, so the JSON is a pure function of the
+     * seed, the budgets and the options (node- and iteration-bounded bots only). */
+    bool clockless;
+    struct opening_cache *openings; /* while tournament_play() runs: each seed's opening */
     size_t game_count;
     struct game *games; /* filled by tournament_schedule(), then loaded games appended */
     size_t play_count;  /* the first games are played, the rest were read (--from) */
@@ -63,7 +100,7 @@ int tournament_schedule(struct tournament *t, size_t extra);
  *  or the library reported (the message already printed). */
 tg_status tournament_play(struct tournament *t);
 
-/** Frees the games and what they own. */
+/** Frees the games and what they own, and the screening's counts. */
 void tournament_free_games(struct tournament *t);
 
 /** The generator a game gives to chance (stream 0), to the bot of player p (stream p + 1)
