@@ -28,6 +28,15 @@ set -euo pipefail
 # conformance tests that run their unmodified sources from ../shared/anchors/python
 # (bindings/python/test-conformance.sh).
 # python3-torch: the self-play example examples/learning/ (CPU PyTorch) and its short test.
+# The platform matrix (scripts/test-platforms.sh, docs/platforms.md): gcc-aarch64-linux-gnu,
+# gcc-arm-linux-gnueabihf, gcc-s390x-linux-gnu and their libc6-dev-*-cross (which the
+# compilers only recommend); gcc-mingw-w64-x86-64 (Windows); qemu-user (the Linux targets'
+# suites); wine and wine64 (the Windows programs; wine holds the `wine` command, wine64 the
+# 64-bit loader). The C suites link cmocka, which Debian builds for other architectures only
+# as their own packages: libcmocka-dev:arm64, :armhf and :s390x (multiarch; the foreign
+# architectures are added to dpkg below before they are installed, and their libc6 is the
+# run-time qemu-user loads). About 1.8 GB on disk (wine64 alone 685 MB, the cross compilers
+# and qemu-user 1 GB), under two minutes to install from a nearby mirror.
 packages=(
   build-essential gcc g++
   clang libclang-rt-dev
@@ -43,6 +52,10 @@ packages=(
   libsqlite3-dev libwebsockets-dev libpq-dev postgresql libsodium-dev
   lld wasi-libc libclang-rt-14-dev-wasm32 llvm-14
   chromium
+  gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-s390x-linux-gnu
+  libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-s390x-cross
+  gcc-mingw-w64-x86-64 qemu-user wine wine64
+  libcmocka-dev:arm64 libcmocka-dev:armhf libcmocka-dev:s390x
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
@@ -76,6 +89,18 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+# Foreign architectures of the name:arch packages missing, added once (apt-get update then
+# fetches their package lists too).
+for p in "${missing[@]}"; do
+  case $p in
+    *:*)
+      arch=${p##*:}
+      if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+        dpkg --add-architecture "$arch"
+        echo "setup-deps.sh: added the dpkg architecture $arch"
+      fi ;;
+  esac
+done
 apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
 echo "setup-deps.sh: installed: ${missing[*]}"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The full check, exactly as CI runs it (.ci/run): install what is missing, then
 #   1. gcc, -Dwerror=true: build everything and run the whole `meson test` suite;
-#   2. the Doxygen reference (`docs` target: any warning is an error);
+#   2. the platform matrix: cross builds for aarch64, armhf, s390x and Windows x86-64, their C
+#      unit suites under qemu-user or wine, and their output and exports against step 1's
+#      (scripts/test-platforms.sh, docs/platforms.md); then the Doxygen reference (`docs`
+#      target: any warning is an error);
 #   3. install into a private prefix, build the C examples of README.md and docs/mainpage.md
 #      out of tree with pkg-config, and run them and the README's Python snippet against the
 #      installed library; then build the Python wheel, install it into a fresh venv and run the
@@ -29,21 +32,10 @@ prefix="$root/install"
 
 step() { printf '\n==== %s\n' "$*"; }
 
-# The suites' timeouts (tests/meson.build and the others) are set for an idle machine and the
-# plain gcc build, with about ten times the time they take there. Instrumented builds run
-# slower, and a machine loaded by other work slower still, so each run below multiplies the
-# timeouts by its build's own slowdown (ASan/UBSan 4, TSan 6, valgrind 20) and by the load
-# factor read as the run starts: the load average over the cores, rounded up, at least 1 and at
-# most 10. A hang still ends, at a timeout that grows with the load only (at load 20 on two
-# cores, walak_pussa's 120 s under ASan becomes 4800 s: a hang costs time, never hides).
-timeout_multiplier() {
-  local slowdown=$1 cores load
-  cores=$(nproc)
-  load=$(cut -d ' ' -f 1 /proc/loadavg)
-  python3 -c 'import math, sys
-slowdown, load, cores = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
-print(slowdown * max(1, min(10, math.ceil(load / cores))))' "$slowdown" "$load" "$cores"
-}
+# timeout_multiplier SLOWDOWN: the suites' timeouts scaled by a build's slowdown and the
+# machine's load (the reasons are in the file).
+# shellcheck source=scripts/timeout-multiplier.sh
+. "$top/scripts/timeout-multiplier.sh"
 
 # meson setup DIR ARGS..., or reconfigure DIR with ARGS if it was set up before.
 configure() {
@@ -67,6 +59,13 @@ meson compile -C "$gcc_dir"
 
 step "gcc: meson test"
 meson test -C "$gcc_dir" --print-errorlogs --timeout-multiplier "$(timeout_multiplier 1)"
+
+# The platform matrix (docs/platforms.md): aarch64, armhf, s390x and Windows x86-64 cross
+# builds, their C unit suites under qemu-user or wine, and their witness output and exports
+# against this gcc build's. Here, right after the native suites: it needs this build and
+# nothing later, and a platform that diverges stops the run before the slower instrumented ones.
+step "the platform matrix (cross builds under qemu-user and wine)"
+./scripts/test-platforms.sh --native-build "$gcc_dir" --build-root "$root/platforms"
 
 step "docs (Doxygen, warnings are errors)"
 meson compile -C "$gcc_dir" docs

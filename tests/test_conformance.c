@@ -603,12 +603,13 @@ static void run_rule_set(void **state)
     cx.probs = malloc(cx.max_moves * sizeof *cx.probs);
     assert_true(cx.moves && cx.outcomes && cx.probs);
 
-    for (unsigned g = 0; g < GAMES_PER_RULE_SET; g++) {
+    const unsigned games = (unsigned)tu_battery(GAMES_PER_RULE_SET);
+    for (unsigned g = 0; g < games; g++) {
         cx.seed = UINT64_C(0x5EED) * 1000 + g;
         play_one(&cx);
     }
     print_message("# %s: %d games, %zu plies (longest %zu), %zu finished: %zu-%zu, %zu drawn\n",
-                  rs->spec, GAMES_PER_RULE_SET, cx.total_plies, cx.longest, cx.finished,
+                  rs->spec, games, cx.total_plies, cx.longest, cx.finished,
                   cx.wins[0], cx.wins[1], cx.wins[2]);
 
     free(cx.moves);

@@ -1373,7 +1373,7 @@ static void compare_children(tg_state *s, const struct ref *r, const char *what,
         t->endless += laps == 0;
         t->captures += !c.over && c.quiet == 0;
         /* The lap limit's boundary sits exactly at the reference's count of laps. */
-        if (laps >= 2 && t->boundaries < 400) {
+        if (laps >= 2 && t->boundaries < tu_battery(400)) {
             char text[512];
             ref_string(r, text, sizeof text);
             tu_check_lap_boundary(text, lib[i], (unsigned long)laps);
@@ -1412,7 +1412,8 @@ static void test_random_positions_vs_reference(void **unused)
     (void)unused;
     uint64_t gen = 20250317;
     struct tally t = {0, 0, 0, 0, 0, 0};
-    for (int trial = 0; trial < 2000; trial++) {
+    const int trials = tu_battery(2000);
+    for (int trial = 0; trial < trials; trial++) {
         struct ref r;
         random_position(&r, &gen, trial % 2);
         char text[512], spec[64];
@@ -1427,7 +1428,7 @@ static void test_random_positions_vs_reference(void **unused)
                   "lap-limit boundary of %d moves checked, the longest %" PRIu64 " laps\n",
                   t.moves, t.endless, t.captures, t.skipped, t.boundaries, t.longest);
     assert_true(t.endless > 0 && t.captures > 0);
-    assert_true(t.boundaries == 400 && t.longest >= 3);
+    assert_true(t.boundaries == tu_battery(400) && t.longest >= 3);
 }
 
 static void test_random_games_vs_reference(void **unused)
@@ -1435,8 +1436,9 @@ static void test_random_games_vs_reference(void **unused)
     (void)unused;
     struct tally t = {0, 0, 0, 0, 0, 0};
     int games = 0, plies = 0, endings[3] = {0, 0, 0}; /* blocked, quiet limit, endless */
+    const uint64_t seeds = (uint64_t)tu_battery(200);
     for (int v = 0; v < 2; v++)
-        for (uint64_t seed = 1; seed <= 200; seed++) {
+        for (uint64_t seed = 1; seed <= seeds; seed++) {
             struct ref r;
             ref_init(&r, v, 100);
             tg_state *s = tu_new(v ? "hawalis:variant=zanzibar" : "hawalis");

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The platform matrix (docs/platforms.md), a step of scripts/test.sh: for each target, a cross
+# build of the library and its C unit suites with Debian's cross compilers (cross/*.txt; no
+# server, bindings or docs), the suites run under qemu-user or wine, then three checks against
+# the native build:
+#   - the witness tests/platform/tg-determinism (seeded games, records, stories, the moves of
+#     `search:nodes=` and `mcts:iterations=`) writes a file byte-identical to the native one;
+#   - the library exports exactly the native library's tg_* functions, less the endgame
+#     databases' tg_egtb_* (cross builds have no libzstd: docs/egtb.md), read with the target's
+#     nm (ELF) or objdump -p (the DLL's export table);
+#   - the build is warning-free (-Dwerror=true).
+#
+#   scripts/test-platforms.sh --native-build DIR [--build-root DIR] [TARGET...]
+#
+# DIR is a native build with -Dtests=true (scripts/test.sh passes its gcc build). TARGETs are
+# names of cross/*.txt files (default: all four below). Build directories are
+# BUILD-ROOT/TARGET (default build-ci/platforms), reused by a second run. The random-game
+# batteries run a tenth of their games under emulation (meson test --setup emulated,
+# tests/test_util.h); no suite is left out. Any failure stops the script with a non-zero status.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+top=$(pwd)
+
+# shellcheck source=scripts/timeout-multiplier.sh
+. "$top/scripts/timeout-multiplier.sh"
+
+native=
+root="$top/build-ci/platforms"
+targets=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --native-build) native=$2; shift 2 ;;
+    --build-root) root=$2; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -*) echo "test-platforms.sh: unknown option $1" >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(aarch64-linux-gnu armhf-linux-gnueabihf s390x-linux-gnu
+                                     x86_64-w64-mingw32)
+[ -n "$native" ] || { echo "test-platforms.sh: --native-build DIR is required" >&2; exit 2; }
+case "$native" in /*) ;; *) native="$top/$native" ;; esac
+case "$root" in /*) ;; *) root="$top/$root" ;; esac
+native_lib="$native/lib/libtraditional-games.so"
+native_witness="$native/tests/platform/tg-determinism"
+for f in "$native_lib" "$native_witness"; do
+  [ -e "$f" ] || { echo "test-platforms.sh: $f missing: build $native with -Dtests=true" >&2; exit 2; }
+done
+mkdir -p "$root"
+
+step() { printf '\n==== platforms: %s\n' "$*"; }
+
+# Exported tg_* function names, one a line, sorted: ELF through nm's dynamic symbols (version
+# suffixes dropped), a DLL through the export table objdump -p prints.
+elf_exports() {
+  "$1" -D --defined-only "$2" | awk '$2 == "T" && $3 ~ /^tg_/ {sub(/@.*/, "", $3); print $3}' |
+    sort
+}
+dll_exports() {
+  "$1" -p "$2" | sed -n '/^\[Ordinal\/Name Pointer\] Table/,/^$/s/^[[:space:]]*\[ *[0-9]*\] //p' |
+    sort
+}
+
+step "the native reference ($native)"
+"$native_witness" "$root/determinism-native.txt"
+elf_exports nm "$native_lib" | grep -v '^tg_egtb_' > "$root/exports-native.txt"
+echo "witness: $(wc -c < "$root/determinism-native.txt") bytes;" \
+  "exports: $(wc -l < "$root/exports-native.txt") tg_* functions (tg_egtb_* aside)"
+
+# Wine keeps its configuration in a prefix it creates on first use (about 20 s): one for the
+# whole matrix, under the build root, away from the user's ~/.wine.
+export WINEPREFIX="$root/wine"
+export WINEDEBUG=-all
+
+for target in "${targets[@]}"; do
+  cross_file="$top/cross/$target.txt"
+  [ -f "$cross_file" ] || { echo "test-platforms.sh: no $cross_file" >&2; exit 2; }
+  dir="$root/$target"
+  start=$(date +%s)
+
+  step "$target: cross build (-Dwerror=true; library and C unit suites only)"
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" --cross-file "$cross_file" >/dev/null
+  else
+    meson setup "$dir" --cross-file "$cross_file" -Dwerror=true -Dtests=true -Ddocs=false \
+      -Dexamples=false -Dfuzzers=false -Dpython_package=false >/dev/null
+  fi
+  meson compile -C "$dir"
+
+  case $target in
+    *mingw32) slowdown=2 ;; # wine runs native x86-64 code; its cost is the start of each program
+    *) slowdown=10 ;;       # qemu-user translates every instruction
+  esac
+  step "$target: the C unit suites under emulation (meson test --setup emulated)"
+  meson test -C "$dir" --setup emulated --suite unit --suite fuzz --print-errorlogs \
+    --timeout-multiplier "$(timeout_multiplier "$slowdown")"
+
+  step "$target: the witness against the native build"
+  witness="$dir/tests/platform/determinism.txt"
+  if ! cmp -s "$root/determinism-native.txt" "$witness"; then
+    echo "$target: tg-determinism differs from the native build:" >&2
+    diff "$root/determinism-native.txt" "$witness" | head -n 40 >&2 || true
+    exit 1
+  fi
+  echo "$target: identical ($(wc -c < "$witness") bytes)"
+
+  step "$target: exported symbols against the native library"
+  case $target in
+    *mingw32)
+      triplet=${target}
+      exports=$(dll_exports "$triplet-objdump" "$dir/lib/libtraditional-games-0.dll") ;;
+    armhf-linux-gnueabihf)
+      exports=$(elf_exports arm-linux-gnueabihf-nm "$dir/lib/libtraditional-games.so") ;;
+    *)
+      exports=$(elf_exports "$target-nm" "$dir/lib/libtraditional-games.so") ;;
+  esac
+  if ! diff <(printf '%s\n' "$exports") "$root/exports-native.txt" > "$dir/exports.diff"; then
+    echo "$target: exports differ from the native library's (< $target, > native):" >&2
+    cat "$dir/exports.diff" >&2
+    exit 1
+  fi
+  echo "$target: the same $(printf '%s\n' "$exports" | wc -l) tg_* functions"
+  echo "$target: done in $(($(date +%s) - start)) s"
+done
