@@ -101,6 +101,10 @@ for p in "${missing[@]}"; do
       fi ;;
   esac
 done
-apt-get update
+# A mirror caught between syncs can fail one foreign index (armhf's security list did here) while
+# every package needed is still listed: go on, and let the install itself fail if one is not.
+if ! apt-get update; then
+  echo "setup-deps.sh: apt-get update reported a failure; installing from the lists it has" >&2
+fi
 apt-get install -y --no-install-recommends "${missing[@]}"
 echo "setup-deps.sh: installed: ${missing[*]}"
