@@ -113,6 +113,10 @@ class Egtb(Structure):
     """Opaque tg_egtb."""
 
 
+class EgtbReader(Structure):
+    """Opaque tg_egtb_reader."""
+
+
 class EgtbValue(Structure):
     """tg_egtb_value."""
     _fields_ = [("outcome", c_int), ("endless", c_int), ("margin_to_go", c_int),
@@ -195,6 +199,12 @@ SIGNATURES = {
     "tg_egtb_max_counters": (c_int, [EP]),
     "tg_egtb_probe": (c_int, [EP, SP, POINTER(EgtbValue)]),
     "tg_egtb_close": (None, [EP]),
+    "tg_egtb_reader_new": (c_int, [EP, POINTER(POINTER(EgtbReader))]),
+    "tg_egtb_reader_probe": (c_int, [POINTER(EgtbReader), SP, POINTER(EgtbValue)]),
+    "tg_egtb_reader_free": (None, [POINTER(EgtbReader)]),
+    "tg_search_set_egtb": (c_int, [HP, EP]),
+    "tg_search_egtb_status": (c_int, [HP]),
+    "tg_search_result_exact": (c_int, [HP, c_size_t, POINTER(EgtbValue), POINTER(c_bool)]),
     "tg_search_new": (c_int, [c_char_p, POINTER(HP)]),
     "tg_search_free": (None, [HP]),
     "tg_search_choose": (c_int, [HP, SP, POINTER(c_uint64), MOVEP]),
@@ -279,6 +289,8 @@ C_TYPES = {
     "const tg_egtb *": EP,
     "tg_egtb **": POINTER(EP),
     "tg_egtb_value *": POINTER(EgtbValue),
+    "tg_egtb_reader *": POINTER(EgtbReader),
+    "tg_egtb_reader **": POINTER(POINTER(EgtbReader)),
     "tg_egtb_progress_fn *": EGTB_PROGRESS,
     "void *": ctypes.c_void_p,
 }
@@ -1681,8 +1693,14 @@ def check_egtb():
             memo[key] = best if mover == seat else -best
             return memo[key]
 
+        reader = POINTER(EgtbReader)()
+        T.eq(L.tg_egtb_reader_new(db, ctypes.byref(reader)), 0, "tg_egtb_reader_new")
+        handle = HP()
+        T.eq(L.tg_search_new(b"search:depth=2", ctypes.byref(handle)), OK, "tg_search_new")
+        T.eq(L.tg_search_set_egtb(handle, db), OK, "tg_search_set_egtb")
         rng = random.Random(44)
         probed = 0
+        searched = 0
         for _ in range(400):
             counters = rng.choice([2, 4])
             holes = [0] * 12
@@ -1702,6 +1720,22 @@ def check_egtb():
                 L.tg_state_free(state)
                 continue
             T.eq(L.tg_egtb_probe(db, state, ctypes.byref(value)), 0, "probe " + text)
+            through_reader = EgtbValue()
+            T.eq(L.tg_egtb_reader_probe(reader, state, ctypes.byref(through_reader)), 0,
+                 "reader probe " + text)
+            T.eq(bytes(through_reader), bytes(value), "the reader and the probe agree: " + text)
+            if searched < 40:
+                nodes = c_uint64()
+                T.eq(L.tg_search_analyse(handle, state, ctypes.byref(nodes)), OK,
+                     "analyse with the database: " + text)
+                T.eq(L.tg_search_egtb_status(handle), 0, "no probe failed: " + text)
+                best, exact = EgtbValue(), c_bool()
+                T.eq(L.tg_search_result_exact(handle, 0, ctypes.byref(best), ctypes.byref(exact)),
+                     OK, "tg_search_result_exact")
+                T.check(exact.value, "a covered root's best move is exact: " + text)
+                T.eq(best.final_margin, value.final_margin,
+                     "the best move's exact margin is the position's: " + text)
+                searched += 1
             if not value.endless:
                 expected = margin(state, L.tg_state_player(state))
                 T.eq(value.final_margin, expected, "final margin of " + text)
@@ -1709,6 +1743,11 @@ def check_egtb():
                 probed += 1
             L.tg_state_free(state)
         T.check(probed >= 100, "only %d positions probed and checked" % probed)
+        T.check(searched == 40, "only %d positions searched with the database" % searched)
+        T.eq(L.tg_search_set_egtb(handle, None), OK, "detach")
+        L.tg_search_free(handle)
+        L.tg_egtb_reader_free(reader)
+        L.tg_egtb_reader_free(None)
         print("# endgame database through ctypes: %d positions agree with the minimax" % probed)
         L.tg_egtb_close(db)
         L.tg_egtb_close(None)
