@@ -34,6 +34,7 @@ import unittest
 from typing import TYPE_CHECKING, Any
 
 import sibling
+from sqlite_store import SqliteStore
 
 SERVER: "str | None" = None  # set by test-tg-server.py
 
@@ -337,33 +338,17 @@ class AccountTests(_Mixin):  # type: ignore[misc]
         self.assertTrue(reply.startswith(want), "%s%r, want %r" % (context, reply, want))
 
 
-class AccountsTest(AccountTests, unittest.TestCase):
+class AccountsTest(SqliteStore, AccountTests, unittest.TestCase):
     """The tests on SQLite."""
+
+    tmp_prefix = "tg-server-accounts-"
 
     def setUp(self) -> None:
         base.SERVER = SERVER
-        self.tmp = base.tempfile.TemporaryDirectory(prefix="tg-server-accounts-")
-        self.db = os.path.join(self.tmp.name, "matches.db")
-        self.servers: "list[Any]" = []
+        super().setUp()
 
-    def tearDown(self) -> None:
-        for s in self.servers:
-            if s.proc.poll() is None:
-                s.stop()
-        self.tmp.cleanup()
-
-    def start(self, *extra: str) -> Any:
-        for s in self.servers:
-            if s.proc.poll() is None:
-                s.stop()
-        s = base.Server(self.db, *extra).start()
-        self.servers.append(s)
-        return s
-
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        with sqlite3.connect(self.db) as db:
-            return [tuple("" if v is None else str(v) for v in r)
-                    for r in db.execute(query).fetchall()]
+    def new_server(self, *extra: str) -> Any:
+        return base.Server(self.db, *extra)
 
     def stored_nowhere_in_clear(self, secrets: "list[str]") -> None:
         for name in os.listdir(self.tmp.name):

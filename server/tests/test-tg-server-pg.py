@@ -118,6 +118,11 @@ class PgTestCase(unittest.TestCase):
     def sql(self, query: str) -> str:
         return self.pg.psql(query, self.dbname)
 
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        """The query's rows, every value text: what the store-agnostic mixins read."""
+        out = self.sql(query)
+        return [tuple(line.split("|")) for line in out.split("\n")] if out else []
+
     def stored_history(self, mid: int) -> list[str]:
         out = self.sql("SELECT notation FROM moves WHERE match_id = %d ORDER BY ply" % mid)
         return out.split("\n") if out else []
@@ -523,10 +528,6 @@ class WebAccountsPgTest(PgTestCase, web_account_tests.WebAccountTests):
             s.web_port = int(f.read())
         return s
 
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        out = self.sql(query)
-        return [tuple(line.split("|")) for line in out.split("\n")] if out else []
-
 
 class AccountsPgTest(PgTestCase, account_tests.AccountTests):
     """Accounts on PostgreSQL: test-tg-server-accounts.py's tests, and the site's."""
@@ -537,10 +538,6 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
 
     def start(self, *extra: str) -> base.Server:
         return self.server(*extra)
-
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        out = self.sql(query)
-        return [tuple(line.split("|")) for line in out.split("\n")] if out else []
 
     def test_an_account_is_the_whole_site_s(self) -> None:
         a = self.open_server()
@@ -605,10 +602,6 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
             if s.proc and s.proc.poll() is None:
                 s.stop()
         return self.server(*extra)
-
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        out = self.sql(query)
-        return [tuple(line.split("|")) for line in out.split("\n")] if out else []
 
     def two_servers(self) -> "tuple[base.Server, base.Server]":
         return (self.server(*lobby_tests.OPEN_BUDGETS), self.server(*lobby_tests.OPEN_BUDGETS))

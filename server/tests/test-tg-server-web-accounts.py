@@ -21,19 +21,19 @@ import http.client
 import os
 import re
 import signal
-import sqlite3
-import socket
 import time
 import unittest
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 import sibling
+from sqlite_store import SqliteStore
 
 SERVER: "str | None" = None  # set by test-tg-server.py
 
 ws: Any = sibling.load("tg_server_web_accounts_ws", "test-tg-server-ws.py")
 base: Any = ws.base
+http_tests: Any = sibling.load("tg_server_web_accounts_http", "test-tg-server-http.py")
 
 PASSWORD = "horse-battery-9"
 TOKEN = re.compile(r"^[0-9a-f]{64}$")
@@ -212,7 +212,7 @@ class WebAccountTests(_Mixin):  # type: ignore[misc]
         signed = self.socket_with(token)
         self.assertEqual(signed.ask("whoami"), "ok dave")
         # A cookie header past the headers' buffer closes that connection; the server goes on.
-        answer = ws_exchange(self.srv.web_port, (
+        answer = http_tests.exchange(self.srv.web_port, (
             "POST /account/whoami HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: %s\r\n"
             "Cookie: tg_session=%s\r\nContent-Length: 0\r\n\r\n"
             % (self.srv.web_port, self.origin(), "a" * 70000)).encode())
@@ -287,14 +287,14 @@ class WebAccountTests(_Mixin):  # type: ignore[misc]
         self.assertEqual(self.counts(), (1, 1))
         self.assertEqual(self.post("/account/whoami", cookie=token).body, {"name": "frank"})
         # A Content-Length larger than what comes: the connection waits, then closes.
-        answer = ws_exchange(self.srv.web_port, (
+        answer = http_tests.exchange(self.srv.web_port, (
             "POST /account/login HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: %s\r\n"
             "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\n\r\n"
             "name=frank&pass" % (self.srv.web_port, self.origin())).encode(), then_end=True)
         self.assertNotIn(b" 200 ", answer)
         # A GET, and paths that are no endpoint, are not one either.
         for path in ("/account/login", "/account/", "/account/nothing"):
-            answer = ws_exchange(self.srv.web_port, (
+            answer = http_tests.exchange(self.srv.web_port, (
                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n"
                 % (path, self.srv.web_port)).encode())
             self.assertIn(b" 404 ", answer.split(b"\r\n")[0], path)
@@ -343,53 +343,17 @@ class WebAccountTests(_Mixin):  # type: ignore[misc]
             self.assertNotIn(secret, srv.banner + out)
 
 
-def ws_exchange(port: int, request: bytes, then_end: bool = False) -> bytes:
-    """Sends request as it is, then reads until the server closes or says nothing for 2 s."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    data = b""
-    try:
-        s.sendall(request)
-        if then_end:
-            s.shutdown(socket.SHUT_WR)
-        s.settimeout(2)
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    except OSError:
-        pass
-    s.close()
-    return data
-
-
-class WebAccountsTest(WebAccountTests, unittest.TestCase):
+class WebAccountsTest(SqliteStore, WebAccountTests, unittest.TestCase):
     """The tests on SQLite."""
+
+    tmp_prefix = "tg-server-web-accounts-"
 
     def setUp(self) -> None:
         ws.SERVER = base.SERVER = SERVER
-        self.tmp = base.tempfile.TemporaryDirectory(prefix="tg-server-web-accounts-")
-        self.db = os.path.join(self.tmp.name, "matches.db")
-        self.servers: "list[Any]" = []
+        super().setUp()
 
-    def tearDown(self) -> None:
-        for s in self.servers:
-            if s.proc.poll() is None:
-                s.stop()
-        self.tmp.cleanup()
-
-    def start(self, *extra: str) -> Any:
-        for s in self.servers:
-            if s.proc.poll() is None:
-                s.stop()
-        s = ws.WebServer(self.db, *extra).start()
-        self.servers.append(s)
-        return s
-
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        with sqlite3.connect(self.db) as db:
-            return [tuple("" if v is None else str(v) for v in r)
-                    for r in db.execute(query).fetchall()]
+    def new_server(self, *extra: str) -> Any:
+        return ws.WebServer(self.db, *extra)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,50 @@
+"""The SQLite side of the tests written once for every store (the AccountTests, WebAccountTests
+and LobbyTests mixins; test-tg-server-pg.py gives them PostgreSQL): a database in a folder of
+the test's own, start() and rows() as those mixins ask for them.
+
+Each test file has its own loaded copy of test-tg-server.py (sibling.py), so the server is made
+by the file's new_server(), with the file's SERVER set in its setUp() before this one's.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from typing import Any
+
+
+class SqliteStore:
+    """Mixed in before the store-agnostic tests and unittest.TestCase."""
+
+    tmp_prefix = "tg-server-"
+
+    def new_server(self, *extra: str) -> Any:
+        """The file's server class on self.db, not started."""
+        raise NotImplementedError
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix=self.tmp_prefix)
+        self.db = os.path.join(self.tmp.name, "matches.db")
+        self.servers: "list[Any]" = []
+
+    def tearDown(self) -> None:
+        self.stop_servers()
+        self.tmp.cleanup()
+
+    def stop_servers(self) -> None:
+        for s in self.servers:
+            if s.proc.poll() is None:
+                s.stop()
+
+    def start(self, *extra: str) -> Any:
+        """A server on the test's database, the one before stopped (one writer at a time)."""
+        self.stop_servers()
+        s = self.new_server(*extra).start()
+        self.servers.append(s)
+        return s
+
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        """The query's rows as psql would print them: every value text, NULL empty."""
+        with sqlite3.connect(self.db) as db:
+            return [tuple("" if v is None else str(v) for v in r)
+                    for r in db.execute(query).fetchall()]
