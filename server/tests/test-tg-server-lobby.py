@@ -232,11 +232,10 @@ class LobbyTests(_Mixin):  # type: ignore[misc]
         self.assertEqual(watcher.read(), "lobby unseek %s withdrawn" % first)
         self.assertReply(guest.ask("unseek %s" % first), "err no-such-seek ")
         self.assertReply(other.ask("unseek %s" % second), "err no-such-seek ")
-        # Its owner goes: so does the seek, within the sweep's second.
+        # Its owner goes: so does the seek, and the reason says it was not its lifetime's end
+        # (no clock bound: the watcher's read times out if it never comes).
         guest.close()
-        t0 = time.monotonic()
         self.assertEqual(watcher.read(), "lobby unseek %s owner-gone" % second)
-        self.assertLess(time.monotonic() - t0, 10)
         # A guest takes a casual seek: a casual match, no account on the guest's seat.
         bob = self.signed_in(s.port, "bob")
         third = bob.ok("seek hus clock=60+0 casual")
