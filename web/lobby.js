@@ -7,28 +7,22 @@
 // (online.js).
 import { t, say } from './i18n.js';
 import { $ } from './session.js';
+import { Replies } from './replies.js';
 import { serverUrl, enterMatch, errorText } from './online.js';
 
 let socket = null;
-let replies = [];
+const replies = new Replies();
 const seeks = new Map(); // id -> the words of its `lobby seek` line
 const live = new Map(); // id -> the words of its `lobby live` line
 let signedIn = null;
 
 function request(line) {
-  return new Promise((resolve) => {
-    if (!socket || socket.readyState !== WebSocket.OPEN) {
-      resolve('err disconnected the connection to the server is down');
-      return;
-    }
-    replies.push(resolve);
-    socket.send(line);
-  });
+  return replies.ask(socket, line);
 }
 
 function onLine(line) {
   if (!line.startsWith('lobby ')) {
-    replies.shift()?.(line);
+    replies.answer(line);
     return;
   }
   const words = line.split(' ');
@@ -49,17 +43,7 @@ function connect() {
     ws.addEventListener('error', () => resolve(false));
     ws.addEventListener('message', (event) => onLine(String(event.data)));
     ws.addEventListener('close', () => {
-      if (socket !== ws) return;
-      socket = null;
-      for (const resolveReply of replies) resolveReply('err disconnected the connection to the server was lost');
-      replies = [];
-      // The server forgot this connection's seeks; the lists come again with the next open.
-      seeks.clear();
-      live.clear();
-      signedIn = null;
-      opening = null;
-      renderLists();
-      renderWho();
+      if (socket === ws) forget('the connection to the server was lost');
     });
   });
 }
@@ -91,17 +75,23 @@ async function subscribe() {
 // guest's), so it is opened again, as the new one; its seeks go with the old connection.
 function onAccountChange() {
   if (!socket) return;
-  socket.close();
+  const old = socket;
+  forget('the lobby is reconnecting');
+  old.close();
+  openLobby();
+}
+
+// The lobby's connection is gone or given up: whatever waited on it is answered now, and the
+// server forgot its seeks, so the lists are emptied until the next open brings them again.
+function forget(why) {
   socket = null;
   opening = null;
-  // Whatever waited on the old connection is answered now, never by the new one's replies.
-  for (const resolveReply of replies) resolveReply('err disconnected the lobby is reconnecting');
-  replies = [];
+  replies.drop(why);
   seeks.clear();
   live.clear();
   signedIn = null;
   renderLists();
-  openLobby();
+  renderWho();
 }
 
 function renderWho() {

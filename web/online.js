@@ -6,6 +6,7 @@
 // A seat's decisions are sent as `play`, and shown only once the server's event comes back.
 import { TGError } from './traditional-games/traditional-games.js';
 import { t, has, say } from './i18n.js';
+import { Replies } from './replies.js';
 import { S, $, params } from './session.js';
 import { render, renderClock } from './panels.js';
 import {
@@ -15,7 +16,7 @@ import {
 // ?bot=SPEC: the page's own seat is played by a bot of the page (for unattended matches).
 const onlineBot = params.get('bot');
 let socket = null;
-let replyQueue = [];
+const replies = new Replies();
 let reconnectDelay = 250;
 let clockTimer = null;
 let keepAliveTimer = null;
@@ -27,14 +28,7 @@ export function serverUrl() {
 }
 
 export function request(line) {
-  return new Promise((resolve) => {
-    if (!socket || socket.readyState !== WebSocket.OPEN) {
-      resolve('err disconnected the connection to the server is down');
-      return;
-    }
-    replyQueue.push(resolve);
-    socket.send(line);
-  });
+  return replies.ask(socket, line);
 }
 
 // The server's refusal in words: its fixed WORD (docs/server.md) names a catalogue sentence;
@@ -65,13 +59,12 @@ function connect(onOpen) {
   ws.addEventListener('message', (event) => {
     const line = String(event.data);
     if (line.startsWith('event ')) onEvent(line.split(' '));
-    else replyQueue.shift()?.(line);
+    else replies.answer(line);
   });
   ws.addEventListener('close', () => {
     if (socket !== ws) return;
     socket = null;
-    for (const resolve of replyQueue) resolve('err disconnected the connection to the server was lost');
-    replyQueue = [];
+    replies.drop('the connection to the server was lost');
     if (!S.online) return;
     // Nothing is lost: the server stored every acknowledged move; the page asks again for
     // what it missed once it is back.
