@@ -31,10 +31,10 @@ import signal
 import sqlite3
 import time
 import unittest
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sibling
-from sqlite_store import SqliteStore
+from store_tests import SqliteStore, StoreTests
 
 SERVER: "str | None" = None  # set by test-tg-server.py
 
@@ -65,19 +65,9 @@ def sha256(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-# The tests are mixed into a TestCase of each store; to the type checker they are one.
-_Mixin: Any = unittest.TestCase if TYPE_CHECKING else object
-
-
-class AccountTests(_Mixin):  # type: ignore[misc]
+class AccountTests(StoreTests):
     """The tests, for any store: start() starts a server on the test's database (keeping the
     ones it started for stopping and their output), rows() reads it."""
-
-    def start(self, *extra: str) -> Any:
-        raise NotImplementedError
-
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        raise NotImplementedError
 
     def open_server(self, *extra: str) -> Any:
         if "--sign-in-rate" not in extra:
@@ -333,9 +323,6 @@ class AccountTests(_Mixin):  # type: ignore[misc]
         self.assertRegex(b.read().split()[1], TOKEN)
         for c in (a, b, reader):
             c.close()
-
-    def assertReply(self, reply: str, want: str, context: str = "") -> None:
-        self.assertTrue(reply.startswith(want), "%s%r, want %r" % (context, reply, want))
 
 
 class AccountsTest(SqliteStore, AccountTests, unittest.TestCase):

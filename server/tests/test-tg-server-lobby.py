@@ -28,10 +28,10 @@ import os
 import sqlite3
 import time
 import unittest
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sibling
-from sqlite_store import SqliteStore
+from store_tests import SqliteStore, StoreTests
 
 SERVER: "str | None" = None  # set by test-tg-server.py
 
@@ -115,8 +115,6 @@ class OracleTest(unittest.TestCase):
 
 # ---- the tests, for any store ---------------------------------------------------------------
 
-_Mixin: Any = unittest.TestCase if TYPE_CHECKING else object
-
 
 def play_to_the_end(conn: Any, mid: int, tokens: "dict[int, str]") -> str:
     """Plays each seat's first legal move until the match ends; its result word."""
@@ -129,14 +127,8 @@ def play_to_the_end(conn: Any, mid: int, tokens: "dict[int, str]") -> str:
     raise AssertionError("match %d did not end" % mid)
 
 
-class LobbyTests(_Mixin):  # type: ignore[misc]
-    """start() starts a server (stopping the last), rows() reads the database."""
-
-    def start(self, *extra: str) -> Any:
-        raise NotImplementedError
-
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        raise NotImplementedError
+class LobbyTests(StoreTests):
+    """The lobby's tests, for any store."""
 
     def open_server(self, *extra: str) -> Any:
         return self.start(*(OPEN_BUDGETS + extra))
@@ -427,9 +419,6 @@ class LobbyTests(_Mixin):  # type: ignore[misc]
         self.feed_line(watcher, "lobby seek ")
         self.feed_line(watcher, "lobby seek ")
         self.assertEqual(watcher.ask("whoami"), "ok -")
-
-    def assertReply(self, reply: str, want: str, context: str = "") -> None:
-        self.assertTrue(reply.startswith(want), "%s%r, want %r" % (context, reply, want))
 
 
 class LobbyTest(SqliteStore, LobbyTests, unittest.TestCase):

@@ -24,10 +24,10 @@ import signal
 import time
 import unittest
 import urllib.parse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sibling
-from sqlite_store import SqliteStore
+from store_tests import SqliteStore, StoreTests
 
 SERVER: "str | None" = None  # set by test-tg-server.py
 
@@ -64,19 +64,9 @@ class Reply:
         return out
 
 
-# The tests are mixed into a TestCase of each store; to the type checker they are one.
-_Mixin: Any = unittest.TestCase if TYPE_CHECKING else object
-
-
-class WebAccountTests(_Mixin):  # type: ignore[misc]
+class WebAccountTests(StoreTests):
     """The tests, for any store: start() starts a server with a web port on the test's
     database (stopping the one before), rows() reads the database."""
-
-    def start(self, *extra: str) -> Any:
-        raise NotImplementedError
-
-    def rows(self, query: str) -> "list[tuple[str, ...]]":
-        raise NotImplementedError
 
     def open_server(self, *extra: str) -> Any:
         if "--sign-in-rate" not in extra:

@@ -1,6 +1,6 @@
-"""The SQLite side of the tests written once for every store (the AccountTests, WebAccountTests
-and LobbyTests mixins; test-tg-server-pg.py gives them PostgreSQL): a database in a folder of
-the test's own, start() and rows() as those mixins ask for them.
+"""The tests written once for every store (the AccountTests, WebAccountTests and LobbyTests
+mixins): what they ask of a store (StoreTests), and its SQLite side (SqliteStore: a database in
+a folder of the test's own); test-tg-server-pg.py's PgTestCase is the PostgreSQL side.
 
 Each test file has its own loaded copy of test-tg-server.py (sibling.py), so the server is made
 by the file's new_server(), with the file's SERVER set in its setUp() before this one's.
@@ -10,7 +10,26 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
-from typing import Any
+import unittest
+from typing import TYPE_CHECKING, Any
+
+# The tests are mixed into a TestCase of each store; to the type checker they are one.
+_Mixin: Any = unittest.TestCase if TYPE_CHECKING else object
+
+
+class StoreTests(_Mixin):  # type: ignore[misc]
+    """start() starts a server on the test's database (stopping the one before, keeping them
+    for stopping and their output), rows() reads the database."""
+
+    def start(self, *extra: str) -> Any:
+        raise NotImplementedError
+
+    def rows(self, query: str) -> "list[tuple[str, ...]]":
+        raise NotImplementedError
+
+    def assertReply(self, reply: str, want: str, context: str = "") -> None:
+        """The server's reply begins with want (an error's text after its word may change)."""
+        self.assertTrue(reply.startswith(want), "%s%r, want %r" % (context, reply, want))
 
 
 class SqliteStore:
