@@ -110,6 +110,13 @@ class PgTestCase(unittest.TestCase):
                                  % (s.proc.returncode, s.proc.stderr.read()[-6000:]))
         self.tmp.cleanup()
 
+    def stop_servers(self) -> None:
+        """Stops the servers still running: the store-agnostic mixins' start() has one at a
+        time."""
+        for s in self.servers:
+            if s.proc and s.proc.poll() is None:
+                s.stop()
+
     def server(self, *extra: str, name: Optional[str] = None) -> base.Server:
         s = PgServer(self.conninfo, self.tmp.name, name or "s%d" % len(self.servers), *extra)
         self.servers.append(s)
@@ -517,12 +524,10 @@ class WebAccountsPgTest(PgTestCase, web_account_tests.WebAccountTests):
     """Accounts in a browser on PostgreSQL: test-tg-server-web-accounts.py's tests."""
 
     def start(self, *extra: str) -> base.Server:
-        for s in self.servers:
-            if s.proc and s.proc.poll() is None:
-                s.stop()
+        self.stop_servers()
         port_file = os.path.join(self.tmp.name, "web-port-%d" % len(self.servers))
         s = self.server("--web-port", "0", "--web-port-file", port_file, *extra)
-        while not os.path.exists(port_file) or not open(port_file).read().strip():
+        while not os.path.exists(port_file) or os.path.getsize(port_file) == 0:
             time.sleep(0.005)
         with open(port_file) as f:
             s.web_port = int(f.read())
@@ -598,9 +603,7 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
         super().setUp()
 
     def start(self, *extra: str) -> base.Server:
-        for s in self.servers:
-            if s.proc and s.proc.poll() is None:
-                s.stop()
+        self.stop_servers()
         return self.server(*extra)
 
     def two_servers(self) -> "tuple[base.Server, base.Server]":
