@@ -157,13 +157,6 @@ class Egtb(Handle):
         if st != EgtbStatus.OK:
             raise EgtbError(st, "build %s" % os.fsdecode(path))
 
-    def __enter__(self) -> Egtb:
-        with self._use:
-            return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     @property
     def max_counters(self) -> int:
         """The largest number of counters on the board with a sound file (0 if none)."""

@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 import traditional_games as tg
 
 from . import oracle
+from .helpers import check_with_and_close
 
 HAS_EGTB = oracle.has("tg_egtb_reader_new") and tg._library.tg.egtb_reader_new is not None
 SPEC = "halusa:remainder=last-mover,quiet=3"
@@ -170,6 +171,14 @@ class EgtbTest(unittest.TestCase):
         db.close()
         with self.assertRaises(ValueError):
             db.probe(s)
+
+    def test_with_block(self) -> None:
+        s = self.sample(1, 4)[0]
+        check_with_and_close(self, lambda: tg.Egtb(self.directory, SPEC), {
+            "probe": lambda db: db.probe(s),
+            "max_counters": lambda db: db.max_counters,
+        }, lambda db: [db.closed])
+        s.close()
 
     def test_damaged_and_missing_files(self) -> None:
         copy = tempfile.mkdtemp(prefix="tg-egtb-py-")
