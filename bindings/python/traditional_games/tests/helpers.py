@@ -20,6 +20,14 @@ def all_specs() -> List[str]:
     return [g.id for g in tg.games()] + EXTRA_SPECS
 
 
+def play_random(state: tg.State, rng: tg.Rng, plies: int) -> None:
+    """Up to `plies` random moves and throws, fewer if the game ends first."""
+    for _ in range(plies):
+        if state.is_terminal:
+            break
+        state.apply_random(rng)
+
+
 def play_checked(test: unittest.TestCase, spec: str, seed: int) -> Tuple[List[int], str, int]:
     """Play a random game from seed to the end, checking invariants at each ply.
     Returns (history, final position string, final generator state)."""
