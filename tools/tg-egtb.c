@@ -273,7 +273,7 @@ int main(int argc, char **argv)
         tg_egtb_status st = tg_egtb_build(rules, dir, (int)counters, (unsigned)threads,
                                           print_tier, NULL);
         if (st != TG_EGTB_OK) {
-            fprintf(stderr, "tg-egtb: %s\n", tg_egtb_status_string(st));
+            fprintf(stderr, "tg-egtb: %s: %s\n", dir, tg_egtb_status_string(st));
             status = 1;
         }
     } else if (bench) {
