@@ -23,7 +23,7 @@ import threading
 from ctypes import POINTER, byref, c_float, c_int8, c_int32, c_uint8, c_uint32, c_uint64, c_void_p
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from ._action_checks import action_batch, action_value
+from ._action_checks import action_batch
 from ._errors import Status, as_int, check, error
 from ._handle import Closing, closed_error
 from ._learning_lib import Mask, Vector, fn, np

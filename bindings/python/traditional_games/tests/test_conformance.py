@@ -16,7 +16,7 @@ import io
 import os
 import unittest
 import warnings
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 import traditional_games as tg
 from traditional_games import _learning_lib
