@@ -42,8 +42,9 @@ static double seconds_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A random running position with `n` counters, as text (the library judges whether it runs). */
-static tg_state *random_position(const tg_rules *r, int n, uint64_t *rng)
+/* A random position with `n` counters, as text, read by the library into `*out`: TG_ERR_PARSE
+ * for one it refuses (the library judges which positions can stand), TG_ERR_NO_MEMORY too. */
+static tg_status random_position(const tg_rules *r, int n, uint64_t *rng, tg_state **out)
 {
     int cols = tg_rules_cols(r), holes = 2 * cols, cell[32] = {0};
     int total = strcmp(tg_rules_game_id(r), "halusa") == 0 ? 72 : 56;
@@ -60,29 +61,64 @@ static tg_state *random_position(const tg_rules *r, int n, uint64_t *rng)
     snprintf(text + len, sizeof text - (size_t)len, " %d %d,0 quiet=%llu",
              (int)(next_random(rng) % 2), total - n,
              (unsigned long long)(next_random(rng) % (quiet ? quiet : 1)));
-    tg_state *s = NULL;
-    return tg_state_from_string(r, text, &s) == TG_OK ? s : NULL;
+    return tg_state_from_string(r, text, out);
+}
+
+/* Draws of random_position() in a row that give no running position before bench gives up:
+ * far more than any rule set needs, but a bound, so that a rule set whose random positions
+ * never run ends with a message instead of drawing for ever. */
+#define MAX_FRUITLESS_DRAWS 1000000
+
+static void free_positions(tg_state **all, uint64_t count)
+{
+    for (uint64_t i = 0; all && i < count; i++)
+        tg_state_free(all[i]);
+    free(all);
 }
 
 /* `count` running positions: random ones of `n` counters, or (`lines`) the positions of
- * random games from such positions, one after the other, as a search meets them. */
+ * random games from such positions, one after the other, as a search meets them. NULL, having
+ * said why, when memory runs out or no running position turns up: every failure but a refused
+ * random position ends the filling, since drawing again would only fail again. */
 static tg_state **bench_positions(const tg_rules *r, int n, uint64_t count, bool lines)
 {
     tg_state **all = calloc((size_t)count, sizeof *all);
-    uint64_t rng = 1, made = 0;
-    while (all && made < count) {
-        tg_state *s = random_position(r, n, &rng);
-        if (!s)
+    if (!all) {
+        fprintf(stderr, "tg-egtb: out of memory for %llu positions\n", (unsigned long long)count);
+        return NULL;
+    }
+    uint64_t rng = 1, made = 0, fruitless = 0;
+    tg_status st = TG_OK;
+    while (made < count && st == TG_OK) {
+        if (fruitless++ == MAX_FRUITLESS_DRAWS) {
+            fprintf(stderr, "tg-egtb: no running position of %d counters in %d random draws\n",
+                    n, MAX_FRUITLESS_DRAWS);
+            free_positions(all, count);
+            return NULL;
+        }
+        tg_state *s = NULL;
+        st = random_position(r, n, &rng, &s);
+        if (st == TG_ERR_PARSE) {
+            st = TG_OK;
             continue;
-        while (made < count && !tg_state_is_terminal(s)) {
-            if (tg_state_clone(s, &all[made]) != TG_OK)
+        }
+        while (st == TG_OK && made < count && !tg_state_is_terminal(s)) {
+            st = tg_state_clone(s, &all[made]);
+            if (st != TG_OK)
                 break;
             made++;
+            fruitless = 0;
             uint64_t one = next_random(&rng);
-            if (!lines || tg_state_apply_random(s, &one) != TG_OK)
+            if (!lines)
                 break;
+            st = tg_state_apply_random(s, &one);
         }
         tg_state_free(s);
+    }
+    if (st != TG_OK) {
+        fprintf(stderr, "tg-egtb: making the positions to probe: %s\n", tg_status_string(st));
+        free_positions(all, count);
+        return NULL;
     }
     return all;
 }
@@ -91,9 +127,11 @@ static tg_state **bench_positions(const tg_rules *r, int n, uint64_t count, bool
 static double time_probes(const tg_egtb *db, tg_state **all, uint64_t count, bool use_reader)
 {
     tg_egtb_reader *reader = NULL;
-    if (use_reader && tg_egtb_reader_new(db, &reader) != TG_EGTB_OK)
+    tg_egtb_status st = use_reader ? tg_egtb_reader_new(db, &reader) : TG_EGTB_OK;
+    if (st != TG_EGTB_OK) {
+        fprintf(stderr, "tg-egtb: reader: %s\n", tg_egtb_status_string(st));
         return -1;
-    tg_egtb_status st = TG_EGTB_OK;
+    }
     double start = seconds_now();
     for (uint64_t i = 0; i < count && st == TG_EGTB_OK; i++) {
         tg_egtb_value v;
@@ -120,10 +158,8 @@ static int bench_probes(const tg_rules *rules, const char *dir, uint64_t probes)
     int status = 0;
     for (int lines = 0; lines < 2 && status == 0; lines++) {
         tg_state **all = bench_positions(rules, n, probes, lines);
-        if (!all) {
-            fprintf(stderr, "tg-egtb: out of memory\n");
+        if (!all)
             status = 1;
-        }
         for (int use_reader = 0; use_reader < 2 && status == 0; use_reader++) {
             double spent = time_probes(db, all, probes, use_reader);
             if (spent < 0) {
@@ -135,9 +171,7 @@ static int bench_probes(const tg_rules *rules, const char *dir, uint64_t probes)
                    (unsigned long long)probes, 1e6 * spent / (double)probes,
                    spent > 0 ? (double)probes / spent : 0.0);
         }
-        for (uint64_t i = 0; all && i < probes; i++)
-            tg_state_free(all[i]);
-        free(all);
+        free_positions(all, probes);
     }
     tg_egtb_close(db);
     return status;
@@ -239,7 +273,7 @@ int main(int argc, char **argv)
         tg_egtb_status st = tg_egtb_build(rules, dir, (int)counters, (unsigned)threads,
                                           print_tier, NULL);
         if (st != TG_EGTB_OK) {
-            fprintf(stderr, "tg-egtb: %s\n", tg_egtb_status_string(st));
+            fprintf(stderr, "tg-egtb: %s: %s\n", dir, tg_egtb_status_string(st));
             status = 1;
         }
     } else if (bench) {

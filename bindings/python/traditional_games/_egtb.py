@@ -13,13 +13,15 @@ Egtb may be shared by threads (their probes take turns) and close() waits for a 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 from ctypes import Structure, byref, c_int, c_void_p
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Iterator, Optional, Union
 
 from ._catalogue import optional
+from ._errors import as_int
 from ._handle import Handle, locked_pair
 from ._rules import Rules
 
@@ -95,6 +97,39 @@ class ExactValue:
         return "%s by %d, exact" % (word, abs(self.final_margin))
 
 
+def _directory(directory: object) -> bytes:
+    """A directory argument as the bytes C takes: TypeError for what is no path (os.fsencode
+    takes str, bytes and os.PathLike), ValueError for a NUL, which would cut it short in C."""
+    path = os.fsencode(directory)  # type: ignore[arg-type]  # checked by the call itself
+    if b"\0" in path:
+        raise ValueError("directory contains a NUL character")
+    return path
+
+
+@contextlib.contextmanager
+def _rules_for(rules: object) -> Iterator[Rules]:
+    """A rules argument as a Rules: itself, or one read from a spec string for the call and
+    closed after it. TypeError for anything else; a bad spec is the library's error."""
+    if isinstance(rules, Rules):
+        yield rules
+    elif isinstance(rules, str):
+        with Rules(rules) as made:
+            yield made
+    else:
+        raise TypeError("rules must be a Rules or a spec string, not %s" % type(rules).__name__)
+
+
+def _count(value: object, what: str, most: int) -> int:
+    """An int from 1 to `most`: TypeError for a bool, a float or a string, ValueError out of
+    range."""
+    number = as_int(value, what)
+    if not 1 <= number <= most:
+        shown = str(number) if number.bit_length() <= 64 else "a %d-bit number" % (
+            number.bit_length())
+        raise ValueError("%s must be 1 to %d, not %s" % (what, most, shown))
+    return number
+
+
 class Egtb(Handle):
     """An open directory of database files for one rule set (tg_egtb_open), with a reader.
 
@@ -107,14 +142,9 @@ class Egtb(Handle):
     def __init__(self, directory: Union[str, "os.PathLike[str]"],
                  rules: Union[Rules, str] = "halusa") -> None:
         super().__init__()
-        path = os.fsencode(directory)
-        if b"\0" in path:
-            raise ValueError("directory contains a NUL character")
-        owned = Rules(rules) if isinstance(rules, str) else rules
-        if not isinstance(owned, Rules):
-            raise TypeError("rules must be a Rules or a spec string")
+        path = _directory(directory)
         db, reader = c_void_p(), c_void_p()
-        try:
+        with _rules_for(rules) as owned:
             with owned._use as r:
                 st = optional("egtb_open")(path, r, byref(db))
             if st != EgtbStatus.OK:
@@ -123,9 +153,6 @@ class Egtb(Handle):
             if st != EgtbStatus.OK:
                 optional("egtb_close")(db)
                 raise EgtbError(st, "reader")
-        finally:
-            if owned is not rules:
-                owned.close()
         reader_free, close = optional("egtb_reader_free"), optional("egtb_close")
         self._reader = reader
 
@@ -141,28 +168,17 @@ class Egtb(Handle):
         """Writes the files for 1 to `counters` counters on the board into the existing
         `directory` (tg_egtb_build; files already there for the same rules are reused).
         EgtbError if the rules have no databases, a file cannot be written, or a file to
-        reuse is damaged or of other rules; ValueError for numbers out of range."""
-        if not 1 <= counters <= 72 or not 1 <= threads <= 256:
-            raise ValueError("counters must be 1 to 72 and threads 1 to 256")
-        path = os.fsencode(directory)
-        if b"\0" in path:
-            raise ValueError("directory contains a NUL character")
-        owned = Rules(rules) if isinstance(rules, str) else rules
-        try:
-            with owned._use as r:
-                st = optional("egtb_build")(r, path, counters, threads, None, None)
-        finally:
-            if owned is not rules:
-                owned.close()
+        reuse is damaged or of other rules. Before anything is built: TypeError for a count
+        that is no int (a bool, a float, a string), rules that are neither a Rules nor a spec
+        string, a directory that is no path; ValueError for a count out of range, a NUL in
+        the directory, a closed Rules; the library's error for a bad spec."""
+        counters = _count(counters, "counters", 72)
+        threads = _count(threads, "threads", 256)
+        path = _directory(directory)
+        with _rules_for(rules) as owned, owned._use as r:
+            st = optional("egtb_build")(r, path, counters, threads, None, None)
         if st != EgtbStatus.OK:
             raise EgtbError(st, "build %s" % os.fsdecode(path))
-
-    def __enter__(self) -> Egtb:
-        with self._use:
-            return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def max_counters(self) -> int:

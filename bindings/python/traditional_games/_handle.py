@@ -1,12 +1,44 @@
 """What Rules and State share: one C object, owned once, used under a lock, freed only when
-no call is using it."""
+no call is using it. And what every class of the package with a close() shares: `with`."""
 
 from __future__ import annotations
 
 import threading
 import weakref
 from ctypes import c_void_p
-from typing import Callable, Optional, Tuple
+from typing import Callable, Optional, Tuple, TypeVar
+
+_Closing = TypeVar("_Closing", bound="Closing")
+
+
+def closed_error(obj: object) -> ValueError:
+    """The error for any use of `obj` after its close(), naming its class."""
+    return ValueError("operation on a closed %s" % type(obj).__name__)
+
+
+class Closing:
+    """`with obj as o:` for every class of the package that has a close(): `o` is obj itself,
+    and obj.close() runs when the block ends, however it ends (an exception goes on).
+    Entering an object already closed raises closed_error(obj), as any other use of it does.
+
+    A subclass defines close(), which releases what the object holds and does nothing the
+    second time, and _check_open(), which raises closed_error(self) once close() has run.
+    """
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _check_open(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Closing) -> _Closing:
+        self._check_open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class _Use:
@@ -24,7 +56,7 @@ class _Use:
         try:
             ptr = h._ptr
             if ptr is None:
-                raise ValueError("operation on a closed %s" % type(h).__name__)
+                raise closed_error(h)
             h._calls += 1
         except BaseException:
             h._lock.release()
@@ -41,8 +73,8 @@ class _Use:
             h._lock.release()
 
 
-class Handle:
-    """The owner of one C object (a tg_rules or a tg_state).
+class Handle(Closing):
+    """The owner of one C object (a tg_rules, a tg_state, an open tg_egtb).
 
     Every call into the library on the object holds the object's lock (`with self._use as
     ptr`), and close() takes the same lock before it frees: so a State is used by one thread
@@ -88,6 +120,10 @@ class Handle:
             self._ptr = None
             if self._calls == 0:
                 self._free()
+
+    def _check_open(self) -> None:
+        if self._ptr is None:
+            raise closed_error(self)
 
     @property
     def closed(self) -> bool:

@@ -49,13 +49,6 @@ class Rules(Handle, RulesLearning):
 
     games = staticmethod(games)
 
-    def __enter__(self) -> Rules:
-        with self._use:
-            return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     @property
     def spec(self) -> str:
         """The canonical spec: the game id and every option, in the game's order."""

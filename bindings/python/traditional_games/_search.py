@@ -22,6 +22,7 @@ from typing import Callable, List, Optional, Tuple
 from ._catalogue import optional
 from ._egtb import CValue, EgtbStatus, ExactValue
 from ._errors import check, decode
+from ._handle import Closing, closed_error
 from ._library import tg
 
 # How often the waiting main thread looks up (a signal also wakes it at once), and how often
@@ -54,7 +55,7 @@ def has_engine() -> bool:
     return tg.search_new is not None
 
 
-class Search:
+class Search(Closing):
     """One tg_search handle: made from a bot spec, freed by close() (or `with`)."""
 
     def __init__(self, spec: bytes) -> None:
@@ -62,11 +63,14 @@ class Search:
         check(optional("search_new")(spec, byref(self.ptr)), "bot %s",
               spec.decode("utf-8", "surrogateescape"))
 
-    def __enter__(self) -> Search:
-        return self
+    def close(self) -> None:
+        if self.ptr:
+            optional("search_free")(self.ptr)
+            self.ptr = c_void_p()
 
-    def __exit__(self, *exc: object) -> None:
-        optional("search_free")(self.ptr)
+    def _check_open(self) -> None:
+        if not self.ptr:
+            raise closed_error(self)
 
     def run(self, call: Callable[[], int]) -> int:
         """call() (a C search on this handle) so that Ctrl-C stops it: see the module's

@@ -166,13 +166,6 @@ class State(Handle, StateLearning):
 
     # -- lifetime and copies ---------------------------------------------------------------
 
-    def __enter__(self) -> State:
-        with self._use:
-            return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def clone(self) -> State:
         """An independent copy: position, ply and undo history."""
         ptr = c_void_p()

@@ -34,6 +34,7 @@ else:
 from . import learning
 from ._action_checks import action_value
 from ._errors import as_int
+from ._handle import Closing, closed_error
 from ._learning_lib import np
 from ._rules import Rules
 from ._state import State
@@ -94,7 +95,7 @@ class VectorEnv(learning.VectorEnv, GymVectorEnv):
         self.closed = True
 
 
-class Env(GymEnv):
+class Env(Closing, GymEnv):
     """One game of a rule set as a gymnasium.Env.
 
     reset(seed=None) -> (observation, info); step(action) -> (observation, reward,
@@ -112,6 +113,9 @@ class Env(GymEnv):
     changes nothing. An action in the space that is not legal now is refused by the library:
     the game is unchanged, reward 0, info["status"] says why (TG_ERR_ILLEGAL_MOVE; after
     the end, TG_ERR_GAME_OVER: call reset()).
+
+    close() (or the end of a `with` block) releases the game; a second close() does nothing,
+    and reset(), step(), state() or render() after it raise ValueError.
     """
 
     metadata: Dict[str, Any] = {"render_modes": ["ansi"]}
@@ -138,21 +142,25 @@ class Env(GymEnv):
               options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
         """Start the game again; `seed` (an int) seeds its generator and np_random. `options`
         is not used."""
+        self._check_open()
         seed = _seed(seed)
         super().reset(seed=seed)
         obs, info = self._game.reset(seed=seed)
         return obs[0], self._one(info)
 
     def step(self, action: Any) -> Tuple[Any, SupportsFloat, bool, bool, Dict[str, Any]]:
+        self._check_open()
         value = action_value(action, self.rules.action_count)
         obs, reward, terminated, _, info = self._game.step(np.array([value]))
         return obs[0], float(reward[0]), bool(terminated[0]), False, self._one(info)
 
     def state(self) -> State:
         """A copy of the position (a new State, no history)."""
+        self._check_open()
         return self._game.state(0)
 
     def render(self) -> Optional[str]:
+        self._check_open()
         if self.render_mode != "ansi":
             return None
         with self._game.state(0) as state:
@@ -160,3 +168,7 @@ class Env(GymEnv):
 
     def close(self) -> None:
         self._game.close()
+
+    def _check_open(self) -> None:
+        if self._game._batch is None:
+            raise closed_error(self)

@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import threading
 from ctypes import POINTER, byref, c_float, c_int8, c_int32, c_uint8, c_uint32, c_uint64, c_void_p
-from typing import Any, Dict, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
-from ._action_checks import action_batch, action_value
+from ._action_checks import action_batch
 from ._errors import Status, as_int, check, error
+from ._handle import Closing, closed_error
 from ._learning_lib import Mask, Vector, fn, np
 from ._rng import Rng
 from ._rules import Rules
 from ._state import CHANCE, State
 
 RulesArg = Union[Rules, str, bytes]
-_Env = TypeVar("_Env", bound="VectorEnv")
 
 
 def _rules(spec: RulesArg) -> Rules:
@@ -42,7 +42,7 @@ def _rules(spec: RulesArg) -> Rules:
     raise TypeError("spec must be a Rules or a spec string, not %s" % type(spec).__name__)
 
 
-class VectorEnv:
+class VectorEnv(Closing):
     """`n` games of one rule set stepped together by the library (a tg_batch).
 
     Shaped as Gymnasium's vector API with same-step autoreset: reset(seed=None) -> (obs,
@@ -125,9 +125,13 @@ class VectorEnv:
         self.reset()
 
     def _handle(self) -> c_void_p:
-        if self._batch is None:
-            raise ValueError("operation on a closed VectorEnv")
-        return self._batch
+        batch = self._batch
+        if batch is None:
+            raise closed_error(self)
+        return batch
+
+    def _check_open(self) -> None:
+        self._handle()
 
     def _out(self, array: Any) -> Any:
         return array.copy() if self.copy else array
@@ -213,6 +217,7 @@ class VectorEnv:
 
     def state(self, i: int) -> State:
         """A copy of game i's position (a new State, ply included, no history)."""
+        self._check_open()
         i = as_int(i, "i")
         if not 0 <= i < self.num_envs:
             raise IndexError("game index %d out of range" % i)
@@ -244,12 +249,6 @@ class VectorEnv:
                 self._batch = None
             self.rules.close()
 
-    def __enter__(self: _Env) -> _Env:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def __del__(self) -> None:
         batch = getattr(self, "_batch", None)
         if batch is not None:
@@ -257,7 +256,7 @@ class VectorEnv:
             self._batch = None
 
 
-class AECEnv:
+class AECEnv(Closing):
     """One game with PettingZoo's agent-environment-cycle conventions (without PettingZoo).
 
     Agents "player_0" and "player_1". reset(seed) starts a game, agent_selection is the agent
@@ -266,6 +265,10 @@ class AECEnv:
     truncated, info) of agent_selection, step(action) acts for it. Once the game is over every
     agent is terminated; each then takes step(None) in turn and leaves `agents`, until it is
     empty. Chance outcomes (Tab's throws) are drawn by the environment's own generator.
+
+    close() releases the game's State and Rules (a second close() does nothing), and so does
+    the end of a `with AECEnv(...) as env:` block; reset(), observe(), last(), step() and
+    render() after it raise ValueError.
     """
 
     metadata: Dict[str, Any] = {"name": "traditional_games_v0", "is_parallelizable": False}
@@ -287,6 +290,7 @@ class AECEnv:
         self.reset()
 
     def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
+        self._check_open()
         if seed is not None:
             self._rng = Rng(seed)
         self.state.close()
@@ -305,6 +309,7 @@ class AECEnv:
             self.state.apply_random(self._rng)
 
     def observe(self, agent: str) -> Dict[str, Any]:
+        self._check_open()
         player = self.possible_agents.index(agent)
         observation: Vector = self.state.observation(player)
         mask: Mask = self.state.action_mask()
@@ -314,11 +319,13 @@ class AECEnv:
 
     def last(self, observe: bool = True) -> Tuple[Optional[Dict[str, Any]], float, bool, bool,
                                                  Dict[str, Any]]:
+        self._check_open()
         agent = self.agent_selection
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: Optional[int]) -> None:
+        self._check_open()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -351,8 +358,15 @@ class AECEnv:
             self._cumulative_rewards[a] += self.rewards[a]
 
     def render(self) -> str:
+        self._check_open()
         return str(self.state)
 
     def close(self) -> None:
         self.state.close()
         self.rules.close()
+
+    def _check_open(self) -> None:
+        # The Rules are the environment's own (_rules() makes a new one), closed only by
+        # close(); the State is replaced by every reset().
+        if self.rules.closed:
+            raise closed_error(self)

@@ -1,11 +1,13 @@
-"""What several test modules share: the rule sets to cover and a fully checked random game."""
+"""What several test modules share: the rule sets to cover, a fully checked random game, and
+the checks of an object's `with` block and close()."""
 
 from __future__ import annotations
 
 import unittest
-from typing import List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import traditional_games as tg
+from traditional_games import _learning_lib
 
 # Every game at its defaults, plus option sets that change the board or the rules.
 EXTRA_SPECS = ["halusa:remainder=owner,quiet=20", "hus:width=16", "hus:width=10,quiet=0",
@@ -16,6 +18,14 @@ MAX_PLIES = 20000  # far beyond any game's length with random play
 
 def all_specs() -> List[str]:
     return [g.id for g in tg.games()] + EXTRA_SPECS
+
+
+def play_random(state: tg.State, rng: tg.Rng, plies: int) -> None:
+    """Up to `plies` random moves and throws, fewer if the game ends first."""
+    for _ in range(plies):
+        if state.is_terminal:
+            break
+        state.apply_random(rng)
 
 
 def play_checked(test: unittest.TestCase, spec: str, seed: int) -> Tuple[List[int], str, int]:
@@ -98,3 +108,67 @@ def play_checked(test: unittest.TestCase, spec: str, seed: int) -> Tuple[List[in
             test.assertTrue(back.is_terminal)
             test.assertEqual(back.winner, winner)
         return state.history, final, rng.state
+
+
+class _Raised(Exception):
+    pass
+
+
+def check_with_and_close(test: unittest.TestCase, make: Callable[[], Any],
+                         uses: Dict[str, Callable[[Any], object]],
+                         released: Callable[[Any], List[bool]]) -> None:
+    """What every class with a close() promises (_handle.Closing): `with make() as x` gives the
+    object itself, usable in the block; its end closes it, so that released(x) (whether each
+    native object it held is freed) is all True, also when the block ends by an exception,
+    which goes on; close() again does nothing; each of `uses` (name: call on the object) and
+    entering a `with` block again then raise ValueError naming the object's class, and leave
+    it closed."""
+    with make() as obj:
+        test.assertFalse(any(released(obj)))
+        for use in uses.values():
+            use(obj)  # each use works while it is open
+    test.assertEqual(released(obj), [True] * len(released(obj)))
+    message = "operation on a closed %s" % type(obj).__name__
+    obj.close()
+    for name, use in uses.items():
+        with test.subTest(use=name), test.assertRaisesRegex(ValueError, message):
+            use(obj)
+    with test.assertRaisesRegex(ValueError, message):
+        with obj:
+            test.fail("a closed %s entered a with block" % type(obj).__name__)
+    test.assertTrue(all(released(obj)))
+    with test.assertRaises(_Raised):
+        with make() as other:
+            raise _Raised()
+    test.assertTrue(all(released(other)))
+
+
+def check_aec_env_with_and_close(test: unittest.TestCase, make: Any) -> None:
+    """AECEnv (learning's or pettingzoo_env's): a with block, close() releasing the game's
+    State and Rules, and each method refusing use after close()."""
+    with make() as probe:
+        probe.reset(seed=3)  # as the use "reset" below, throws included
+        first = [int(x) for x in probe.observe(probe.agent_selection)["action_mask"]].index(1)
+    check_with_and_close(test, make, {
+        "reset": lambda env: env.reset(seed=3),
+        "observe": lambda env: env.observe(env.agent_selection),
+        "last": lambda env: env.last(),
+        "step": lambda env: env.step(first),
+        "render": lambda env: env.render(),
+    }, lambda env: [env.state.closed, env.rules.closed])
+
+
+def check_vector_env_with_and_close(test: unittest.TestCase, make: Any) -> None:
+    """VectorEnv (learning's or gymnasium_env's; numpy needed): a with block, close()
+    releasing the batch and the Rules, and each method refusing use after close()."""
+    np = _learning_lib.np
+    with make() as probe:
+        state = probe.state(0)
+    check_with_and_close(test, make, {
+        "reset": lambda env: env.reset(seed=3),
+        "step": lambda env: env.step(np.zeros(env.num_envs, dtype=np.int64)),
+        "state": lambda env: env.state(0).close(),
+        "set_state": lambda env: env.set_state(0, state),
+        "rng_state": lambda env: env.rng_state(0),
+    }, lambda env: [env._batch is None, env.rules.closed])
+    state.close()

@@ -16,12 +16,13 @@ import io
 import os
 import unittest
 import warnings
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 import traditional_games as tg
 from traditional_games import _learning_lib
 
-from .helpers import all_specs
+from .helpers import (all_specs, check_aec_env_with_and_close, check_vector_env_with_and_close,
+                      check_with_and_close)
 
 np: Any = _learning_lib.np
 GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment
@@ -79,6 +80,14 @@ def _legal_choice(pick: Any, mask: Any) -> Any:
 
 @unittest.skipIf(gymnasium is None, "gymnasium is not installed")
 class TestGymnasiumEnv(unittest.TestCase):
+    def test_with_and_close(self) -> None:
+        check_with_and_close(self, lambda: Env("halusa", seed=1, render_mode="ansi"), {
+            "reset": lambda env: env.reset(seed=2),
+            "step": lambda env: env.step(0),
+            "state": lambda env: env.state().close(),
+            "render": lambda env: env.render(),
+        }, lambda env: [env._game._batch is None, env.rules.closed])
+
     def test_env_checker_every_game(self) -> None:
         for spec in all_specs():
             with self.subTest(spec=spec), _recorded_warnings() as said:
@@ -151,6 +160,12 @@ class TestGymnasiumEnv(unittest.TestCase):
 
 @unittest.skipIf(gymnasium is None, "gymnasium is not installed")
 class TestGymnasiumVectorEnv(unittest.TestCase):
+    def test_with_and_close(self) -> None:
+        check_vector_env_with_and_close(self, lambda: VectorEnv("tab", n=2, seed=1))
+        env = VectorEnv("halusa", n=2)
+        env.close()
+        self.assertTrue(env.closed)  # Gymnasium's attribute
+
     def test_spaces_and_metadata(self) -> None:
         with VectorEnv("tab", n=np.int64(3), seed=2) as env:
             self.assertIsInstance(env, gymnasium.vector.VectorEnv)
@@ -286,6 +301,10 @@ class TestPettingZoo(unittest.TestCase):
                 self.assertEqual([totals[a] for a in env.possible_agents],
                                  list(env.state.returns))
                 env.close()
+
+    def test_with_and_close(self) -> None:
+        # pettingzoo.AECEnv has no with block of its own: ours, from learning.AECEnv.
+        check_aec_env_with_and_close(self, lambda: AECEnv("tab", seed=4))
 
     def test_not_parallelizable(self) -> None:
         env = AECEnv("halusa")

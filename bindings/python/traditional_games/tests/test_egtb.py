@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import tempfile
 import unittest
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import traditional_games as tg
 
 from . import oracle
+from .helpers import check_with_and_close
 
 HAS_EGTB = oracle.has("tg_egtb_reader_new") and tg._library.tg.egtb_reader_new is not None
 SPEC = "halusa:remainder=last-mover,quiet=3"
@@ -170,6 +172,69 @@ class EgtbTest(unittest.TestCase):
         db.close()
         with self.assertRaises(ValueError):
             db.probe(s)
+
+    def test_build_refuses_bad_arguments(self) -> None:
+        # Each is refused before anything is built: the empty directory stays empty.
+        empty = tempfile.mkdtemp(prefix="tg-egtb-py-")
+        closed = tg.Rules(SPEC)
+        closed.close()
+        try:
+            cases: List[Tuple[str, Dict[str, Any], type, str]] = [
+                ("threads True", {"threads": True}, TypeError,
+                 "threads must be an int, not bool"),
+                ("counters True", {"counters": True}, TypeError,
+                 "counters must be an int, not bool"),
+                ("counters 2.0", {"counters": 2.0}, TypeError,
+                 "counters must be an int, not float"),
+                ("threads 1.5", {"threads": 1.5}, TypeError, "threads must be an int, not float"),
+                ("counters '2'", {"counters": "2"}, TypeError, "counters must be an int, not str"),
+                ("counters None", {"counters": None}, TypeError, "counters must be an int"),
+                ("counters 0", {"counters": 0}, ValueError, "counters must be 1 to 72, not 0"),
+                ("counters -2", {"counters": -2}, ValueError, "counters must be 1 to 72, not -2"),
+                ("counters 73", {"counters": 73}, ValueError, "counters must be 1 to 72, not 73"),
+                ("counters 2**70", {"counters": 2**70}, ValueError,
+                 "counters must be 1 to 72, not a 71-bit number"),
+                ("threads 0", {"threads": 0}, ValueError, "threads must be 1 to 256, not 0"),
+                ("threads -1", {"threads": -1}, ValueError, "threads must be 1 to 256, not -1"),
+                ("threads 257", {"threads": 257}, ValueError, "threads must be 1 to 256, not 257"),
+                ("rules 5", {"rules": 5}, TypeError,
+                 "rules must be a Rules or a spec string, not int"),
+                ("rules bytes", {"rules": SPEC.encode()}, TypeError,
+                 "rules must be a Rules or a spec string, not bytes"),
+                ("rules None", {"rules": None}, TypeError,
+                 "rules must be a Rules or a spec string, not NoneType"),
+                ("closed rules", {"rules": closed}, ValueError, "operation on a closed Rules"),
+                ("unknown game", {"rules": "no-such-game"}, tg.UnknownGame, "no-such-game"),
+                ("directory 5", {"directory": 5}, TypeError, "int"),
+                ("directory with NUL", {"directory": empty + "\0x"}, ValueError, "NUL"),
+            ]
+            for name, change, kind, message in cases:
+                args: Dict[str, Any] = {"directory": empty, "rules": SPEC, "counters": 2,
+                                        "threads": 1}
+                args.update(change)
+                for f in os.listdir(empty):  # what a case that failed wrote
+                    os.remove(os.path.join(empty, f))
+                with self.subTest(name):
+                    with self.assertRaisesRegex(kind, re.escape(message)):
+                        tg.Egtb.build(**args)
+                    self.assertEqual(os.listdir(empty), [])
+            # The same checks let good arguments through: a Rules, int-like counts.
+            class Count(int):
+                pass
+
+            with tg.Rules(SPEC) as rules:
+                tg.Egtb.build(empty, rules, Count(2), threads=Count(1))
+            self.assertEqual(sorted(os.listdir(empty)), ["halusa-02.egtb"])
+        finally:
+            shutil.rmtree(empty)
+
+    def test_with_block(self) -> None:
+        s = self.sample(1, 4)[0]
+        check_with_and_close(self, lambda: tg.Egtb(self.directory, SPEC), {
+            "probe": lambda db: db.probe(s),
+            "max_counters": lambda db: db.max_counters,
+        }, lambda db: [db.closed])
+        s.close()
 
     def test_damaged_and_missing_files(self) -> None:
         copy = tempfile.mkdtemp(prefix="tg-egtb-py-")

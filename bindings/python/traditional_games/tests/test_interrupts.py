@@ -16,7 +16,7 @@ import traditional_games as tg
 from traditional_games import _chunked
 from traditional_games._library import tg as lib
 
-from .helpers import all_specs
+from .helpers import all_specs, play_random
 
 # The position of docs/halusa.md, example 6, without the quiet limit: every move is forced,
 # none captures, and the twelve moves repeat for ever.
@@ -73,11 +73,7 @@ class TestChunksGiveTheSameResults(unittest.TestCase):
         # depth 1 is expanded by the package, chance nodes included.
         for spec in each_spec():
             with self.subTest(spec=spec), tg.State(spec) as s:
-                rng = tg.Rng(4)
-                for _ in range(6):
-                    if s.is_terminal:
-                        break
-                    s.apply_random(rng)
+                play_random(s, tg.Rng(4), 6)
                 depth = 3 if spec.startswith("tab") else 4
                 with s._use as h:
                     expected = [lib.perft(h, d) for d in range(depth + 1)]

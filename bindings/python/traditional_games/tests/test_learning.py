@@ -13,7 +13,7 @@ import traditional_games as tg
 from traditional_games import _learning_lib
 from traditional_games.learning import AECEnv, VectorEnv
 
-from .helpers import all_specs
+from .helpers import all_specs, check_aec_env_with_and_close, check_vector_env_with_and_close
 
 np: Any = _learning_lib.np
 
@@ -139,6 +139,9 @@ class TestState(unittest.TestCase):
 
 @unittest.skipIf(np is None, "numpy is not installed")
 class TestVectorEnv(unittest.TestCase):
+    def test_with_and_close(self) -> None:
+        check_vector_env_with_and_close(self, lambda: VectorEnv("tab", n=3, seed=1))
+
     def test_same_games_as_single_states(self) -> None:
         for spec in ["halusa", "tab", "walak-pussa:rounds=match", "hus:width=10"]:
             with self.subTest(spec=spec), VectorEnv(spec, n=5, seed=42) as env:
@@ -308,6 +311,9 @@ class TestVectorEnv(unittest.TestCase):
 
 
 class TestAECEnv(unittest.TestCase):
+    def test_with_and_close(self) -> None:
+        check_aec_env_with_and_close(self, lambda: AECEnv("halusa", seed=2))
+
     def test_cycle(self) -> None:
         for spec in ["halusa", "tab"]:
             env = AECEnv(spec, seed=4)

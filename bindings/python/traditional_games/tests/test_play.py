@@ -9,7 +9,7 @@ from typing import List, Tuple
 
 import traditional_games as tg
 
-from .helpers import MAX_PLIES, all_specs, play_checked
+from .helpers import MAX_PLIES, all_specs, check_with_and_close, play_checked
 
 
 class TestCatalogue(unittest.TestCase):
@@ -61,6 +61,19 @@ class TestCatalogue(unittest.TestCase):
         with self.assertRaises(ValueError):
             s.legal_moves()
         self.assertIn("closed", repr(s))
+
+
+    def test_rules_and_state_with_blocks(self) -> None:
+        check_with_and_close(self, lambda: tg.Rules("hus"), {
+            "spec": lambda r: r.spec,
+            "new_state": lambda r: r.new_state().close(),
+            "copy": lambda r: copy.copy(r).close(),
+        }, lambda r: [r.closed])
+        check_with_and_close(self, lambda: tg.State("tab"), {
+            "to_string": lambda s: s.to_string(),
+            "apply_random": lambda s: s.apply_random(tg.Rng(1)),
+            "clone": lambda s: s.clone().close(),
+        }, lambda s: [s.closed])
 
 
 class TestPlay(unittest.TestCase):

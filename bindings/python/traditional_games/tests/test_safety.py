@@ -13,7 +13,7 @@ from typing import Callable, List, Set
 
 import traditional_games as tg
 
-from .helpers import all_specs
+from .helpers import all_specs, play_random
 
 PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)
 
@@ -156,11 +156,7 @@ class TestPickle(unittest.TestCase):
     def test_states_in_every_game(self) -> None:
         for spec in all_specs():
             with self.subTest(spec=spec), tg.State(spec) as s:
-                rng = tg.Rng(5)
-                for _ in range(12):
-                    if s.is_terminal:
-                        break
-                    s.apply_random(rng)
+                play_random(s, tg.Rng(5), 12)
                 for protocol in PROTOCOLS:
                     with pickle.loads(pickle.dumps(s, protocol)) as back:
                         self.assertEqual(back.to_string(), s.to_string())

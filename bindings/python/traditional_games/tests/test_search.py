@@ -14,7 +14,7 @@ from typing import List, Tuple
 import traditional_games as tg
 
 from . import oracle, search_tuples
-from .helpers import all_specs
+from .helpers import all_specs, play_random
 from .test_interrupts import MARGIN, ReportsLatency, SigintAfter
 
 HAS_ENGINE = oracle.has("tg_search_new") and tg._search.has_engine()
@@ -27,10 +27,7 @@ def positions(spec: str, count: int = 3) -> List[List[int]]:
     with tg.State(spec) as s:
         rng = tg.Rng(len(spec))
         while len(out) < count and not s.is_terminal:
-            for _ in range(7):
-                if s.is_terminal:
-                    break
-                s.apply_random(rng)
+            play_random(s, rng, 7)
             if not s.is_terminal:
                 out.append(s.history)
     return out
