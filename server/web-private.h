@@ -62,13 +62,20 @@ struct session {
     /* GET /matches/ID.tgr: the reply of `record ID` from the line server, streamed as the
      * response's body once its first line has decided the status. */
     bool http_record, headers_sent;
+    bool rx_paused; /* the connection does not read until the answer is ready (http_pause) */
     unsigned long long record_lines_left; /* the record's lines not yet sent */
     /* POST /account/...: the form being received, then the line server's replies. */
     enum account_route account_route;
     enum cookie cookie;
     size_t body_left;  /* the body's bytes still to come (Content-Length) */
-    bool close_after;  /* refused before its body was read: the connection closes */
     bool forwarded;    /* the whole body came: what follows (lws' empty last call) is not */
+    unsigned body_ends; /* lws' calls telling the body's end: more than one, bytes follow it */
+};
+
+/* A header of an answer: its name with the colon, in lower case, and its value. */
+struct http_header {
+    const char *name;
+    const char *value;
 };
 
 struct web {
@@ -99,11 +106,6 @@ struct web {
     struct lws_protocol_vhost_options wasm_type;
 };
 
-/* One request on the metrics port: the text it is sent. */
-struct metrics_reply {
-    struct bytes text;
-};
-
 bool bytes_append(struct bytes *b, const void *p, size_t n);
 void browser_took(struct session *s, size_t n);
 void refuse(struct session *s, const char *line, enum lws_close_status status);
@@ -118,8 +120,16 @@ bool origin_allowed(const struct web *w, struct lws *wsi);
 bool request_origin_allowed(const struct web *w, struct lws *wsi);
 /* The request's tg_session cookie; when well formed, its token is copied to token. */
 enum cookie session_cookie(struct lws *wsi, char token[SESSION_TOKEN_LEN + 1]);
+int http_request(struct web *w, struct session *s, struct lws *wsi);
+int http_answer(struct session *s, struct lws *wsi, unsigned status, const char *type,
+                const struct http_header *extra, size_t extra_count, const void *body,
+                size_t body_len);
+void http_pause(struct session *s, struct lws *wsi);
+void http_resume(struct session *s);
 int account_request(struct web *w, struct session *s, struct lws *wsi, const char *uri);
 int account_body(struct web *w, struct session *s, struct lws *wsi, const void *in, size_t len);
+int account_body_end(struct session *s, struct lws *wsi);
+bool account_reply_ready(const struct session *s);
 int account_send(struct web *w, struct session *s, struct lws *wsi);
 void client_address(const struct web *w, struct lws *wsi, char *out, size_t cap);
 bool inside_site(const struct web *w, const char *uri, size_t len);

@@ -243,6 +243,8 @@ int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void 
             s->server_paused = true;
             lws_rx_flow_control(wsi, 0);
         }
+        if (account_reply_ready(s))
+            http_resume(s); /* so that lws serves the writable callback (http_pause) */
         lws_callback_on_writable(s->ws);
         return 0;
     case LWS_CALLBACK_RAW_WRITEABLE:
@@ -269,9 +271,12 @@ int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void 
         if (s) {
             s->line = NULL;
             s->line_gone = true;
+            http_resume(s);
             lws_callback_on_writable(s->ws);
         }
         return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return 1; /* a WebSocket naming this subprotocol: it is the relay's, no browser's */
     default:
         return 0;
     }
