@@ -340,7 +340,11 @@ static enum body_length body_length(struct lws *wsi, size_t *length)
     bool twice = lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, 1) > 0 ||
                  lws_hdr_copy_fragment(wsi, second, sizeof second,
                                        WSI_TOKEN_HTTP_CONTENT_LENGTH, 1) == 0;
-    if (twice || n == 0 || strlen(value) != (size_t)n || strspn(value, "0123456789") != (size_t)n)
+    if (strlen(value) != (size_t)n) /* a NUL byte inside */
+        return LENGTH_MALFORMED;
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t')) /* lws trims the leading */
+        value[--n] = '\0';
+    if (twice || n == 0 || strspn(value, "0123456789") != (size_t)n)
         return LENGTH_MALFORMED;
     if (n > 9 || atol(value) > BODY_MAX)
         return LENGTH_TOO_LARGE;
