@@ -415,19 +415,8 @@ int account_body(struct web *w, struct session *s, struct lws *wsi, const void *
     return s->body_left == 0 ? forward(w, s, wsi) : 0;
 }
 
-/* lws tells the body's end once it has come (account_body has asked the line server then),
- * and again at every turn of its loop while bytes follow the body on the connection, without
- * reading them: the connection then stops reading until the answer (http_pause), which is
- * the last on the connection. */
-int account_body_end(struct session *s, struct lws *wsi)
-{
-    if (s->account_route && s->forwarded && ++s->body_ends > 1 && !account_reply_ready(s))
-        http_pause(s, wsi);
-    return 0;
-}
-
 /* Whether the line server's replies are in (or it went): the answer can be made. */
-bool account_reply_ready(const struct session *s)
+static bool account_reply_ready(const struct session *s)
 {
     const struct route *r = route_of(s->account_route);
     unsigned lines = 0;

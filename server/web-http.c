@@ -85,27 +85,6 @@ int http_answer(struct session *s, struct lws *wsi, unsigned status, const char 
     return -1; /* lws sends what it kept before it closes */
 }
 
-/* lws hands the bytes that follow a request's body on its connection (a pipelined request)
- * to the callback again and again without reading them, until the request is answered: the
- * connection stops reading meanwhile (http_resume reads on). lws 4.1 serves no writable
- * callback either while an HTTP connection does not read, so it reads again once the answer
- * is ready, before asking for one. */
-void http_pause(struct session *s, struct lws *wsi)
-{
-    if (!s->rx_paused) {
-        s->rx_paused = true;
-        lws_rx_flow_control(wsi, 0);
-    }
-}
-
-void http_resume(struct session *s)
-{
-    if (s->rx_paused) {
-        s->rx_paused = false;
-        lws_rx_flow_control(s->ws, 1);
-    }
-}
-
 /* An error's answer: a short text, and the connection closes (docs/server.md: an error of
  * HTTP closes that connection only). */
 static int http_error(struct session *s, struct lws *wsi, unsigned status, const char *text,

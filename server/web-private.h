@@ -62,14 +62,12 @@ struct session {
     /* GET /matches/ID.tgr: the reply of `record ID` from the line server, streamed as the
      * response's body once its first line has decided the status. */
     bool http_record, headers_sent;
-    bool rx_paused; /* the connection does not read until the answer is ready (http_pause) */
     unsigned long long record_lines_left; /* the record's lines not yet sent */
     /* POST /account/...: the form being received, then the line server's replies. */
     enum account_route account_route;
     enum cookie cookie;
     size_t body_left;  /* the body's bytes still to come (Content-Length) */
     bool forwarded;    /* the whole body came: what follows (lws' empty last call) is not */
-    unsigned body_ends; /* lws' calls telling the body's end: more than one, bytes follow it */
 };
 
 /* A header of an answer: its name with the colon, in lower case, and its value. */
@@ -124,12 +122,8 @@ int http_request(struct web *w, struct session *s, struct lws *wsi);
 int http_answer(struct session *s, struct lws *wsi, unsigned status, const char *type,
                 const struct http_header *extra, size_t extra_count, const void *body,
                 size_t body_len);
-void http_pause(struct session *s, struct lws *wsi);
-void http_resume(struct session *s);
 int account_request(struct web *w, struct session *s, struct lws *wsi, const char *uri);
 int account_body(struct web *w, struct session *s, struct lws *wsi, const void *in, size_t len);
-int account_body_end(struct session *s, struct lws *wsi);
-bool account_reply_ready(const struct session *s);
 int account_send(struct web *w, struct session *s, struct lws *wsi);
 void client_address(const struct web *w, struct lws *wsi, char *out, size_t cap);
 bool inside_site(const struct web *w, const char *uri, size_t len);

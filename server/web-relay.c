@@ -243,8 +243,6 @@ int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void 
             s->server_paused = true;
             lws_rx_flow_control(wsi, 0);
         }
-        if (account_reply_ready(s))
-            http_resume(s); /* so that lws serves the writable callback (http_pause) */
         lws_callback_on_writable(s->ws);
         return 0;
     case LWS_CALLBACK_RAW_WRITEABLE:
@@ -277,7 +275,6 @@ int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void 
         if (s) {
             s->line = NULL;
             s->line_gone = true;
-            http_resume(s);
             lws_callback_on_writable(s->ws);
         }
         return 0;
