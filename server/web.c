@@ -125,6 +125,12 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
             }
         }
         return 0;
+    case LWS_CALLBACK_RAW_ADOPT:
+    case LWS_CALLBACK_RAW_RX:
+        /* A request libwebsockets 4.1 could not take for HTTP (a CONNECT) is handed over as
+         * a raw socket of this protocol, without a timeout: it is no browser's, and closes
+         * at once rather than holding a place. */
+        return -1;
     case LWS_CALLBACK_RECEIVE:
         receive(s, in, len);
         return 0;

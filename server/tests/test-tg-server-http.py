@@ -14,7 +14,8 @@
   after which the connection closes: other methods than GET on /matches/ are 405 (a HEAD's
   without a body), a request followed by more bytes before its answer (pipelined) gets at most
   one answer and its connection closes at once, the metrics port answers HEAD without a body
-  and other methods 405, and a WebSocket naming the relay's own subprotocol is refused.
+  and other methods 405, a WebSocket naming the relay's own subprotocol is refused, and a
+  CONNECT is closed at once.
 """
 import http.client
 import os
@@ -345,6 +346,17 @@ class OneAnswerTest(unittest.TestCase):
             self.assertTrue(ex.closed, what)
             self.assertLess(ex.seconds, 4.0, what)  # closed at once, not by a timeout
             self.assert_still_serving(what)
+
+    def test_a_connect_is_closed_at_once(self):
+        # Before, libwebsockets made such a connection a raw socket of the browser's
+        # protocol, with no timeout: it stayed open, unanswered, for as long as its client.
+        for request in (b"CONNECT /matches/1.tgr HTTP/1.1\r\nHost: x\r\n\r\n",
+                        b"CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n",
+                        b"CONNECT /account/login HTTP/1.1\r\n\r\nname=a"):
+            ex = Exchange(self.port, request)
+            self.assertTrue(ex.closed and ex.seconds < 4.0, (request, ex.seconds))
+            self.assertNotIn(200, ex.statuses, request)
+            self.assert_still_serving(repr(request[:30]))
 
     def test_metrics_port_answers_once(self):
         ex = Exchange(self.metrics_port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
