@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define SESSION_COOKIE "tg_session"
 #define FORM_VALUE_MAX 128   /* a password's most bytes; a name is shorter */
@@ -68,29 +69,16 @@ enum cookie session_cookie(struct lws *wsi, char token[SESSION_TOKEN_LEN + 1])
 
 /* ---- the response ------------------------------------------------------------------------ */
 
-/* The status and headers now, the JSON body at the next writable callback (account_send). */
+/* The answer, whole (http_answer, which closes the connection after it): the JSON body,
+ * never stored by a cache, and the cookie if one is set. */
 static int respond(struct session *s, struct lws *wsi, unsigned status, const char *set_cookie,
                    const char *body)
 {
-    unsigned char head[LWS_PRE + 1024], *start = head + LWS_PRE, *p = start,
-                                        *end = head + sizeof head - 1;
-    static const char no_store[] = "no-store";
+    const struct http_header headers[] = {{"cache-control:", "no-store"},
+                                          {"set-cookie:", set_cookie ? set_cookie : ""}};
     close_line(s);
-    s->to_browser.len = 0;
-    if (!bytes_append(&s->to_browser, body, strlen(body)))
-        return -1;
-    if (lws_add_http_common_headers(wsi, status, "application/json", strlen(body), &p, end) ||
-        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                    (const unsigned char *)no_store, sizeof no_store - 1, &p,
-                                    end) ||
-        (set_cookie && lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
-                                                   (const unsigned char *)set_cookie,
-                                                   (int)strlen(set_cookie), &p, end)) ||
-        lws_finalize_write_http_header(wsi, start, &p, end))
-        return -1;
-    s->headers_sent = true;
-    lws_callback_on_writable(wsi);
-    return 0;
+    return http_answer(s, wsi, status, "application/json", headers, set_cookie ? 2 : 1, body,
+                       strlen(body));
 }
 
 /* An error: {"error": WORD, "message": TEXT}, the words and texts the line protocol uses. */
@@ -112,12 +100,10 @@ static int respond_error(struct session *s, struct lws *wsi, unsigned status, co
     return respond(s, wsi, status, NULL, body);
 }
 
-/* A refusal made here, before the line server is asked: the connection closes after it, so
- * that a body not read yet is never taken for the next request. */
+/* A refusal made here, before the line server is asked (the body perhaps not read). */
 static int refuse_request(struct session *s, struct lws *wsi, unsigned status, const char *word,
                           const char *text)
 {
-    s->close_after = true;
     return respond_error(s, wsi, status, word, text, strlen(text));
 }
 
@@ -217,11 +203,79 @@ static bool fits_a_word(const char *v)
     return true;
 }
 
+static int hex_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* One name or value of a form (len bytes at in), decoded into out (room for len + 1 bytes):
+ * `+` is a space, `%XX` a byte. false for an escape that is not two hex digits, or a NUL
+ * byte, which would cut the value short where the line server reads it. */
+static bool decode_form_part(const unsigned char *in, size_t len, char *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        int c = in[i];
+        if (c == '+') {
+            c = ' ';
+        } else if (c == '%') {
+            int high = len - i >= 3 ? hex_digit(in[i + 1]) : -1;
+            int low = len - i >= 3 ? hex_digit(in[i + 2]) : -1;
+            if (high < 0 || low < 0)
+                return false;
+            c = high * 16 + low;
+            i += 2;
+        }
+        if (c == 0)
+            return false;
+        out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return true;
+}
+
+/* The fields `name` and `password` of a form body (application/x-www-form-urlencoded), into
+ * name and password (each with room for the body and its NUL; "" when not given): NULL, or
+ * why the body is no form. Decoded here rather than by lws_spa, which takes a cut escape at
+ * the body's end, a NUL byte or a field given twice without a word. Other fields are let be,
+ * as a browser's form may hold more. */
+static const char *form_fields(const unsigned char *body, size_t len, char *name, char *password)
+{
+    char key[BODY_MAX + 1];
+    bool name_given = false, password_given = false;
+    name[0] = password[0] = '\0';
+    for (size_t at = 0; at < len;) {
+        const unsigned char *amp = memchr(body + at, '&', len - at);
+        size_t end = amp ? (size_t)(amp - body) : len;
+        const unsigned char *eq = memchr(body + at, '=', end - at);
+        size_t key_end = eq ? (size_t)(eq - body) : end;
+        size_t value_at = eq ? key_end + 1 : end;
+        if (end > at) { /* an empty part (`a=1&&b=2`) names nothing */
+            if (!decode_form_part(body + at, key_end - at, key))
+                return "a field's name holds a bad %-escape or a NUL byte";
+            bool is_name = strcmp(key, "name") == 0, is_password = strcmp(key, "password") == 0;
+            if ((is_name && name_given) || (is_password && password_given))
+                return "a field is given twice";
+            if ((is_name || is_password) &&
+                !decode_form_part(body + value_at, end - value_at, is_name ? name : password))
+                return "a field holds a bad %-escape or a NUL byte";
+            name_given |= is_name;
+            password_given |= is_password;
+        }
+        at = end + 1;
+    }
+    return NULL;
+}
+
 /* The body is in: the command lines asked of the line server, or a refusal. */
 static int forward(struct web *w, struct session *s, struct lws *wsi)
 {
     const struct route *r = route_of(s->account_route);
     char token[SESSION_TOKEN_LEN + 1], line[512];
+    char name[BODY_MAX + 1], password[BODY_MAX + 1];
     s->forwarded = true;
     s->cookie = session_cookie(wsi, token);
     if (r->needs_session && s->cookie != COOKIE_WELL_FORMED)
@@ -234,23 +288,13 @@ static int forward(struct web *w, struct session *s, struct lws *wsi)
                               "the session cookie is not a session's");
     if (s->account_route == ACCOUNT_WHOAMI && s->cookie == COOKIE_NONE)
         return respond(s, wsi, HTTP_STATUS_OK, NULL, "{\"name\":null}");
-    const char *name = NULL, *password = NULL;
-    struct lws_spa *spa = NULL;
-    if (r->takes_name || r->takes_password) {
-        static const char *const fields[] = {"name", "password"};
-        spa = lws_spa_create(wsi, fields, 2, BODY_MAX + 1, NULL, NULL);
-        if (!spa || lws_spa_process(spa, (const char *)s->message.data, (int)s->message.len) ||
-            lws_spa_finalize(spa)) {
-            if (spa)
-                lws_spa_destroy(spa);
-            return refuse_request(s, wsi, HTTP_STATUS_BAD_REQUEST, "usage",
-                                  "the body is not a form (application/x-www-form-urlencoded)");
-        }
-        name = lws_spa_get_string(spa, 0);
-        password = lws_spa_get_string(spa, 1);
-    }
+    const char *malformed = NULL;
+    if (r->takes_name || r->takes_password)
+        malformed = form_fields(s->message.data, s->message.len, name, password);
     int rc = 0;
-    if (r->takes_name && !fits_a_word(name)) {
+    if (malformed) {
+        rc = refuse_request(s, wsi, HTTP_STATUS_BAD_REQUEST, "usage", malformed);
+    } else if (r->takes_name && !fits_a_word(name)) {
         rc = refuse_request(s, wsi, HTTP_STATUS_BAD_REQUEST, "bad-name",
                             "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
     } else if (r->takes_password && !fits_a_word(password)) {
@@ -270,55 +314,99 @@ static int forward(struct web *w, struct session *s, struct lws *wsi)
     }
     explicit_bzero(line, sizeof line);
     explicit_bzero(token, sizeof token);
+    explicit_bzero(name, sizeof name);
+    explicit_bzero(password, sizeof password);
+    /* s may be released (answered): its buffers are wiped then, and zeroed. */
     if (s->message.data)
         explicit_bzero(s->message.data, s->message.cap);
     s->message.len = 0;
-    if (spa)
-        lws_spa_destroy(spa);
     return rc;
+}
+
+/* The request's body length, from its Content-Length: one decimal number (RFC 9112). A sign,
+ * letters, a list (two Content-Length headers) or an empty one is framing that cannot be
+ * trusted; libwebsockets reads such a value its own way (atoll), so the request is refused
+ * before a byte of its body is read. */
+enum body_length { LENGTH_ABSENT, LENGTH_OK, LENGTH_MALFORMED, LENGTH_TOO_LARGE };
+
+static enum body_length body_length(struct lws *wsi, size_t *length)
+{
+    char value[64], second[1];
+    *length = 0;
+    int n = lws_hdr_copy_fragment(wsi, value, sizeof value, WSI_TOKEN_HTTP_CONTENT_LENGTH, 0);
+    if (n < 0) /* none, or 64 characters and more: no number of bytes a form has */
+        return lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 ? LENGTH_MALFORMED
+                                                                             : LENGTH_ABSENT;
+    bool twice = lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, 1) > 0 ||
+                 lws_hdr_copy_fragment(wsi, second, sizeof second,
+                                       WSI_TOKEN_HTTP_CONTENT_LENGTH, 1) == 0;
+    if (strlen(value) != (size_t)n) /* a NUL byte inside */
+        return LENGTH_MALFORMED;
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t')) /* lws trims the leading */
+        value[--n] = '\0';
+    if (twice || n == 0 || strspn(value, "0123456789") != (size_t)n)
+        return LENGTH_MALFORMED;
+    if (n > 9 || atol(value) > BODY_MAX)
+        return LENGTH_TOO_LARGE;
+    *length = (size_t)atol(value);
+    return LENGTH_OK;
+}
+
+/* Whether the body is a form: the media type application/x-www-form-urlencoded (in any case),
+ * with or without parameters (`; charset=UTF-8`), and nothing else. */
+static bool is_form(struct lws *wsi)
+{
+    static const char form[] = "application/x-www-form-urlencoded";
+    char type[256];
+    if (lws_hdr_copy(wsi, type, sizeof type, WSI_TOKEN_HTTP_CONTENT_TYPE) <= 0)
+        return false;
+    const char *p = type + strspn(type, " \t");
+    size_t n = strcspn(p, ";");
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    return n == sizeof form - 1 && strncasecmp(p, form, n) == 0;
 }
 
 int account_request(struct web *w, struct session *s, struct lws *wsi, const char *uri)
 {
-    release_session(s);
     s->ws = wsi;
     const struct route *r = NULL;
     for (size_t i = 0; i < sizeof routes / sizeof *routes && !r; i++)
         if (strcmp(uri, routes[i].path) == 0)
             r = &routes[i];
-    if (!r) {
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
+    if (!r)
+        return refuse_request(s, wsi, HTTP_STATUS_NOT_FOUND, "usage", "no such endpoint");
     s->account_route = r->route;
     if (!request_origin_allowed(w, wsi))
         return refuse_request(s, wsi, HTTP_STATUS_FORBIDDEN, "bad-origin",
                               "a request that changes an account must come from this site's "
                               "own pages (Origin or Referer)");
-    char length[24] = "";
-    long long declared = 0;
-    if (lws_hdr_copy(wsi, length, sizeof length, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0)
-        declared = strspn(length, "0123456789") == strlen(length) && strlen(length) < 19
-                       ? atoll(length)
-                       : BODY_MAX + 1;
-    if (declared > BODY_MAX)
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
+        return refuse_request(s, wsi, HTTP_STATUS_LENGTH_REQUIRED, "usage",
+                              "a form is sent with its Content-Length, not in chunks");
+    size_t declared = 0;
+    switch (body_length(wsi, &declared)) {
+    case LENGTH_ABSENT: /* no body (libwebsockets reads what follows as one: ignored) */
+        break;
+    case LENGTH_MALFORMED:
+        return refuse_request(s, wsi, HTTP_STATUS_BAD_REQUEST, "usage",
+                              "the Content-Length is not one number of bytes");
+    case LENGTH_TOO_LARGE:
         return refuse_request(s, wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, "too-large",
                               "a form is at most 1024 bytes");
-    if ((r->takes_name || r->takes_password) && declared > 0) {
-        char type[64] = "";
-        lws_hdr_copy(wsi, type, sizeof type, WSI_TOKEN_HTTP_CONTENT_TYPE);
-        if (strncmp(type, "application/x-www-form-urlencoded",
-                    strlen("application/x-www-form-urlencoded")) != 0)
-            return refuse_request(s, wsi, HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE, "usage",
-                                  "the body is a form: application/x-www-form-urlencoded");
+    case LENGTH_OK:
+        break;
     }
-    s->body_left = (size_t)declared;
+    if ((r->takes_name || r->takes_password) && declared > 0 && !is_form(wsi))
+        return refuse_request(s, wsi, HTTP_STATUS_UNSUPPORTED_MEDIA_TYPE, "usage",
+                              "the body is a form: application/x-www-form-urlencoded");
+    s->body_left = declared;
     return declared == 0 ? forward(w, s, wsi) : 0;
 }
 
 int account_body(struct web *w, struct session *s, struct lws *wsi, const void *in, size_t len)
 {
-    if (s->headers_sent || s->forwarded || !s->account_route)
+    if (!s->account_route || s->forwarded)
         return 0; /* answered or asked already: what else comes is not read */
     if (len > s->body_left || !bytes_append(&s->message, in, len))
         return refuse_request(s, wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, "too-large",
@@ -327,28 +415,20 @@ int account_body(struct web *w, struct session *s, struct lws *wsi, const void *
     return s->body_left == 0 ? forward(w, s, wsi) : 0;
 }
 
+/* Whether the line server's replies are in (or it went): the answer can be made. */
+static bool account_reply_ready(const struct session *s)
+{
+    const struct route *r = route_of(s->account_route);
+    unsigned lines = 0;
+    if (!r || !s->forwarded)
+        return false;
+    for (size_t i = 0; i < s->to_browser.len; i++)
+        lines += s->to_browser.data[i] == '\n';
+    return lines >= r->reply_lines || s->line_gone;
+}
+
+/* The line server's replies came (or it went): the answer they call for, in one write. */
 int account_send(struct web *w, struct session *s, struct lws *wsi)
 {
-    if (!s->headers_sent) {
-        const struct route *r = route_of(s->account_route);
-        unsigned lines = 0;
-        for (size_t i = 0; i < s->to_browser.len; i++)
-            lines += s->to_browser.data[i] == '\n';
-        if (lines < r->reply_lines && !s->line_gone)
-            return 0; /* more to come */
-        return respond_from_replies(w, s, wsi);
-    }
-    size_t n = s->to_browser.len;
-    unsigned char *frame = malloc(LWS_PRE + n + 1);
-    if (!frame)
-        return -1;
-    if (n)
-        memcpy(frame + LWS_PRE, s->to_browser.data, n);
-    int written = lws_write(wsi, frame + LWS_PRE, n, LWS_WRITE_HTTP_FINAL);
-    free(frame);
-    bool close_after = s->close_after;
-    release_session(s);
-    if (written < (int)n || close_after)
-        return -1;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return account_reply_ready(s) ? respond_from_replies(w, s, wsi) : 0;
 }

@@ -1,6 +1,6 @@
 /* The match server's HTTP answers (web-private.h): records as GET /matches/ID.tgr, the
  * share of HTTP connections, and /metrics on the metrics port. */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE /* realpath, explicit_bzero */
 
 #include "web-private.h"
 
@@ -38,11 +38,101 @@ void web_set_metrics(struct web *w, const char *text, size_t len)
     pthread_mutex_unlock(&w->metrics_lock);
 }
 
-/* The end of one HTTP transaction's use of the session: another may follow on the connection. */
-static int http_done(struct session *s, struct lws *wsi)
+/* The whole answer in one write: the status line, the headers (the site's own among them,
+ * and Connection: close), and the body unless the request is a HEAD; then the connection
+ * closes. One write, so that nothing comes between the parts; and no next request on the
+ * connection, since libwebsockets 4.1 mishandles one that follows a request answered here: it
+ * hands the old request to the callback again, and serves the connection no writable callback
+ * after that (http_request). The session (NULL on the metrics port) is let go. Returns what
+ * the callback returns: -1. */
+int http_answer(struct session *s, struct lws *wsi, unsigned status, const char *type,
+                const struct http_header *extra, size_t extra_count, const void *body,
+                size_t body_len)
 {
+    enum { HEAD_ROOM = 2048 };
+    static const char close_value[] = "close";
+    char *uri;
+    int uri_len;
+    bool head_only = lws_http_get_uri_and_method(wsi, &uri, &uri_len) == LWSHUMETH_HEAD;
+    size_t cap = LWS_PRE + HEAD_ROOM + body_len;
+    unsigned char *frame = malloc(cap);
+    if (!frame) {
+        if (s)
+            release_session(s);
+        return -1;
+    }
+    unsigned char *start = frame + LWS_PRE, *p = start, *end = start + HEAD_ROOM;
+    bool failed = lws_add_http_common_headers(wsi, status, type, body_len, &p, end) != 0;
+    for (size_t i = 0; i < extra_count && !failed; i++)
+        failed = lws_add_http_header_by_name(wsi, (const unsigned char *)extra[i].name,
+                                             (const unsigned char *)extra[i].value,
+                                             (int)strlen(extra[i].value), &p, end) != 0;
+    if (!failed)
+        failed = lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+                                              (const unsigned char *)close_value,
+                                              sizeof close_value - 1, &p, end) != 0 ||
+                 lws_finalize_http_header(wsi, &p, end) != 0;
+    if (!failed && !head_only && body_len) {
+        memcpy(p, body, body_len); /* before the session goes: body may be in its buffers */
+        p += body_len;
+    }
+    if (s)
+        release_session(s);
+    if (!failed && lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP) < 0)
+        failed = true; /* closing either way; lws keeps what the socket did not take */
+    explicit_bzero(frame, cap); /* a Set-Cookie's token */
+    free(frame);
+    return -1; /* lws sends what it kept before it closes */
+}
+
+/* An error's answer: a short text, and the connection closes (docs/server.md: an error of
+ * HTTP closes that connection only). */
+static int http_error(struct session *s, struct lws *wsi, unsigned status, const char *text,
+                      const char *allow)
+{
+    struct http_header allowed = {"allow:", allow};
+    return http_answer(s, wsi, status, "text/plain; charset=utf-8", &allowed, allow ? 1 : 0,
+                       text, strlen(text));
+}
+
+/* Whether path is prefix itself or below it. */
+static bool under(const char *path, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* An HTTP request that no file answers: POST /account/..., GET /matches/ID.tgr, or an error. */
+int http_request(struct web *w, struct session *s, struct lws *wsi)
+{
+    /* The path as the client sent it (the callback's `in` holds only what follows the mount
+     * point); one longer than any this server answers is not found. */
+    char *uri_ptr = NULL, uri[64];
+    int uri_len = 0;
+    int method = lws_http_get_uri_and_method(wsi, &uri_ptr, &uri_len);
+    if (s->ws)
+        /* The request being answered, handed to the callback again: bytes followed it on the
+         * connection before its answer (a pipelined request), lws has dropped them, and
+         * (lws 4.1) will serve this connection no writable callback any more. It closes
+         * without an answer, as a connection may (RFC 9112 9.3.2): a client sends its
+         * requests again on another. Browsers do not pipeline. */
+        return -1;
     release_session(s);
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    if (method < 0 || !uri_ptr || uri_len < 0 || (size_t)uri_len >= sizeof uri)
+        return http_error(s, wsi, HTTP_STATUS_NOT_FOUND, "not found\n", NULL);
+    memcpy(uri, uri_ptr, (size_t)uri_len);
+    uri[uri_len] = '\0';
+    if (under(uri, "/account"))
+        return method == LWSHUMETH_POST
+                   ? account_request(w, s, wsi, uri)
+                   : http_error(s, wsi, HTTP_STATUS_METHOD_NOT_ALLOWED,
+                                "the account endpoints take POST\n", "POST");
+    if (under(uri, "/matches"))
+        return method == LWSHUMETH_GET
+                   ? ask_record(w, s, wsi, uri)
+                   : http_error(s, wsi, HTTP_STATUS_METHOD_NOT_ALLOWED,
+                                "a record is fetched with GET\n", "GET");
+    return http_error(s, wsi, HTTP_STATUS_NOT_FOUND, "not found\n", NULL);
 }
 
 /* GET /matches/ID.tgr: `record ID` asked of the line server like any client's command (its
@@ -50,22 +140,19 @@ static int http_done(struct session *s, struct lws *wsi)
 int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *uri)
 {
     char line[96];
-    const char *id = uri + strlen("/matches/"), *dot = strchr(id, '.');
+    size_t prefix = strlen("/matches/");
+    const char *id = strlen(uri) > prefix ? uri + prefix : "", *dot = strchr(id, '.');
     size_t digits = dot ? (size_t)(dot - id) : 0;
     bool plain = digits > 0 && digits <= 19 && id[0] != '0' && strcmp(dot, ".tgr") == 0 &&
                  strspn(id, "0123456789") == digits;
-    release_session(s);
-    if (!plain) {
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
+    if (!plain)
+        return http_error(s, wsi, HTTP_STATUS_NOT_FOUND, "no such record\n", NULL);
     s->ws = wsi;
     s->http_record = true;
     snprintf(line, sizeof line, "record %.*s\nquit\n", (int)digits, id);
-    if (!open_line(w, s, wsi, NULL, line)) {
-        lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL);
-        return http_done(s, wsi);
-    }
+    if (!open_line(w, s, wsi, NULL, line))
+        return http_error(s, wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
+                          "the server cannot take this request now\n", NULL);
     return 0;
 }
 
@@ -106,11 +193,12 @@ static int send_record_head(struct session *s, struct lws *wsi)
     unsigned long long lines = 0;
     unsigned status = nl ? record_status((const char *)data, (size_t)(nl - data), &lines)
                          : HTTP_STATUS_SERVICE_UNAVAILABLE;
-    if (status != HTTP_STATUS_OK) {
-        close_line(s);
-        lws_return_http_status(wsi, status, NULL);
-        return http_done(s, wsi);
-    }
+    if (status != HTTP_STATUS_OK)
+        return http_error(s, wsi, status,
+                          status == HTTP_STATUS_NOT_FOUND ? "no such record\n"
+                          : status == 429 ? "too many requests: try again later\n"
+                                          : "the server cannot answer now\n",
+                          NULL);
     browser_took(s, (size_t)(nl - data) + 1);
     s->record_lines_left = lines;
     static const char chunked[] = "chunked";
@@ -173,8 +261,10 @@ static int send_record_body(struct session *s, struct lws *wsi)
         if (written < (int)n)
             return -1;
         browser_took(s, take);
-        if (last)
-            return http_done(s, wsi);
+        if (last) {
+            release_session(s);
+            return lws_http_transaction_completed(wsi) ? -1 : 0; /* Connection: close */
+        }
     }
     if (s->to_browser.len) {
         lws_callback_on_writable(wsi);
@@ -220,40 +310,32 @@ bool http_close_idlest(struct web *w)
     return true;
 }
 
-static void release_metrics_reply(struct metrics_reply *r)
+/* GET /metrics: the loop's latest text, in Prometheus' exposition format, answered at once. */
+static int serve_metrics(struct web *w, struct lws *wsi)
 {
-    free(r->text.data);
-    memset(r, 0, sizeof *r);
-}
-
-/* GET /metrics: the loop's latest text, in Prometheus' exposition format. */
-static int serve_metrics(struct web *w, struct metrics_reply *r, struct lws *wsi)
-{
-    char uri[16];
-    unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
-                                       *end = head + sizeof head - 1;
-    release_metrics_reply(r);
-    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
-        strcmp(uri, "/metrics") != 0) {
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
+    char *uri = NULL;
+    int uri_len = 0;
+    int method = lws_http_get_uri_and_method(wsi, &uri, &uri_len);
+    static const char metrics_path[] = "/metrics";
+    if (!uri || uri_len != (int)sizeof metrics_path - 1 || memcmp(uri, metrics_path, sizeof metrics_path - 1) != 0)
+        return http_error(NULL, wsi, HTTP_STATUS_NOT_FOUND, "not found\n", NULL);
+    if (method != LWSHUMETH_GET && method != LWSHUMETH_HEAD)
+        return http_error(NULL, wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "GET /metrics\n", "GET");
+    struct bytes text = {0};
     pthread_mutex_lock(&w->metrics_lock);
-    bool copied = bytes_append(&r->text, w->metrics.data, w->metrics.len);
+    bool copied = bytes_append(&text, w->metrics.data, w->metrics.len);
     pthread_mutex_unlock(&w->metrics_lock);
-    if (!copied ||
-        lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4", r->text.len,
-                                    &p, end) ||
-        lws_finalize_write_http_header(wsi, start, &p, end))
-        return -1;
-    lws_callback_on_writable(wsi);
-    return 0;
+    int rc = copied ? http_answer(NULL, wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4", NULL,
+                                  0, text.data, text.len)
+                    : http_error(NULL, wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
+                                 "out of memory\n", NULL);
+    free(text.data);
+    return rc;
 }
 
 /* The metrics port: GET /metrics and nothing else, a few connections at once. */
 int on_metrics(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
-    struct metrics_reply *r = user;
     struct web *w = lws_context_user(lws_get_context(wsi));
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
@@ -269,25 +351,10 @@ int on_metrics(struct lws *wsi, enum lws_callback_reasons reason, void *user, vo
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return 1; /* no WebSocket here */
     case LWS_CALLBACK_HTTP:
-        return r ? serve_metrics(w, r, wsi) : -1;
-    case LWS_CALLBACK_HTTP_WRITEABLE: {
-        if (!r)
-            return -1;
-        unsigned char *frame = malloc(LWS_PRE + r->text.len + 1);
-        int written = -1;
-        if (frame) {
-            if (r->text.len)
-                memcpy(frame + LWS_PRE, r->text.data, r->text.len);
-            written = lws_write(wsi, frame + LWS_PRE, r->text.len, LWS_WRITE_HTTP_FINAL);
-            free(frame);
-        }
-        release_metrics_reply(r);
-        return written < 0 || lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
-    case LWS_CALLBACK_CLOSED_HTTP:
-        if (r)
-            release_metrics_reply(r);
-        return 0;
+        return serve_metrics(w, wsi);
+    case LWS_CALLBACK_HTTP_BODY:
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        return 0; /* answered already, and closed if the request was not a GET */
     default:
         return lws_callback_http_dummy(wsi, reason, user, in, len);
     }

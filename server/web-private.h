@@ -67,8 +67,13 @@ struct session {
     enum account_route account_route;
     enum cookie cookie;
     size_t body_left;  /* the body's bytes still to come (Content-Length) */
-    bool close_after;  /* refused before its body was read: the connection closes */
     bool forwarded;    /* the whole body came: what follows (lws' empty last call) is not */
+};
+
+/* A header of an answer: its name with the colon, in lower case, and its value. */
+struct http_header {
+    const char *name;
+    const char *value;
 };
 
 struct web {
@@ -99,11 +104,6 @@ struct web {
     struct lws_protocol_vhost_options wasm_type;
 };
 
-/* One request on the metrics port: the text it is sent. */
-struct metrics_reply {
-    struct bytes text;
-};
-
 bool bytes_append(struct bytes *b, const void *p, size_t n);
 void browser_took(struct session *s, size_t n);
 void refuse(struct session *s, const char *line, enum lws_close_status status);
@@ -118,6 +118,10 @@ bool origin_allowed(const struct web *w, struct lws *wsi);
 bool request_origin_allowed(const struct web *w, struct lws *wsi);
 /* The request's tg_session cookie; when well formed, its token is copied to token. */
 enum cookie session_cookie(struct lws *wsi, char token[SESSION_TOKEN_LEN + 1]);
+int http_request(struct web *w, struct session *s, struct lws *wsi);
+int http_answer(struct session *s, struct lws *wsi, unsigned status, const char *type,
+                const struct http_header *extra, size_t extra_count, const void *body,
+                size_t body_len);
 int account_request(struct web *w, struct session *s, struct lws *wsi, const char *uri);
 int account_body(struct web *w, struct session *s, struct lws *wsi, const void *in, size_t len);
 int account_send(struct web *w, struct session *s, struct lws *wsi);

@@ -259,6 +259,12 @@ int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void 
             if (written < 0)
                 return -1;
             s->to_server.len = 0; /* lws keeps any part the socket did not take */
+            if (s->http_record || s->account_route)
+                /* The request is the line server's now: lws' 5 s for an HTTP answer (set
+                 * after the callback took the request) would close a record or an account
+                 * request still being made, answered never, and its sign-in or sign-out
+                 * done. The line server's own limits (--idle-timeout) bound it instead. */
+                lws_set_timeout(s->ws, NO_PENDING_TIMEOUT, 0);
             if (s->browser_paused) {
                 s->browser_paused = false;
                 lws_rx_flow_control(s->ws, 1);
@@ -272,6 +278,8 @@ int on_line(struct lws *wsi, enum lws_callback_reasons reason, void *user, void 
             lws_callback_on_writable(s->ws);
         }
         return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return 1; /* a WebSocket naming this subprotocol: it is the relay's, no browser's */
     default:
         return 0;
     }

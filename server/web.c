@@ -61,20 +61,9 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
                    LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
         return 0;
     }
-    case LWS_CALLBACK_HTTP: {
-        /* The path as the client sent it (`in` holds only what follows the mount point); one
-         * longer than any this server answers does not fit and is not found. */
-        char uri[64];
+    case LWS_CALLBACK_HTTP:
         http_touch(w, wsi);
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_POST_URI) > 0)
-            return account_request(w, s, wsi, uri);
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 &&
-            strncmp(uri, "/matches/", strlen("/matches/")) == 0)
-            return ask_record(w, s, wsi, uri);
-        release_session(s);
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
+        return http_request(w, s, wsi);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         if (s->account_route)
             return account_send(w, s, wsi);
@@ -82,16 +71,17 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
     case LWS_CALLBACK_HTTP_BODY:
         return account_body(w, s, wsi, in, len);
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        return 0; /* the body's end is told by its length (account_body) */
+        /* The body's end is told by its length (account_body). lws tells it again at every
+         * turn of its loop while bytes follow the body, unread, until the answer (which
+         * closes the connection): a cost bounded by the sign-in budgets of what has a body. */
+        return 0;
     case LWS_CALLBACK_CLOSED_HTTP:
         release_session(s);
         return 0;
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
-        /* lws frees the session's memory after this, at each HTTP transaction's end (a
-         * keep-alive connection's next one gets a new one) without CLOSED_HTTP: no line
-         * connection may point at it any more. */
-        if (s)
-            release_session(s);
+        /* lws calls this at each request and each transaction's end, and when it hands a
+         * request to the callback again: the session is the connection's own (below), and
+         * is let go by the transaction's end or the connection's, not here. */
         return 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return origin_allowed(w, wsi) ? 0 : 1;
@@ -108,20 +98,39 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
         if (w->connections >= w->max_connections || w->http_count == HTTP_CONNECTIONS_MAX)
             return http_close_idlest(w) ? 0 : 1;
         return 0;
-    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: {
         /* A browser's socket (the relay's are adopted, and never come here): marked so that
-         * its end is told from theirs. */
+         * its end is told from theirs. Its session is allocated here and lives as long as
+         * the connection, rather than in lws' per-protocol memory, which lws frees and
+         * allocates anew whenever it binds the protocol again: also when it hands a request
+         * still being answered to the callback a second time (http_request). */
+        struct session *own = calloc(1, sizeof *own);
+        if (!own)
+            return 1;
+        lws_set_wsi_user(wsi, own);
         lws_set_opaque_user_data(wsi, w);
         w->connections++;
         if (w->http_count < HTTP_CONNECTIONS_MAX)
             w->http[w->http_count++] = wsi;
         return 0;
+    }
     case LWS_CALLBACK_WSI_DESTROY:
         if (lws_get_opaque_user_data(wsi) == w) {
             http_forget(w, wsi);
             w->connections--;
+            if (s) {
+                release_session(s);
+                free(s);
+                lws_set_wsi_user(wsi, NULL);
+            }
         }
         return 0;
+    case LWS_CALLBACK_RAW_ADOPT:
+    case LWS_CALLBACK_RAW_RX:
+        /* A request libwebsockets 4.1 could not take for HTTP (a CONNECT) is handed over as
+         * a raw socket of this protocol, without a timeout: it is no browser's, and closes
+         * at once rather than holding a place. */
+        return -1;
     case LWS_CALLBACK_RECEIVE:
         receive(s, in, len);
         return 0;
@@ -159,12 +168,12 @@ static void log_at_most_once_a_second(int level, const char *line)
 
 static const struct lws_protocols protocols[] = {
     /* First: a WebSocket that names no subprotocol, and every HTTP request, come here. */
-    {"tg-lines", on_browser, sizeof(struct session), 4096, 0, NULL, 0},
+    {"tg-lines", on_browser, 0, 4096, 0, NULL, 0}, /* the session: its own (on_browser) */
     {"tg-line", on_line, 0, 4096, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static const struct lws_protocols metrics_protocols[] = {
-    {"tg-metrics", on_metrics, sizeof(struct metrics_reply), 0, 0, NULL, 0},
+    {"tg-metrics", on_metrics, 0, 0, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void *serve_web(void *arg)

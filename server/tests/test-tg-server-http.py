@@ -9,12 +9,20 @@
   and malformed ones (404);
 - without --origin, a WebSocket from a page whose name resolves to 127.0.0.1 (DNS rebinding:
   Host and Origin evil.example) is refused, loopback's own names are let in;
-- 300 idle connections to the web port leave room for WebSockets.
+- 300 idle connections to the web port leave room for WebSockets;
+- every answer the server makes itself (a record, an error, /metrics) is one answer, whole,
+  after which the connection closes: other methods than GET on /matches/ are 405 (a HEAD's
+  without a body), a request followed by more bytes before its answer (pipelined) gets at most
+  one answer and its connection closes at once, the metrics port answers HEAD without a body
+  and other methods 405, a WebSocket naming the relay's own subprotocol is refused, and a
+  CONNECT is closed at once.
 """
 import http.client
 import os
+import re
 import socket
 import tempfile
+import time
 import unittest
 
 import sibling
@@ -48,6 +56,41 @@ def exchange(port, request: bytes, timeout=10, then_end=False) -> bytes:
 
 def status_line(answer: bytes) -> str:
     return answer.split(b"\r\n")[0].decode(errors="replace")
+
+
+class Exchange:
+    """A request sent as it is, and what came back: all of it (data), the status of every
+    answer in it (statuses), whether the server closed the connection (closed) and after how
+    many seconds (seconds), or fell silent for `silence` seconds with it open."""
+
+    def __init__(self, port, request: bytes, silence=10.0):
+        s = socket.create_connection(("127.0.0.1", port), timeout=silence)
+        self.data, self.closed = b"", False
+        t0 = time.monotonic()
+        try:
+            s.sendall(request)
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    self.closed = True
+                    break
+                self.data += chunk
+        except ConnectionResetError:
+            self.closed = True
+        except socket.timeout:
+            pass
+        self.seconds = time.monotonic() - t0
+        s.close()
+        self.statuses = [int(m) for m in re.findall(rb"(?:^|\r\n)HTTP/1\.[01] (\d{3}) ",
+                                                      self.data)]
+
+    def headers(self) -> "dict[str, str]":
+        """The first answer's headers, by lower-case name."""
+        head = self.data.split(b"\r\n\r\n", 1)[0].decode(errors="replace").split("\r\n")[1:]
+        return {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in head)}
+
+    def body(self) -> bytes:
+        return self.data.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in self.data else b""
 
 
 class HostileRequestsCase(unittest.TestCase):
@@ -236,6 +279,127 @@ def handshake_status(port, host, origin=None):
         pass
     s.close()
     return status_line(data)
+
+
+class OneAnswerTest(unittest.TestCase):
+    """What the server answers itself is answered once, whole, and closes its connection."""
+
+    def setUp(self):
+        ws.SERVER = base.SERVER = SERVER
+        self.tmp = tempfile.TemporaryDirectory(prefix="tg-server-test-")
+        db = os.path.join(self.tmp.name, "m.db")
+        self.server = ws.WebServer(db, "--metrics-port", "0", "--metrics-port-file",
+                                   db + ".metrics-port").start()
+        with open(db + ".metrics-port") as f:
+            self.metrics_port = int(f.read())
+        self.port = self.server.web_port
+        c = base.Conn(self.server.port)
+        for _ in range(2):
+            c.ok("new halusa")
+        c.close()
+
+    def tearDown(self):
+        self.server.stop()
+        self.tmp.cleanup()
+
+    def assert_one_answer_and_closed(self, ex, status, what):
+        self.assertEqual(ex.statuses, [status], (what, ex.data[:300]))
+        self.assertTrue(ex.closed, what)
+        self.assertEqual(ex.headers().get("connection"), "close", what)
+
+    def assert_still_serving(self, what):
+        self.assertIsNone(self.server.proc.poll(), "the server died after %s" % what)
+        ex = Exchange(self.port, b"GET /matches/1.tgr HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertEqual(ex.statuses, [200], what)
+        self.assertIn(b'[Match "1"]', ex.body(), what)
+
+    def test_other_methods_on_records_are_405(self):
+        for method in ("HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"):
+            for path in ("/matches/1.tgr", "/matches/9.tgr", "/matches/x"):
+                ex = Exchange(self.port, ("%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: 0"
+                                          "\r\n\r\n" % (method, path)).encode())
+                what = "%s %s" % (method, path)
+                self.assert_one_answer_and_closed(ex, 405, what)
+                self.assertEqual(ex.headers().get("allow"), "GET", what)
+                if method == "HEAD":  # a body would be read as the next answer
+                    self.assertEqual(ex.body(), b"", what)
+        self.assert_still_serving("other methods")
+
+    def test_errors_and_records_close_their_connection(self):
+        for path, status in (("/matches/1.tgr", 200), ("/matches/9.tgr", 404),
+                             ("/matches/01.tgr", 404), ("/nothing", 404)):
+            ex = Exchange(self.port, ("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path).encode())
+            self.assert_one_answer_and_closed(ex, status, path)
+
+    def test_pipelined_requests_get_at_most_one_answer(self):
+        # libwebsockets 4.1 hands a request followed by more bytes to the callback a second
+        # time, with its old headers: before, such a record was never answered and its
+        # connection hung until a timeout (5 s), and a POST's refusal was answered twice.
+        get = b"GET /matches/%d.tgr HTTP/1.1\r\nHost: x\r\n\r\n"
+        for follow in (get % 2, b"X", b"\r\n", get % 1 + get % 2, b"GET /index.html HTTP/1.1"):
+            ex = Exchange(self.port, get % 1 + follow)
+            what = repr(follow[:40])
+            self.assertLessEqual(len(ex.statuses), 1, what)
+            if ex.statuses:  # then a whole record
+                self.assertEqual(ex.statuses, [200], what)
+                self.assertTrue(ex.data.endswith(b"\r\n0\r\n\r\n"), what)
+            self.assertTrue(ex.closed, what)
+            self.assertLess(ex.seconds, 4.0, what)  # closed at once, not by a timeout
+            self.assert_still_serving(what)
+
+    def test_a_connect_is_closed_at_once(self):
+        # Before, libwebsockets made such a connection a raw socket of the browser's
+        # protocol, with no timeout: it stayed open, unanswered, for as long as its client.
+        for request in (b"CONNECT /matches/1.tgr HTTP/1.1\r\nHost: x\r\n\r\n",
+                        b"CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n",
+                        b"CONNECT /account/login HTTP/1.1\r\n\r\nname=a"):
+            ex = Exchange(self.port, request)
+            self.assertTrue(ex.closed and ex.seconds < 4.0, (request, ex.seconds))
+            self.assertNotIn(200, ex.statuses, request)
+            self.assert_still_serving(repr(request[:30]))
+
+    def test_metrics_port_answers_once(self):
+        ex = Exchange(self.metrics_port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assert_one_answer_and_closed(ex, 200, "GET /metrics")
+        self.assertIn(b"\ntg_server_matches ", ex.body())
+        ex = Exchange(self.metrics_port, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assert_one_answer_and_closed(ex, 200, "HEAD /metrics")
+        self.assertEqual(ex.body(), b"")
+        for method in ("POST", "PUT", "DELETE", "OPTIONS"):
+            ex = Exchange(self.metrics_port, ("%s /metrics HTTP/1.1\r\nHost: x\r\n"
+                                              "Content-Length: 3\r\n\r\nabc" % method).encode())
+            self.assert_one_answer_and_closed(ex, 405, method)
+        for path in ("/metrics/x", "/metricsx", "/", "/matches/1.tgr", "/account/login"):
+            ex = Exchange(self.metrics_port, ("GET %s HTTP/1.1\r\nHost: x\r\n\r\n"
+                                              % path).encode())
+            self.assert_one_answer_and_closed(ex, 404, path)
+        ex = Exchange(self.metrics_port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+                                         b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertEqual(ex.statuses, [200])
+        self.assertTrue(ex.closed)
+        # Never on the web port, however asked.
+        for request in (b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+                        b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+                        b"GET http://127.0.0.1/metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+                        b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n"
+                        % self.metrics_port):
+            ex = Exchange(self.port, request)
+            self.assertNotIn(b"tg_server_", ex.data, request)
+            self.assertNotIn(200, ex.statuses, request)
+
+    def test_the_relay_s_subprotocol_is_no_browser_s(self):
+        # Before, a WebSocket naming `tg-line` was bound to the relay's own callback: let in
+        # from any Origin, and never relayed.
+        for origin in ("https://evil.example", "http://127.0.0.1:%d" % self.port, None):
+            head = ("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: tg-line\r\n"
+                    % self.port)
+            if origin:
+                head += "Origin: %s\r\n" % origin
+            ex = Exchange(self.port, (head + "\r\n").encode(), silence=5)
+            self.assertNotIn(101, ex.statuses, origin)
+        self.assert_still_serving("a WebSocket naming tg-line")
 
 
 class WebPortGuardsTest(unittest.TestCase):

@@ -13,7 +13,15 @@ test-tg-server-pg.py (the WebAccountTests mixed into its cases):
   nothing changed; a body over 1 KB (413), not a form (415), or a value that would smuggle a
   second command line (400) changes nothing; wrong passwords over HTTP spend the account's and
   the address's sign-in budgets (429, even with the right password);
-- no token and no password ever reaches the server's stderr or stdout.
+- no token and no password ever reaches the server's stderr or stdout;
+- framing and forms (issue 41): a Content-Length that is not one number of bytes (letters, a
+  sign, an exponent, hex, a list, two headers) is a 400 and one too large a 413, a chunked
+  body a 411, each answered once and the connection closed at once; a Content-Type that only
+  begins like a form's, or is another, is a 415 (the form's in any case and with parameters
+  is let in); a NUL (%00) or a bad escape (%zz, a cut %4) in a name or a value, a field given
+  twice, a missing field, a name or password that is not UTF-8 and an empty body are each a
+  400 with nothing created; bytes after a request's body get no second answer; other
+  methods than POST are 405 (HEAD's without a body).
 """
 from __future__ import annotations
 
@@ -97,6 +105,23 @@ class WebAccountTests(StoreTests):
             return Reply(conn.getresponse())
         finally:
             conn.close()
+
+    def raw(self, path: str, headers: str = "", body: bytes = b"", method: str = "POST",
+            follow: bytes = b"") -> Any:
+        """A request written by hand, from the site's own page (and `follow` after it)."""
+        head = ("%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: %s\r\n%s\r\n"
+                % (method, path, self.srv.web_port, self.origin(), headers))
+        return http_tests.Exchange(self.srv.web_port, head.encode() + body + follow)
+
+    def assert_answered_once(self, ex: Any, status: int, error: "str | None",
+                             what: object) -> None:
+        """One answer, with that status and error word, and the connection closed at once."""
+        import json
+        self.assertEqual(ex.statuses, [status], (what, ex.data[-300:]))
+        if error:
+            self.assertEqual(json.loads(ex.body())["error"], error, what)
+        self.assertTrue(ex.closed, what)
+        self.assertLess(ex.seconds, 4.0, what)  # closed at once, not by a timeout
 
     def register(self, name: str, password: str = PASSWORD) -> str:
         r = self.post("/account/register", {"name": name, "password": password})
@@ -292,13 +317,161 @@ class WebAccountTests(StoreTests):
             "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\n\r\n"
             "name=frank&pass" % (self.srv.web_port, self.origin())).encode(), then_end=True)
         self.assertNotIn(b" 200 ", answer)
-        # A GET, and paths that are no endpoint, are not one either.
+        # A GET is not an endpoint's method (405), and paths that are no endpoint are 404.
         for path in ("/account/login", "/account/", "/account/nothing"):
             answer = http_tests.exchange(self.srv.web_port, (
                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n"
                 % (path, self.srv.web_port)).encode())
-            self.assertIn(b" 404 ", answer.split(b"\r\n")[0], path)
+            self.assertIn(b" 405 ", answer.split(b"\r\n")[0], path)
         self.assertEqual(self.post("/account/nothing", {"a": "b"}).status, 404)
+        self.assertEqual(self.counts(), (1, 1))
+
+    def test_bad_content_lengths_are_answered_once(self) -> None:
+        # Before, `abc` or `0x10` (read as 0 by libwebsockets) got two 413 heads and no body,
+        # and the connection stayed open.
+        self.open_server()
+        token = self.register("frank")
+        body = ("name=mallory&password=%s" % PASSWORD).encode()
+        n = len(body)
+        for length, status, error in (
+                ("abc", 400, "usage"), ("0x10", 400, "usage"), ("-5", 400, "usage"),
+                ("+%d" % n, 400, "usage"), ("1e3", 400, "usage"), ("%d.0" % n, 400, "usage"),
+                ("%d, %d" % (n, n), 400, "usage"), ("%d,%d" % (n, n + 1), 400, "usage"),
+                ("%d\r\nContent-Length: %d" % (n, n + 1), 400, "usage"),
+                ("%d\r\nContent-Length: %d" % (n, n), 400, "usage"),
+                ("9" * 70, 400, "usage"), ("99999999999999999999", 413, "too-large"),
+                ("1025", 413, "too-large"), ("4294967296", 413, "too-large")):
+            for path in ("/account/register", "/account/login", "/account/whoami",
+                         "/account/logout"):
+                ex = self.raw(path, "Content-Type: application/x-www-form-urlencoded\r\n"
+                              "Cookie: tg_session=%s\r\nContent-Length: %s\r\n" % (token, length),
+                              body)
+                self.assert_answered_once(ex, status, error, (path, length))
+        for path in ("/account/register", "/account/whoami"):
+            ex = self.raw(path, "Content-Type: application/x-www-form-urlencoded\r\n"
+                          "Transfer-Encoding: chunked\r\n", b"%x\r\n%s\r\n0\r\n\r\n" % (n, body))
+            self.assert_answered_once(ex, 411, "usage", path)
+        self.assertEqual(self.counts(), (1, 1))
+        self.assertEqual(self.post("/account/whoami", cookie=token).body, {"name": "frank"})
+        # Spaces around the number are the header's, not the number's.
+        ex = self.raw("/account/login", "Content-Type: application/x-www-form-urlencoded\r\n"
+                      "Content-Length: %d  \r\n" % n, body)
+        self.assert_answered_once(ex, 401, "bad-login", "spaces")
+
+    def test_only_a_form_is_a_form(self) -> None:
+        self.open_server()
+        form = {"name": "mallory", "password": PASSWORD}
+        for content_type in ("application/x-www-form-urlencodedXYZ",
+                             "application/x-www-form-urlencoded-evil",
+                             "application/x-www-form-urlencoded2; charset=utf-8",
+                             "application/x-www-form-urlencoded, text/plain",
+                             "xapplication/x-www-form-urlencoded", "x-www-form-urlencoded",
+                             "text/plain", "application/json", "multipart/form-data; boundary=x",
+                             "application/x-www-form-urlencoded\tx", ""):
+            for path in ("/account/register", "/account/login"):
+                r = self.post(path, form, headers={"Content-Type": content_type})
+                self.assertEqual((r.status, r.body["error"]), (415, "usage"),
+                                 (path, content_type))
+        body = urllib.parse.urlencode(form).encode()
+        for headers in ("", "Content-Type: application/x-www-form-urlencoded\r\n"
+                            "Content-Type: text/plain\r\n"):
+            ex = self.raw("/account/register", headers + "Content-Length: %d\r\n" % len(body),
+                          body)
+            self.assert_answered_once(ex, 415, "usage", headers)
+        self.assertEqual(self.counts(), (0, 0))
+        for i, content_type in enumerate(("APPLICATION/X-WWW-Form-Urlencoded",
+                                          "application/x-www-form-urlencoded; charset=UTF-8",
+                                          "application/x-www-form-urlencoded ;charset=utf-8",
+                                          # what fetch() sends with URLSearchParams
+                                          "application/x-www-form-urlencoded;charset=UTF-8")):
+            r = self.post("/account/register", {"name": "typed%d" % i, "password": PASSWORD},
+                          headers={"Content-Type": content_type})
+            self.assertEqual((r.status, r.body), (200, {"name": "typed%d" % i}), content_type)
+        self.assertEqual(self.counts(), (4, 4))
+
+    def test_malformed_forms_change_nothing(self) -> None:
+        # Before, `mal%00lory` was taken for `mal` (lws_spa cuts at the NUL): an account
+        # nobody asked for, and its session.
+        self.open_server()
+        token = self.register("frank")
+        pw = PASSWORD.encode()
+        for body, error in (
+                (b"name=mal%00lory&password=" + pw, "usage"),
+                (b"name=mallory&password=horse-battery%009", "usage"),
+                (b"name=mallory%00&password=" + pw, "usage"),
+                (b"na%00me=mallory&password=" + pw, "usage"),
+                (b"name=mal%zzlory&password=" + pw, "usage"),
+                (b"name=mal%4glory&password=" + pw, "usage"),
+                (b"name=mallory&password=" + pw + b"%4", "usage"),
+                (b"name=mallory&password=" + pw + b"%", "usage"),
+                (b"name=mallory&name=trudy&password=" + pw, "usage"),
+                (b"name=mallory&name=mallory&password=" + pw, "usage"),
+                (b"name=mallory&password=" + pw + b"&password=" + pw, "usage"),
+                (b"password=" + pw, "bad-name"),
+                (b"name=mallory", "bad-password"),
+                (b"name=&password=" + pw, "bad-name"),
+                (b"name&password=" + pw, "bad-name"),
+                (b"name=%ff%fe%fd&password=" + pw, "bad-name"),
+                (b"name=mal\xfflory&password=" + pw, "bad-name"),
+                (b"name=%c0%80abc&password=" + pw, "bad-name"),
+                (b"name=mallory&password=horse%ff%febattery", "bad-password"),
+                (b"name=mallory&password=horse%ed%a0%80battery", "bad-password"),
+                (b"name=mallory+x&password=" + pw, "bad-name"),
+                (b"&&&", "bad-name"),
+                (b"", "bad-name")):
+            for path in ("/account/register", "/account/login"):
+                ex = self.raw(path, "Content-Type: application/x-www-form-urlencoded\r\n"
+                              "Content-Length: %d\r\n" % len(body), body)
+                self.assert_answered_once(ex, 400, error, (path, body))
+        for body in (b"password=%00", b"password=abc%zz", b"password=" + pw + b"&password=x"):
+            ex = self.raw("/account/delete", "Cookie: tg_session=%s\r\nContent-Type: "
+                          "application/x-www-form-urlencoded\r\nContent-Length: %d\r\n"
+                          % (token, len(body)), body)
+            self.assert_answered_once(ex, 400, "usage", body)
+        self.assertEqual(self.counts(), (1, 1))
+        self.assertEqual(self.rows("SELECT name FROM accounts"), [("frank",)])
+        self.assertEqual(self.post("/account/whoami", cookie=token).body, {"name": "frank"})
+        # Fields the endpoint does not take are let be, as a browser's form may hold more.
+        r = self.post("/account/register", {"name": "mallory", "password": PASSWORD,
+                                            "submit": "Register"})
+        self.assertEqual((r.status, r.body), (200, {"name": "mallory"}))
+
+    def test_bytes_after_a_request_get_no_second_answer(self) -> None:
+        self.open_server()
+        token = self.register("frank")
+        form = "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n"
+        login = ("name=frank&password=%s" % PASSWORD).encode()
+        whoami = ("POST /account/whoami HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: %s\r\n"
+                  "Cookie: tg_session=%s\r\nContent-Length: 0\r\n\r\n"
+                  % (self.srv.web_port, self.origin(), token)).encode()
+        sessions = self.counts()[1]
+        for follow in (b"X", b"\r\n", whoami, whoami + whoami):
+            # After a body: answered once (the sign-in made and its cookie set), then closed.
+            ex = self.raw("/account/login", form % len(login), login, follow=follow)
+            self.assert_answered_once(ex, 200, None, follow[:30])
+            self.assertIn("tg_session=", ex.headers().get("set-cookie", ""), follow[:30])
+            sessions += 1
+            self.assertEqual(self.counts(), (1, sessions))
+            # A body-less request: at most one answer, then closed.
+            ex = self.raw("/account/whoami", "Cookie: tg_session=%s\r\nContent-Length: 0\r\n"
+                          % token, follow=follow)
+            self.assertLessEqual(len(ex.statuses), 1, follow[:30])
+            self.assertTrue(ex.closed and ex.seconds < 4.0, follow[:30])
+        self.assertEqual(self.post("/account/whoami", cookie=token).body, {"name": "frank"})
+
+    def test_other_methods_are_405(self) -> None:
+        self.open_server()
+        token = self.register("frank")
+        for method in ("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH"):
+            for path in ("/account/register", "/account/logout-all", "/account/delete"):
+                body = ("name=mallory&password=%s" % PASSWORD).encode()
+                ex = self.raw(path, "Cookie: tg_session=%s\r\nContent-Type: application/"
+                              "x-www-form-urlencoded\r\nContent-Length: %d\r\n"
+                              % (token, len(body)), body, method=method)
+                self.assert_answered_once(ex, 405, None, (method, path))
+                self.assertEqual(ex.headers().get("allow"), "POST", (method, path))
+                if method == "HEAD":
+                    self.assertEqual(ex.body(), b"", path)
         self.assertEqual(self.counts(), (1, 1))
 
     def test_wrong_passwords_spend_the_sign_in_budgets(self) -> None:
