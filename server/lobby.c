@@ -732,6 +732,8 @@ static void on_site_news(const char *payload, void *ctx)
             tell_owner(sv, serial, id, match_id, seat, token);
     } else if (strcmp(kind, "live") == 0 && sscanf(rest, "%" SCNu64, &match_id) == 1) {
         live_add(sv, match_id, rest);
+    } else if (strcmp(kind, "draw") == 0) {
+        draw_news(sv, rest);
     } else if (strcmp(kind, "ended") == 0 &&
                sscanf(rest, "%" SCNu64 " %31s", &match_id, word) == 2) {
         live_end(sv, match_id, word);
