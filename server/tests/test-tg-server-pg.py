@@ -58,6 +58,7 @@ account_tests: Any = sibling.load("tg_server_pg_accounts", "test-tg-server-accou
 web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
                                       "test-tg-server-web-accounts.py")
 lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
+draw_tests: Any = sibling.load("tg_server_pg_draws", "test-tg-server-draws.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -702,6 +703,101 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
             self.assertEqual(base.show(Conn(s.port), mid)["result"], str(1 - alice_seat))
         self.assertRatings("alice", "hus/blitz", want_alice, 1)
         self.assertRatings("bob", "hus/blitz", want_bob, 1)
+
+
+class DrawsPgTest(PgTestCase, draw_tests.DrawTests):
+    """Draw offers on PostgreSQL: test-tg-server-draws.py's tests on one server, and across
+    two (issue 42 item 5): an offer made through A is pushed to B's watchers and answered
+    through B, and the other way round; a draw agreed through B rates once."""
+
+    def setUp(self) -> None:
+        draw_tests.SERVER = base.SERVER
+        draw_tests.base.SERVER = base.SERVER
+        draw_tests.lobby.SERVER = base.SERVER
+        super().setUp()
+
+    def start(self, *extra: str) -> base.Server:
+        self.stop_servers()
+        return self.server(*extra)
+
+    def through(self, conn: Any, line: str) -> str:
+        """The reply to a change, asked again while another server holds the match's lease
+        (err leased, which asks it to let go) or changed it a moment ago (err stale)."""
+        deadline = time.monotonic() + 15
+        while True:
+            reply = str(conn.ask(line))
+            if reply.split()[:2] not in (["err", "leased"], ["err", "stale"]) or \
+                    time.monotonic() > deadline:
+                return reply
+            time.sleep(0.05)
+
+    def until(self, watcher: Any, mid: int, want: str) -> None:
+        """Reads the watcher's events of match mid up to `want`; an offer's or a result's event
+        on the way is a failure."""
+        while True:
+            event = draw_tests.next_event(watcher, mid)
+            if event == want:
+                return
+            self.assertTrue(event.startswith("moves "), "%r before %r" % (event, want))
+
+    def test_an_offer_through_a_is_answered_through_b(self) -> None:
+        a, b = (self.server(*lobby_tests.OPEN_BUDGETS), self.server(*lobby_tests.OPEN_BUDGETS))
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
+        mine = {int(seat): int(account) for seat, account in self.rows(
+            "SELECT seat, account_id FROM seat_accounts WHERE match_id = %d" % mid)}
+        seat_a = [seat for seat in (0, 1) if mine[seat] == self.account_id("alice")][0]
+        seat_b = 1 - seat_a
+        on_a, on_b = self.watching(a.port, mid), self.watching(b.port, mid)
+        ply = show(alice, mid)["ply"]
+        self.assertEqual(self.through(alice, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "draw-offered %d" % seat_a)
+        self.assertIn(" draw-offered-by=%d " % seat_a, bob.ok("show %d" % mid))
+        # B answers from what A told it: its own offer is refused there too.
+        self.assertReply(bob.ask("accept-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err own-offer ")
+        self.assertEqual(self.through(bob, "decline-draw %d %s %s" % (mid, ply, tokens[seat_b])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "draw-declined %d" % seat_b)
+        self.assertReply(self.through(bob, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err draw-too-soon ")
+        self.assertReply(self.through(alice, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err draw-too-soon ")
+        # Each seat plays through its own server until bob's seat has moved.
+        bob_moved = False
+        while not bob_moved:
+            info = show(alice, mid)
+            seat = int(info["turn"])
+            conn = alice if seat == seat_a else bob
+            move = conn.ok("moves %d" % mid).split()[0]
+            self.assertTrue(self.through(conn, "play %d %s %s %s" % (
+                mid, info["ply"], move, tokens[seat])).startswith("ok"))
+            bob_moved = seat == seat_b
+        ply = show(alice, mid)["ply"]
+        # Offered through A again, accepted through B: a draw, rated once, on both servers.
+        self.assertEqual(self.through(alice, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "draw-offered %d" % seat_a)
+        self.assertEqual(self.through(bob, "accept-draw %d %s %s" % (mid, ply, tokens[seat_b])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "result draw by=agreement")
+        want = lobby_tests.glicko2(1500, 350, 0.06, [(1500, 350, 0.5)])
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
+        self.assertEqual(self.sql("SELECT winner IS NULL, reason FROM results WHERE match_id = %d"
+                                  % mid), "t|resignation")
+        for s in (a, b):
+            s.stop()
+        a, b = self.server(), self.server()
+        for s in (a, b):
+            info = show(Conn(s.port), mid)
+            self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
+        self.assertRatings("alice", "hus/blitz", want, 1)
 
 
 def owner_of(server: base.Server) -> str:
