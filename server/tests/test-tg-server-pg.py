@@ -669,6 +669,47 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
             self.feed_line(watcher, "lobby live %d" % mid)
         self.assertEqual(self.sql("SELECT count(*) FROM seeks"), "0")
 
+    def test_a_server_started_later_lists_the_live_matches(self) -> None:
+        a = self.server(*lobby_tests.OPEN_BUDGETS)
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(a.port, "bob")
+        first, _ = self.matched(alice, bob, alice.ok("seek hus clock=5+3 casual"))
+        second, tokens = self.matched(bob, alice, bob.ok("seek halusa clock=1+0 rated"))
+        b = self.server(*lobby_tests.OPEN_BUDGETS)
+        # Told by A as B starts: listed at once, or pushed a moment later (no polling).
+        late = Conn(b.port)
+        late.sock.settimeout(10)
+        _, seeks, lives = late.ask("lobby").split()
+        self.assertEqual(seeks, "0")
+        lines = [late.read() for _ in range(int(lives))]
+        while len(lines) < 2:
+            lines.append(late.read())
+        live = sorted(line.split()[:3] + [line.split()[3].split(":")[0]] for line in lines)
+        self.assertEqual(live, [["lobby", "live", str(first), "hus"],
+                                ["lobby", "live", str(second), "halusa"]])
+        self.assertIn("rated", next(line for line in lines if " %d " % second in line).split())
+        # A third server hears the list once, however many servers tell it.
+        c = self.server(*lobby_tests.OPEN_BUDGETS)
+        third = Conn(c.port)
+        third.sock.settimeout(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            reply = third.ask("lobby")
+            if reply == "ok 0 2":
+                break
+            for _ in range(int(reply.split()[2])):
+                third.read()
+            third.ask("quit")
+            third = Conn(c.port)
+            third.sock.settimeout(10)
+            time.sleep(0.1)
+        self.assertEqual(reply, "ok 0 2")
+        self.assertEqual(sorted(third.read().split()[2] for _ in range(2)),
+                         sorted([str(first), str(second)]))
+        # Its end reaches the later servers' lobbies too.
+        alice.ok("resign %d %s" % (second, tokens[0]))
+        self.assertEqual(late.read(), "lobby ended %d 1" % second)
+        self.assertEqual(third.read(), "lobby ended %d 1" % second)
+
     def test_a_rated_result_decided_through_b_rates_once(self) -> None:
         a, b = self.two_servers()
         alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
