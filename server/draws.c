@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define NEWS_WAIT 2.0 /* seconds an offer's change through another server waits for its news */
+
 static const char *const talk_words[] = {
     [DRAW_OFFERED] = "draw-offered",
     [DRAW_DECLINED] = "draw-declined",
@@ -114,6 +116,15 @@ void cmd_draw(struct server *sv, struct client *c, struct match *m, char **w)
         reply_error(c, "game-over", "the match ended on time");
         return;
     }
+    /* Another server changed the offer and its news is on the way (it comes with the commit,
+     * on another connection): what this server knows may be stale. Not for ever: a news lost
+     * with a connection leaves the offer as this server knew it. */
+    if (m->draw_unsure_version > m->draw_version && sv->now - m->draw_unsure_at < NEWS_WAIT) {
+        reply_error(c, "busy", "the draw offer of match %" PRIu64 " changed through another "
+                               "server a moment ago; try again",
+                    m->id);
+        return;
+    }
     const struct draw_offer *d = &m->draw;
     const char *cmd = w[0];
     if (strcmp(cmd, "offer-draw") == 0) {
@@ -188,10 +199,14 @@ static void take_news(struct server *sv, struct match *m)
     note_decisions(sv, m, m->draw_news_ply); /* decided there after the news was sent */
 }
 
-void draw_followed(struct server *sv, struct match *m, size_t from, bool undone)
+void draw_followed(struct server *sv, struct match *m, size_t from, bool undone, bool unseen)
 {
     if (undone)
         lapse(sv, m);
+    if (unseen) {
+        m->draw_unsure_version = m->version;
+        m->draw_unsure_at = sv->now;
+    }
     note_decisions(sv, m, from);
     if (m->draw_news_version && m->draw_news_version <= m->version)
         take_news(sv, m);

@@ -167,6 +167,10 @@ struct match {
     uint64_t claim_epoch;
     struct draw_offer draw; /* draws.c: in memory only, never stored */
     uint64_t draw_version;  /* the version the offer was last made, answered or withdrawn at */
+    /* A shared database: a version another server made that must be an offer's change, whose
+     * news has not come yet, and when it was seen: the offer is not answered meanwhile. */
+    uint64_t draw_unsure_version;
+    double draw_unsure_at;
     bool agreed;            /* ended in a draw by agreement */
     /* A shared database: another server's news of an offer, made at a version this server
      * has not read yet; taken once it has (draws.c). news_version 0: none. */
@@ -529,8 +533,10 @@ void cmd_draw(struct server *sv, struct client *c, struct match *m, char **w);
 /* After a committed change of this server's: the offer as the change leaves it, told. */
 void draw_committed(struct server *sv, const struct change *ch, size_t plies_before);
 /* After the match was read again (another server changed it): plies from `from` on are new,
- * `undone` if some of the plies it had were taken back; a pending news taken if due. */
-void draw_followed(struct server *sv, struct match *m, size_t from, bool undone);
+ * `undone` if some of the plies it had were taken back, `unseen` if the new version changed
+ * nothing else (an offer's change, whose news may not have come yet); a pending news taken
+ * if due. */
+void draw_followed(struct server *sv, struct match *m, size_t from, bool undone, bool unseen);
 /* Another server's news of an offer ("ID VERSION PLY BY SPENT0 SPENT1 WHAT SEAT"). */
 void draw_news(struct server *sv, const char *rest);
 /* The catch-up line of an open offer, and show's field. */
