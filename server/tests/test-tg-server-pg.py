@@ -841,6 +841,79 @@ class DrawsPgTest(PgTestCase, draw_tests.DrawTests):
         self.assertRatings("alice", "hus/blitz", want, 1)
 
 
+class DrawNewsTest(PgTestCase):
+    """What another server says of an offer, played by psql on the database: its news is
+    taken once the match is read at its version, whichever comes first; a version that
+    changed nothing this server reads holds the offer's answers (err busy) until its news
+    comes, at most 2 s; forged and malformed news change nothing."""
+
+    def bump(self, mid: int, news: "str | None" = None) -> int:
+        """Another server's change of match mid: its version counted and told, and with it
+        the news, if any (NEWS's VERSION is the new version)."""
+        version = int(self.sql("SELECT version FROM matches WHERE id = %d" % mid)) + 1
+        notices = "SELECT pg_notify('tg_match', '%d %d');" % (mid, version)
+        if news is not None:
+            notices += "SELECT pg_notify('tg_lobby', '%s');" % news.replace("VERSION", str(version))
+        self.sql("BEGIN; UPDATE matches SET version = %d WHERE id = %d; %s COMMIT;"
+                 % (version, mid, notices))
+        return version
+
+    def test_news_is_taken_and_awaited(self) -> None:
+        s = self.server()
+        c = Conn(s.port)
+        m = base.Match(c, "halusa")
+        w = Conn(s.port)
+        self.assertTrue(w.ask("watch %d" % m.id).startswith("ok watching"))
+        ply, turn, _ = m.state(c)
+        # Forged or malformed news: nothing changes, nothing is pushed.
+        for news in ("other draw", "other draw %d" % m.id,
+                     "other draw %d VERSION %d 5 0 0 draw-offered 0" % (m.id, ply),
+                     "other draw %d VERSION %d 0 2 0 draw-offered 0" % (m.id, ply),
+                     "other draw %d VERSION %d 0 0 0 draw-accepted 0" % (m.id, ply),
+                     "other draw %d VERSION %d 0 0 0 draw-offered 7" % (m.id, ply),
+                     "other draw %d VERSION %d 0 1 0 draw-offered 0 extra" % (m.id, ply),
+                     "other draw 99999999999999999999 VERSION 0 0 1 0 draw-offered 0",
+                     "other draw 999 VERSION 0 0 1 0 draw-offered 0",
+                     "other lives\n\n%d" % m.id):
+            self.sql("SELECT pg_notify('tg_lobby', '%s')" % news.replace(
+                "VERSION", self.sql("SELECT version + 1 FROM matches WHERE id = %d" % m.id)))
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        # A version that changed no row this server reads: the offer's answers wait for its
+        # news (err busy), then go on as this server knew it.
+        self.bump(m.id)
+        seen_busy, t0 = None, time.monotonic()
+        while time.monotonic() - t0 < 10:
+            reply = c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[0]))
+            if reply.startswith("err busy "):
+                seen_busy = seen_busy or time.monotonic()
+            elif not reply.startswith("err stale "):
+                break
+            time.sleep(0.05)
+        self.assertIsNotNone(seen_busy, "the offer waited for the news")
+        self.assertEqual(reply, "ok")
+        assert seen_busy is not None
+        waited = time.monotonic() - seen_busy
+        self.assertGreater(waited, 0.5)
+        self.assertLess(waited, 8)
+        self.assertEqual(draw_tests.next_event(w, m.id), "draw-offered 0")
+        # Another server's news: seat 0's offer withdrawn and seat 1's made there.
+        self.bump(m.id, "other draw %d VERSION %d 1 1 1 draw-offered 1" % (m.id, ply))
+        self.assertEqual(draw_tests.next_event(w, m.id), "draw-offered 1")
+        self.assertIn(" draw-offered-by=1 ", c.ok("show %d" % m.id))
+        self.assertTrue(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[0])).startswith(
+            "err draw-pending "))
+        self.assertEqual(c.ask("accept-draw %d %d %s" % (m.id, ply, m.tokens[0])), "ok")
+        self.assertEqual(draw_tests.next_event(w, m.id), "result draw by=agreement")
+        self.assertEqual(self.sql("SELECT winner IS NULL, reason FROM results WHERE match_id = %d"
+                                  % m.id), "t|resignation")
+        # A news older than what the server knows changes nothing.
+        self.sql("SELECT pg_notify('tg_lobby', 'other draw %d 1 %d 0 1 0 draw-offered 0')"
+                 % (m.id, ply))
+        self.assertEqual(base.show(c, m.id)["by"], "agreement")
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertIn("servers=1", c.ok("status"))
+
+
 def owner_of(server: base.Server) -> str:
     """The server's name in the leases table, from its banner."""
     return server.banner.split("shared, as server ")[1].split(",")[0]
