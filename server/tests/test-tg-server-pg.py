@@ -874,10 +874,11 @@ class DrawNewsTest(PgTestCase):
                      "other draw %d VERSION %d 0 1 0 draw-offered 0 extra" % (m.id, ply),
                      "other draw 99999999999999999999 VERSION 0 0 1 0 draw-offered 0",
                      "other draw 999 VERSION 0 0 1 0 draw-offered 0",
-                     "other lives\n\n%d" % m.id):
+                     "other lives\n\n"):
             self.sql("SELECT pg_notify('tg_lobby', '%s')" % news.replace(
                 "VERSION", self.sql("SELECT version + 1 FROM matches WHERE id = %d" % m.id)))
         self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertEqual(Conn(s.port).ask("lobby"), "ok 0 0")
         # A version that changed no row this server reads: the offer's answers wait for its
         # news (err busy), then go on as this server knew it.
         self.bump(m.id)
