@@ -159,7 +159,7 @@ void cmd_join(struct server *sv, struct client *c, struct match *m, const char *
 /* The checks every command that changes a match makes: the token names a seat, nothing else
  * is changing the match, the game is still on, and (for PLY) the client saw the current
  * position. Returns the acting seat, or -1 after replying with the error. */
-static int acting_seat(struct client *c, struct match *m, const char *ply_text, const char *token)
+int acting_seat(struct client *c, struct match *m, const char *ply_text, const char *token)
 {
     int seat = seat_of(m, token);
     if (seat < 0) {
@@ -174,8 +174,9 @@ static int acting_seat(struct client *c, struct match *m, const char *ply_text, 
         reply_error(c, "busy", "a change to match %" PRIu64 " is being made; try again", m->id);
         return -1;
     }
-    if (m->resigned >= 0) {
-        reply_error(c, "game-over", "the match ended by resignation");
+    if (m->resigned >= 0 || m->agreed) {
+        reply_error(c, "game-over", "the match ended by %s",
+                    m->agreed ? "agreement (a draw)" : "resignation");
         return -1;
     }
     if (m->aborted) {

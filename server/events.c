@@ -66,6 +66,7 @@ const char *abort_reason(const struct match *m)
 const char *end_reason(const struct match *m)
 {
     return m->resigned >= 0             ? "resignation"
+           : m->agreed                  ? "agreement"
            : m->clock.kept.flagged >= 0 ? "time"
            : m->aborted                 ? abort_reason(m)
                                         : "rules";
@@ -95,6 +96,7 @@ void catch_up(struct server *sv, struct client *c, const struct match *m, size_t
     }
     if (m->undo_requested_by >= 0)
         buf_printf(&c->out, "event %" PRIu64 " undo-requested %d\n", m->id, m->undo_requested_by);
+    draw_catch_up(c, m);
     if (match_over(m))
         buf_printf(&c->out, "event %" PRIu64 " result %s by=%s\n", m->id, result_word(m),
                    end_reason(m));
@@ -117,6 +119,8 @@ const char *result_word(const struct match *m)
 {
     if (m->resigned >= 0)
         return m->resigned == 0 ? "1" : "0";
+    if (m->agreed)
+        return "draw";
     if (m->clock.kept.flagged >= 0)
         return m->clock.kept.flagged == 0 ? "1" : "0";
     if (m->aborted)

@@ -64,7 +64,8 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
     tg_state_free(m->state);
     m->state = j->state;
     j->state = NULL;
-    m->resigned = s->by_resignation ? 1 - s->winner : -1;
+    m->resigned = s->by_resignation && s->winner >= 0 ? 1 - s->winner : -1;
+    m->agreed = s->by_resignation && s->winner < 0;
     m->aborted = s->aborted;
     m->invite_seat = s->invite_seat;
     memcpy(m->invite, s->invite, sizeof m->invite);
@@ -73,6 +74,7 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
     j->stored.kept_throws = NULL;
     m->clock.kept = s->clock;
     m->clock.turn_began = sv->now - (double)s->clock.used_ms / 1000.0;
+    uint64_t version_before = m->version;
     m->version = s->version;
     bool rematch_news = s->rematch && s->rematch != m->rematch;
     if (s->rematch)
@@ -107,6 +109,12 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
              (s->undo.state == UNDO_DECLINED || s->undo.state == UNDO_LAPSED))
         push_event(sv, m, "undo-declined %d%s", 1 - undo_before,
                    s->undo.state == UNDO_LAPSED ? " by=timeout" : "");
+    /* A new version that changed no row this server reads: a draw offer's change, whose news
+     * comes on the lobby's channel (draws.c). */
+    bool unseen = m->version > version_before && common == old_count &&
+                  m->ply_count == old_count && m->undo_requested_by == undo_before &&
+                  match_over(m) == was_over;
+    draw_followed(sv, m, common, common < old_count, unseen);
     if (match_over(m) && !was_over)
         push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
     if (rematch_news) /* made through another server */
@@ -280,7 +288,7 @@ static struct match *adopt(struct server *sv, uint64_t id)
     }
     m->id = id;
     m->rules = rules;
-    m->resigned = m->undo_requested_by = m->invite_seat = -1;
+    m->resigned = m->undo_requested_by = m->invite_seat = m->draw.by = -1;
     memcpy(m->tokens, j->stored.tokens, sizeof m->tokens);
     if (!replay(m, j, why, sizeof why)) {
         if (j->status != TG_ERR_NO_MEMORY)

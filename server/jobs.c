@@ -225,6 +225,7 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
     m->rules = rules;
     m->resigned = -1;
     m->undo_requested_by = -1;
+    m->draw.by = -1;
     m->invite_seat = -1;
     m->loading = true;
     match_touch(sv, m);
@@ -269,7 +270,7 @@ bool result_consistent(const struct job *j, char *why, size_t why_cap)
     }
     int w = tg_state_winner(st);
     bool ok = s->by_resignation
-                  ? !tg_state_is_terminal(st) && s->winner >= 0
+                  ? !tg_state_is_terminal(st) /* no winner: a draw agreed (draws.c) */
                   : tg_state_is_terminal(st) && s->winner == (w == 0 || w == 1 ? w : -1);
     if (!ok)
         snprintf(why, why_cap, "the recorded result is not the game's");
@@ -311,8 +312,9 @@ static void load_done(struct server *sv, struct job *j)
         m->state = j->state;
         j->state = NULL;
         m->loading = false;
-        if (j->stored.by_resignation)
+        if (j->stored.by_resignation && j->stored.winner >= 0)
             m->resigned = 1 - j->stored.winner;
+        m->agreed = j->stored.by_resignation && j->stored.winner < 0;
         m->aborted = j->stored.aborted;
         m->invite_seat = j->stored.invite_seat;
         m->kept_throws = j->stored.kept_throws;

@@ -64,6 +64,12 @@ static struct lobby *lobby_of(struct server *sv)
         if (!l->feed || !lobby_feed_each_seek(l->feed, mirror_seek, sv))
             fprintf(stderr, "tg-server: the lobby shows this server's seeks only (%s)\n",
                     l->feed ? "the site's seeks could not be read" : err);
+        /* The live matches started before this server are nowhere in the database as the
+         * lobby's: the servers running tell them (site_lives). */
+        char wanted[TOKEN_HEX_LEN + 16];
+        snprintf(wanted, sizeof wanted, "%s live-wanted", store_owner(sv->store));
+        if (l->feed && !lobby_feed_notify(l->feed, wanted))
+            fprintf(stderr, "tg-server: the lobby lists the matches started from now on only\n");
     }
     return l;
 }
@@ -619,10 +625,13 @@ static void tell_owner(struct server *sv, uint64_t serial, uint64_t seek_id, uin
     push_to(sv, owner, told, (size_t)len);
 }
 
-/* The live match's line (without "lobby live "), listed and pushed to the lobby. */
+/* The live match's line (without "lobby live "), listed and pushed to the lobby, once. */
 static void live_add(struct server *sv, uint64_t id, const char *rest)
 {
     struct lobby *l = lobby_of(sv);
+    for (size_t i = 0; l && i < l->live_count; i++)
+        if (l->live[i].id == id)
+            return;
     struct buf line = {0};
     buf_printf(&line, "lobby live %s", rest);
     struct live_match *grown =
@@ -700,6 +709,49 @@ void lobby_committed(struct server *sv, const struct change *ch)
 
 /* ---- what the other servers did (a shared database) ------------------------------------------ */
 
+/* A server started: it is told this server's list of live matches, as "lives" notices of as
+ * many lines as a notification holds (PostgreSQL's payloads are under 8000 bytes). */
+#define LIVES_NOTICE_MAX 7000
+
+static void site_lives(struct server *sv)
+{
+    struct lobby *l = sv->lobby;
+    struct buf notice = {0};
+    const size_t skip = strlen("lobby live ");
+    for (size_t i = 0; i <= l->live_count; i++) {
+        bool last = i == l->live_count;
+        size_t len = last ? 0 : strlen(l->live[i].line) - skip;
+        if (notice.len && (last || notice.len + 1 + len > LIVES_NOTICE_MAX)) {
+            lobby_feed_notify(l->feed, notice.data);
+            notice.len = 0;
+        }
+        if (last)
+            break;
+        if (!notice.len)
+            buf_printf(&notice, "%s lives", store_owner(sv->store));
+        buf_printf(&notice, "\n%s", l->live[i].line + skip);
+    }
+    free(notice.data);
+}
+
+/* A "lives" notice: one live match a line, after the first. */
+static void take_lives(struct server *sv, const char *rest)
+{
+    for (const char *line = strchr(rest, '\n'); line; line = strchr(line, '\n')) {
+        line++;
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char one[LIVES_NOTICE_MAX + 1];
+        uint64_t id;
+        if (len > LIVES_NOTICE_MAX)
+            return;
+        memcpy(one, line, len);
+        one[len] = '\0';
+        if (sscanf(one, "%" SCNu64, &id) == 1)
+            live_add(sv, id, one);
+    }
+}
+
 static void on_site_news(const char *payload, void *ctx)
 {
     struct server *sv = ctx;
@@ -732,6 +784,12 @@ static void on_site_news(const char *payload, void *ctx)
             tell_owner(sv, serial, id, match_id, seat, token);
     } else if (strcmp(kind, "live") == 0 && sscanf(rest, "%" SCNu64, &match_id) == 1) {
         live_add(sv, match_id, rest);
+    } else if (strcmp(kind, "live-wanted") == 0) {
+        site_lives(sv);
+    } else if (strcmp(kind, "lives") == 0) {
+        take_lives(sv, payload + strlen(from) + 1);
+    } else if (strcmp(kind, "draw") == 0) {
+        draw_news(sv, rest);
     } else if (strcmp(kind, "ended") == 0 &&
                sscanf(rest, "%" SCNu64 " %31s", &match_id, word) == 2) {
         live_end(sv, match_id, word);

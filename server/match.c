@@ -241,7 +241,7 @@ void match_free(struct server *sv, struct match *m)
 
 bool match_over(const struct match *m)
 {
-    return m->resigned >= 0 || m->clock.kept.flagged >= 0 || m->aborted ||
+    return m->resigned >= 0 || m->agreed || m->clock.kept.flagged >= 0 || m->aborted ||
            tg_state_is_terminal(m->state);
 }
 
@@ -360,6 +360,7 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
     m->rules = rules;
     m->resigned = -1;
     m->undo_requested_by = -1;
+    m->draw.by = -1;
     m->busy = true;
     m->clock.kept = *clock;
     m->clock.turn_began = sv->now;

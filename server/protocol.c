@@ -131,13 +131,16 @@ static void cmd_show(struct server *sv, struct client *c, struct match *m)
     }
     int player = tg_state_player(m->state);
     const char *to_move = match_over(m) ? "-" : player == TG_CHANCE ? "chance" : player ? "1" : "0";
-    char undo[32] = "", clock[80] = "", by[24] = "";
+    char undo[64] = "", clock[80] = "", by[24] = "";
     if (m->undo_requested_by >= 0)
         snprintf(undo, sizeof undo, " undo-requested-by=%d", m->undo_requested_by);
+    if (m->draw.by >= 0 && !match_over(m))
+        snprintf(undo + strlen(undo), sizeof undo - strlen(undo), " draw-offered-by=%d",
+                 m->draw.by);
     if (m->clock.kept.on)
         snprintf(clock, sizeof clock, " clock=%" PRId64 ",%" PRId64, clock_left(m, 0, sv->now),
                  clock_left(m, 1, sv->now));
-    if (m->resigned >= 0 || m->clock.kept.flagged >= 0 || m->aborted)
+    if (m->resigned >= 0 || m->agreed || m->clock.kept.flagged >= 0 || m->aborted)
         snprintf(by, sizeof by, " by=%s", end_reason(m));
     if (m->invite_seat >= 0 && !match_over(m))
         snprintf(undo, sizeof undo, " waiting-for=%d", m->invite_seat);
@@ -257,7 +260,8 @@ static const char help_text[] =
     "history ID; record ID; watch ID [PLY]; "
     "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
-    "decline ID PLY TOKEN; resign ID TOKEN; rematch ID TOKEN; register NAME PASSWORD; "
+    "decline ID PLY TOKEN; offer-draw ID PLY TOKEN; accept-draw ID PLY TOKEN; "
+    "decline-draw ID PLY TOKEN; withdraw-draw ID PLY TOKEN; resign ID TOKEN; rematch ID TOKEN; register NAME PASSWORD; "
     "login NAME PASSWORD; session TOKEN; logout; logout-all; delete-account PASSWORD; whoami; "
     "seek SPEC clock=M+S rated|casual [range=MIN-MAX]; challenge NAME SPEC clock=M+S "
     "rated|casual; unseek [ID]; accept-seek ID; decline-seek ID; lobby; player NAME; "
@@ -297,6 +301,10 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         {"accept", 4, 4, true},
         {"decline", 4, 4, true},
         {"resign", 3, 3, true},
+        {"offer-draw", 4, 4, true},
+        {"accept-draw", 4, 4, true},
+        {"decline-draw", 4, 4, true},
+        {"withdraw-draw", 4, 4, true},
         {"join", 3, 3, false},
         {"record", 2, 2, false},
         {"rematch", 3, 3, true},
@@ -401,6 +409,8 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         cmd_answer_undo(sv, c, m, w, true);
     else if (strcmp(cmd, "decline") == 0)
         cmd_answer_undo(sv, c, m, w, false);
+    else if (strstr(cmd, "-draw"))
+        cmd_draw(sv, c, m, w);
     else
         cmd_resign(sv, c, m, w);
     return RUN_DONE;

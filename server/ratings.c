@@ -56,6 +56,8 @@ static double score_of_seat_0(const struct change *ch)
     case CH_FLAG:
         winner = 1 - ch->seat;
         break;
+    case CH_DRAW:
+        return 0.5;
     default:
         return -1;
     }

@@ -160,8 +160,9 @@ static void record_tags(const struct match *m, char *tags, size_t cap)
     const char *how = end_reason(m);
     if (match_over(m) && strcmp(how, "rules") != 0 && n > 0 && (size_t)n < cap)
         snprintf(tags + n, cap - (size_t)n, "[ServerResult \"%s\"]\n[ServerEnd \"%s\"]\n",
-                 m->aborted                 ? "*"
-                 : result_word(m)[0] == '0' ? "1-0"
+                 m->aborted                          ? "*"
+                 : strcmp(result_word(m), "draw") == 0 ? "1/2-1/2"
+                 : result_word(m)[0] == '0'          ? "1-0"
                                             : "0-1",
                  how);
 }

@@ -48,9 +48,10 @@ static bool write_result_if_over(struct store *st, uint64_t id, const tg_state *
                             tg_state_score(s, 0), tg_state_score(s, 1));
 }
 
+/* A request and its answer: they leave the clocks, and an open undo request, as they are. */
 static bool undo_talk(const struct change *ch)
 {
-    return ch->kind == CH_UNDO_ASK || ch->kind == CH_UNDO_END;
+    return ch->kind == CH_UNDO_ASK || ch->kind == CH_UNDO_END || ch->kind == CH_DRAW_TALK;
 }
 
 void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool first_of_round)
@@ -121,6 +122,12 @@ void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool 
         break;
     case CH_UNDO_END:
         ok = ok && store_end_undo_request(st, id, ch->undo_end);
+        break;
+    case CH_DRAW_TALK: /* nothing stored: the other servers are told at the commit */
+        ok = ok && (!ch->draw_news[0] || store_tell_site(st, ch->draw_news));
+        break;
+    case CH_DRAW: /* no winner, "resignation": both seats gave the game up (draws.c) */
+        ok = ok && store_set_result(st, id, -1, true, r->ply, r->score[0], r->score[1]);
         break;
     }
     if (!fresh && !undo_talk(ch))
@@ -300,6 +307,8 @@ void apply_change(struct server *sv, struct change *ch, bool committed, const ch
         ch->kept_after = NULL;
     } else if (ch->kind == CH_RESIGN)
         m->resigned = ch->seat;
+    else if (ch->kind == CH_DRAW)
+        m->agreed = true;
     else if (ch->kind == CH_ABORT)
         m->aborted = true;
     m->clock = ch->clock;
@@ -314,7 +323,7 @@ void apply_change(struct server *sv, struct change *ch, bool committed, const ch
         m->undo_requested_by = ch->seat;
         m->undo_request_ply = tg_state_ply(m->state);
         m->undo_requested_at = sv->now;
-    } else {
+    } else if (ch->kind != CH_DRAW_TALK) {
         m->undo_requested_by = -1;
     }
     if (ch->kind != CH_NEW)
@@ -350,7 +359,9 @@ void apply_change(struct server *sv, struct change *ch, bool committed, const ch
         push_event(sv, m, "undo-declined %d%s", ch->seat,
                    ch->undo_end == UNDO_LAPSED ? " by=timeout" : "");
     }
-    if (kept && ch->kind != CH_NEW && ch->kind != CH_UNDO_ASK && ch->kind != CH_UNDO_END) {
+    if (kept)
+        draw_committed(sv, ch, plies_before);
+    if (kept && ch->kind != CH_NEW && !undo_talk(ch)) {
         push_clock(sv, m);
         if (match_over(m))
             push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));

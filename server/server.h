@@ -124,6 +124,13 @@ struct match_clock {
     double turn_began;        /* monotonic seconds */
 };
 
+/* A match's draw offer (docs/server.md, "Draw offers"): the seat offering, or -1; and whether
+ * each seat offered since the other seat's last decision (one offer a turn of the opponent). */
+struct draw_offer {
+    int by;
+    bool spent[2];
+};
+
 struct match {
     uint64_t id;
     struct match *next_in_bucket;
@@ -158,6 +165,20 @@ struct match {
     uint64_t plies_version; /* new with each change of its plies, unique in the process */
     bool claimed;           /* this server holds its lease (as of claim_epoch: follow.c) */
     uint64_t claim_epoch;
+    struct draw_offer draw; /* draws.c: in memory only, never stored */
+    uint64_t draw_version;  /* the version the offer was last made, answered or withdrawn at */
+    /* A shared database: a version another server made that must be an offer's change, whose
+     * news has not come yet, and when it was seen: the offer is not answered meanwhile. */
+    uint64_t draw_unsure_version;
+    double draw_unsure_at;
+    bool agreed;            /* ended in a draw by agreement */
+    /* A shared database: another server's news of an offer, made at a version this server
+     * has not read yet; taken once it has (draws.c). news_version 0: none. */
+    struct draw_offer draw_news;
+    uint64_t draw_news_version;
+    size_t draw_news_ply;
+    int draw_news_seat;
+    char draw_news_what[16];
 };
 
 /* A token bucket: `tokens` commands may be made now; it refills at the budget's rate. */
@@ -273,8 +294,12 @@ enum change_kind {
     CH_ABORT,
     CH_JOIN,
     CH_UNDO_ASK,
-    CH_UNDO_END
+    CH_UNDO_END,
+    CH_DRAW_TALK, /* a draw offered, declined or withdrawn: nothing stored but the claim */
+    CH_DRAW       /* a draw offer accepted: the match ends */
 };
+
+enum draw_talk { DRAW_OFFERED, DRAW_DECLINED, DRAW_WITHDRAWN };
 
 /* What the change's rows are written from, copied from its match when it is staged, so that a
  * round thread (round-thread.c) reads nothing the loop may change; and how writing them went. */
@@ -300,6 +325,9 @@ struct change {
     size_t keep_plies; /* CH_UNDO */
     int seat;          /* CH_RESIGN, CH_FLAG, CH_UNDO_ASK (asking), CH_UNDO_END (answering) */
     enum undo_state undo_end; /* CH_UNDO_END: UNDO_DECLINED or UNDO_LAPSED */
+    enum draw_talk draw_talk; /* CH_DRAW_TALK */
+    /* CH_DRAW_TALK on a shared database: what the other servers are told at the commit. */
+    char draw_news[160];
     struct match_clock clock; /* the match's clocks after the change */
     struct buf reply;
     bool failed;
@@ -495,6 +523,24 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n);
 void cmd_join(struct server *sv, struct client *c, struct match *m, const char *invite);
 void cmd_play(struct server *sv, struct client *c, struct match *m, char **w);
 void cmd_resign(struct server *sv, struct client *c, struct match *m, char **w);
+/* The seat whose token is `token` if it may change the match now (joined, not over, not busy,
+ * and at ply `ply_text` if given); -1 after replying with the error. */
+int acting_seat(struct client *c, struct match *m, const char *ply_text, const char *token);
+
+/* draws.c */
+/* offer-draw, accept-draw, decline-draw, withdraw-draw ID PLY TOKEN (w[0] names which). */
+void cmd_draw(struct server *sv, struct client *c, struct match *m, char **w);
+/* After a committed change of this server's: the offer as the change leaves it, told. */
+void draw_committed(struct server *sv, const struct change *ch, size_t plies_before);
+/* After the match was read again (another server changed it): plies from `from` on are new,
+ * `undone` if some of the plies it had were taken back, `unseen` if the new version changed
+ * nothing else (an offer's change, whose news may not have come yet); a pending news taken
+ * if due. */
+void draw_followed(struct server *sv, struct match *m, size_t from, bool undone, bool unseen);
+/* Another server's news of an offer ("ID VERSION PLY BY SPENT0 SPENT1 WHAT SEAT"). */
+void draw_news(struct server *sv, const char *rest);
+/* The catch-up line of an open offer, and show's field. */
+void draw_catch_up(struct client *c, const struct match *m);
 void cmd_undo(struct server *sv, struct client *c, struct match *m, char **w);
 /* The match's undo request went unanswered for --undo-timeout: its lapse is staged (where this
  * server plays the match, or nobody has for long). */

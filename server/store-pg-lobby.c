@@ -216,6 +216,12 @@ bool lobby_feed_take(struct lobby_feed *f, void (*each)(const char *, void *), v
     return true;
 }
 
+bool pg_tell_site(struct pg_store *pg, const char *notice)
+{
+    const char *v[] = {notice};
+    return pg_run_done(pg, P_TELL_SITE, 1, v);
+}
+
 bool pg_take_seek(struct pg_store *pg, uint64_t id, const char *notice, bool *taken)
 {
     char a[NUM_TEXT];

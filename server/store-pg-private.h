@@ -79,6 +79,7 @@ enum pg_stmt {
     P_PUT_RATING,
     P_EACH_RATING,
     P_TAKE_SEEK,
+    P_TELL_SITE,
     P_COUNT_STATEMENTS
 };
 

@@ -397,6 +397,7 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     /* The notice goes out with the commit, and only if this change deleted the row. */
     [P_TAKE_SEEK] = "WITH d AS (DELETE FROM seeks WHERE id = $1 RETURNING id) "
                     "SELECT pg_notify('tg_lobby', $2) FROM d",
+    [P_TELL_SITE] = "SELECT pg_notify('tg_lobby', $1)",
 };
 
 bool pg_is_conninfo(const char *db)

@@ -75,6 +75,7 @@ bool pg_delete_account(struct pg_store *pg, uint64_t account_id);
 bool pg_set_seat_account(struct pg_store *pg, uint64_t id, int seat, uint64_t account_id);
 bool pg_last_was_lock_wait(const struct pg_store *pg);
 bool pg_take_seek(struct pg_store *pg, uint64_t id, const char *notice, bool *taken);
+bool pg_tell_site(struct pg_store *pg, const char *notice);
 /* Rated matches and ratings (store-pg-ratings.c), as store.h's. */
 bool pg_mark_rated(struct pg_store *pg, uint64_t id, const char *game, const char *category);
 enum rated_result pg_find_rated(struct pg_store *pg, uint64_t id, char game[RATED_GAME_MAX],

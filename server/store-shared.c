@@ -134,6 +134,11 @@ bool store_last_was_lock_wait(const struct store *st)
     return st->pg && pg_last_was_lock_wait(st->pg);
 }
 
+bool store_tell_site(struct store *st, const char *notice)
+{
+    return !st->pg || pg_tell_site(st->pg, notice);
+}
+
 bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *taken)
 {
     *taken = true;

@@ -320,6 +320,9 @@ bool lobby_feed_take(struct lobby_feed *f, void (*each)(const char *, void *), v
  * *taken false if it was gone already (taken through another server). True on SQLite, whose
  * seeks are the server's memory only. */
 bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *taken);
+/* Inside a change: tells the site `notice` on the lobby's channel once committed (a draw
+ * offer's news: draws.c). True, and nothing told, on SQLite. */
+bool store_tell_site(struct store *st, const char *notice);
 
 /* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
 

@@ -17,7 +17,7 @@ import {
 } from './panels.js';
 import { renderLearn } from './learn.js';
 import {
-  joinMatch, linkFields, createOnlineMatch, answerUndo,
+  joinMatch, linkFields, createOnlineMatch, answerUndo, answerDraw,
 } from './online.js';
 import { initAccount } from './account.js';
 import { wireLobby, renderLists } from './lobby.js';
@@ -96,6 +96,8 @@ function wire() {
   $('throw').addEventListener('click', throwByPerson);
   $('undo-accept').addEventListener('click', () => answerUndo('accept'));
   $('undo-decline').addEventListener('click', () => answerUndo('decline'));
+  $('draw-accept').addEventListener('click', () => answerDraw('accept'));
+  $('draw-decline').addEventListener('click', () => answerDraw('decline'));
   $('copy-position').addEventListener('click', copyPosition);
   $('rematch').addEventListener('click', rematch);
   $('hint-button').addEventListener('click', requestAnalysis);

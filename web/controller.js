@@ -13,7 +13,7 @@ import {
   render, renderChoices, renderPlaying, previewMove, seatLabel, syncGameControls, sideName,
 } from './panels.js';
 import {
-  sendMove, requestUndo, requestRematch, resign, askServerBot,
+  sendMove, requestUndo, requestRematch, resign, askServerBot, offerOnlineDraw,
 } from './online.js';
 import { renderLearn } from './learn.js';
 import { animateStory } from './animate.js';
@@ -510,11 +510,16 @@ function endGame(result) {
   advance();
 }
 
-// A draw offer, offline, on a person's turn. Two people at one screen agree it by the button.
+// A draw offer: online the server's (offer-draw, or withdraw-draw of this seat's own offer);
+// offline on a person's turn. Two people at one screen agree it by the button.
 // A bot accepts when the engine says its own side is not ahead: the value of the position
 // for the bot, from the same fixed-depth analysis as the hint (the page computes no value).
 export async function offerDraw() {
-  if (S.online || !personToDecide()) return;
+  if (S.online) {
+    offerOnlineDraw();
+    return;
+  }
+  if (!personToDecide()) return;
   const { state, seats } = S;
   const answer = $('draw-answer');
   if (seats.every((seat) => seat === 'person')) {

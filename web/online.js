@@ -86,7 +86,7 @@ export function joinMatch(id, seat, token, invite = null) {
   // playable meanwhile), null once both seats are taken.
   S.online = {
     id, seat: seat === null || seat === undefined || token === null ? null : Number(seat),
-    token, invite, waitingFor: -1, clock: null, result: null, undoBy: null, sending: false, notSent: false,
+    token, invite, waitingFor: -1, clock: null, result: null, undoBy: null, drawBy: null, sending: false, notSent: false,
   };
   $('new-game').open = false;
   setConnection(() => t('online.connecting'), 'connecting');
@@ -159,6 +159,8 @@ function refuse(key, id) {
 async function subscribe(again) {
   const { online } = S;
   if (!again && !(await checkLink())) return;
+  // An open draw offer comes again with the catch-up; one withdrawn meanwhile does not.
+  online.drawBy = null;
   const reply = await request(`watch ${online.id} ${S.state && online.spec ? S.log.length : 0}`);
   if (!reply.startsWith('ok')) {
     setConnection(() => t('online.refused', errorText(reply)), 'refused');
@@ -260,6 +262,21 @@ function onEvent(words) {
       say($('move-error'), () => t(timedOut ? 'online.undo-timeout' : 'online.undo-declined'));
     }
     render();
+  } else if (kind === 'draw-offered') {
+    online.drawBy = Number(words[3]);
+    render();
+  } else if (kind === 'draw-declined' || kind === 'draw-withdrawn' || kind === 'draw-lapsed') {
+    // draw-declined names the seat that declined, the other two the seat that had offered.
+    const offerer = kind === 'draw-declined' ? 1 - Number(words[3]) : Number(words[3]);
+    online.drawBy = null;
+    if (online.seat !== null) {
+      const key = { 'draw-declined': 'online.draw-declined', 'draw-withdrawn': 'online.draw-withdrawn', 'draw-lapsed': 'online.draw-lapsed' }[kind];
+      // Told to the seat that did not act (the one that acted has its reply); a lapse, to the
+      // seat whose offer it was.
+      const told = kind === 'draw-withdrawn' ? offerer !== online.seat : offerer === online.seat;
+      if (told) say($('move-error'), () => t(key));
+    }
+    render();
   } else if (kind === 'rematch') {
     // A seat asked for a rematch (this page's own request, whose reply follows, or the
     // opponent's: then this page offers to take it).
@@ -267,6 +284,7 @@ function onEvent(words) {
     render();
   } else if (kind === 'result') {
     online.result = { winner: words[3], by: (words[4] ?? 'by=rules').slice(3) };
+    online.drawBy = null;
     if (online.clock) online.clock.running = null;
     invalidate();
     advance();
@@ -342,6 +360,23 @@ export function requestUndo() {
 export async function answerUndo(word) {
   const { online } = S;
   const reply = await request(`${word} ${online.id} ${S.log.length} ${online.token}`);
+  if (!reply.startsWith('ok')) say($('move-error'), () => errorText(reply));
+}
+
+// Draw offers (docs/server.md, "Draw offers"): this seat offers, or withdraws its own open
+// offer; the other seat accepts or declines. The server pushes each to both pages and the
+// watchers; an accepted offer ends the match (`result draw by=agreement`).
+export async function offerOnlineDraw() {
+  const { online } = S;
+  if (online?.seat === null || online.result) return;
+  const word = online.drawBy === online.seat ? 'withdraw-draw' : 'offer-draw';
+  const reply = await request(`${word} ${online.id} ${S.log.length} ${online.token}`);
+  say($('move-error'), () => (reply.startsWith('ok') ? (word === 'offer-draw' ? t('online.draw-asked') : '') : errorText(reply)));
+}
+
+export async function answerDraw(word) {
+  const { online } = S;
+  const reply = await request(`${word}-draw ${online.id} ${S.log.length} ${online.token}`);
   if (!reply.startsWith('ok')) say($('move-error'), () => errorText(reply));
 }
 

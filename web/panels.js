@@ -393,6 +393,20 @@ export function renderClock(player) {
   node.classList.toggle('low', S.online.clock.running === player && left < 10000);
 }
 
+// An open draw offer: its words for everyone, Accept and Decline for the other seat's page.
+function renderDrawOffer() {
+  const { online } = S;
+  const box = $('draw-offered');
+  const show = Boolean(online && online.drawBy !== null && !online.result);
+  box.hidden = !show;
+  if (!show) return;
+  const mine = online.seat === online.drawBy;
+  const answers = online.seat !== null && !mine;
+  $('draw-offered-text').textContent = mine ? t('online.draw-yours') : t('online.draw-offer', sideName(online.drawBy));
+  $('draw-accept').hidden = !answers;
+  $('draw-decline').hidden = !answers;
+}
+
 function renderUndoOffer() {
   const { online } = S;
   const offer = $('undo-offer');
@@ -447,7 +461,16 @@ function renderEndControls(past) {
   $('resign').hidden = online ? online.seat === null : people === 0;
   $('resign').disabled = past || over;
   const draw = $('draw-offer');
-  draw.hidden = Boolean(online) || people === 0;
+  if (online) {
+    // A seat offers at any moment of the game (the server allows one offer until the other
+    // seat has moved) and withdraws its own; an offer of the other seat is answered instead.
+    draw.hidden = online.seat === null;
+    const own = online.drawBy !== null && online.drawBy === online.seat;
+    draw.textContent = t(own ? 'move.draw-withdraw' : 'move.draw-offer');
+    draw.disabled = past || over || online.waitingFor !== null || (online.drawBy !== null && !own);
+    return;
+  }
+  draw.hidden = people === 0;
   draw.textContent = t(people === 2 ? 'move.draw-agree' : 'move.draw-offer');
   draw.disabled = past || over || !personToDecide();
 }
@@ -543,6 +566,7 @@ export function render() {
   $('move-input').disabled = past;
   renderEndControls(past);
   renderUndoOffer();
+  renderDrawOffer();
   renderMatchLock();
   // The server has no pause: its clocks run and its throws are instant (docs/web.md).
   $('pause').hidden = Boolean(online);

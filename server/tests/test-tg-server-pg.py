@@ -58,6 +58,7 @@ account_tests: Any = sibling.load("tg_server_pg_accounts", "test-tg-server-accou
 web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
                                       "test-tg-server-web-accounts.py")
 lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
+draw_tests: Any = sibling.load("tg_server_pg_draws", "test-tg-server-draws.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -668,6 +669,47 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
             self.feed_line(watcher, "lobby live %d" % mid)
         self.assertEqual(self.sql("SELECT count(*) FROM seeks"), "0")
 
+    def test_a_server_started_later_lists_the_live_matches(self) -> None:
+        a = self.server(*lobby_tests.OPEN_BUDGETS)
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(a.port, "bob")
+        first, _ = self.matched(alice, bob, alice.ok("seek hus clock=5+3 casual"))
+        second, tokens = self.matched(bob, alice, bob.ok("seek halusa clock=1+0 rated"))
+        b = self.server(*lobby_tests.OPEN_BUDGETS)
+        # Told by A as B starts: listed at once, or pushed a moment later (no polling).
+        late = Conn(b.port)
+        late.sock.settimeout(10)
+        _, seeks, lives = late.ask("lobby").split()
+        self.assertEqual(seeks, "0")
+        lines = [late.read() for _ in range(int(lives))]
+        while len(lines) < 2:
+            lines.append(late.read())
+        live = sorted(line.split()[:3] + [line.split()[3].split(":")[0]] for line in lines)
+        self.assertEqual(live, [["lobby", "live", str(first), "hus"],
+                                ["lobby", "live", str(second), "halusa"]])
+        self.assertIn("rated", next(line for line in lines if " %d " % second in line).split())
+        # A third server hears the list once, however many servers tell it.
+        c = self.server(*lobby_tests.OPEN_BUDGETS)
+        third = Conn(c.port)
+        third.sock.settimeout(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            reply = third.ask("lobby")
+            if reply == "ok 0 2":
+                break
+            for _ in range(int(reply.split()[2])):
+                third.read()
+            third.ask("quit")
+            third = Conn(c.port)
+            third.sock.settimeout(10)
+            time.sleep(0.1)
+        self.assertEqual(reply, "ok 0 2")
+        self.assertEqual(sorted(third.read().split()[2] for _ in range(2)),
+                         sorted([str(first), str(second)]))
+        # Its end reaches the later servers' lobbies too.
+        alice.ok("resign %d %s" % (second, tokens[0]))
+        self.assertEqual(late.read(), "lobby ended %d 1" % second)
+        self.assertEqual(third.read(), "lobby ended %d 1" % second)
+
     def test_a_rated_result_decided_through_b_rates_once(self) -> None:
         a, b = self.two_servers()
         alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
@@ -702,6 +744,175 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
             self.assertEqual(base.show(Conn(s.port), mid)["result"], str(1 - alice_seat))
         self.assertRatings("alice", "hus/blitz", want_alice, 1)
         self.assertRatings("bob", "hus/blitz", want_bob, 1)
+
+
+class DrawsPgTest(PgTestCase, draw_tests.DrawTests):
+    """Draw offers on PostgreSQL: test-tg-server-draws.py's tests on one server, and across
+    two (issue 42 item 5): an offer made through A is pushed to B's watchers and answered
+    through B, and the other way round; a draw agreed through B rates once."""
+
+    def setUp(self) -> None:
+        draw_tests.SERVER = base.SERVER
+        draw_tests.base.SERVER = base.SERVER
+        draw_tests.lobby.SERVER = base.SERVER
+        super().setUp()
+
+    def start(self, *extra: str) -> base.Server:
+        self.stop_servers()
+        return self.server(*extra)
+
+    def through(self, conn: Any, line: str) -> str:
+        """The reply to a change, asked again while another server holds the match's lease
+        (err leased, which asks it to let go) or changed it a moment ago (err stale)."""
+        deadline = time.monotonic() + 15
+        while True:
+            reply = str(conn.ask(line))
+            if reply.split()[:2] not in (["err", "leased"], ["err", "stale"]) or \
+                    time.monotonic() > deadline:
+                return reply
+            time.sleep(0.05)
+
+    def until(self, watcher: Any, mid: int, want: str) -> None:
+        """Reads the watcher's events of match mid up to `want`; an offer's or a result's event
+        on the way is a failure."""
+        while True:
+            event = draw_tests.next_event(watcher, mid)
+            if event == want:
+                return
+            self.assertTrue(event.startswith("moves "), "%r before %r" % (event, want))
+
+    def test_an_offer_through_a_is_answered_through_b(self) -> None:
+        a, b = (self.server(*lobby_tests.OPEN_BUDGETS), self.server(*lobby_tests.OPEN_BUDGETS))
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
+        mine = {int(seat): int(account) for seat, account in self.rows(
+            "SELECT seat, account_id FROM seat_accounts WHERE match_id = %d" % mid)}
+        seat_a = [seat for seat in (0, 1) if mine[seat] == self.account_id("alice")][0]
+        seat_b = 1 - seat_a
+        on_a, on_b = self.watching(a.port, mid), self.watching(b.port, mid)
+        ply = show(alice, mid)["ply"]
+        self.assertEqual(self.through(alice, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "draw-offered %d" % seat_a)
+        self.assertIn(" draw-offered-by=%d " % seat_a, bob.ok("show %d" % mid))
+        # B answers from what A told it: its own offer is refused there too.
+        self.assertReply(bob.ask("accept-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err own-offer ")
+        self.assertEqual(self.through(bob, "decline-draw %d %s %s" % (mid, ply, tokens[seat_b])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "draw-declined %d" % seat_b)
+        self.assertReply(self.through(bob, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err draw-too-soon ")
+        self.assertReply(self.through(alice, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err draw-too-soon ")
+        # Each seat plays through its own server until bob's seat has moved.
+        bob_moved = False
+        while not bob_moved:
+            info = show(alice, mid)
+            seat = int(info["turn"])
+            conn = alice if seat == seat_a else bob
+            move = conn.ok("moves %d" % mid).split()[0]
+            self.assertTrue(self.through(conn, "play %d %s %s %s" % (
+                mid, info["ply"], move, tokens[seat])).startswith("ok"))
+            bob_moved = seat == seat_b
+        ply = show(alice, mid)["ply"]
+        # Offered through A again, accepted through B: a draw, rated once, on both servers.
+        self.assertEqual(self.through(alice, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "draw-offered %d" % seat_a)
+        self.assertEqual(self.through(bob, "accept-draw %d %s %s" % (mid, ply, tokens[seat_b])),
+                         "ok")
+        for w in (on_a, on_b):
+            self.until(w, mid, "result draw by=agreement")
+        want = lobby_tests.glicko2(1500, 350, 0.06, [(1500, 350, 0.5)])
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
+        self.assertEqual(self.sql("SELECT winner IS NULL, reason FROM results WHERE match_id = %d"
+                                  % mid), "t|resignation")
+        for s in (a, b):
+            s.stop()
+        a, b = self.server(), self.server()
+        for s in (a, b):
+            info = show(Conn(s.port), mid)
+            self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
+        self.assertRatings("alice", "hus/blitz", want, 1)
+
+
+class DrawNewsTest(PgTestCase):
+    """What another server says of an offer, played by psql on the database: its news is
+    taken once the match is read at its version, whichever comes first; a version that
+    changed nothing this server reads holds the offer's answers (err busy) until its news
+    comes, at most 2 s; forged and malformed news change nothing."""
+
+    def bump(self, mid: int, news: "str | None" = None) -> int:
+        """Another server's change of match mid: its version counted and told, and with it
+        the news, if any (NEWS's VERSION is the new version)."""
+        version = int(self.sql("SELECT version FROM matches WHERE id = %d" % mid)) + 1
+        notices = "SELECT pg_notify('tg_match', '%d %d');" % (mid, version)
+        if news is not None:
+            notices += "SELECT pg_notify('tg_lobby', '%s');" % news.replace("VERSION", str(version))
+        self.sql("BEGIN; UPDATE matches SET version = %d WHERE id = %d; %s COMMIT;"
+                 % (version, mid, notices))
+        return version
+
+    def test_news_is_taken_and_awaited(self) -> None:
+        s = self.server()
+        c = Conn(s.port)
+        m = base.Match(c, "halusa")
+        w = Conn(s.port)
+        self.assertTrue(w.ask("watch %d" % m.id).startswith("ok watching"))
+        ply, turn, _ = m.state(c)
+        # Forged or malformed news: nothing changes, nothing is pushed.
+        for news in ("other draw", "other draw %d" % m.id,
+                     "other draw %d VERSION %d 5 0 0 draw-offered 0" % (m.id, ply),
+                     "other draw %d VERSION %d 0 2 0 draw-offered 0" % (m.id, ply),
+                     "other draw %d VERSION %d 0 0 0 draw-accepted 0" % (m.id, ply),
+                     "other draw %d VERSION %d 0 0 0 draw-offered 7" % (m.id, ply),
+                     "other draw %d VERSION %d 0 1 0 draw-offered 0 extra" % (m.id, ply),
+                     "other draw 99999999999999999999 VERSION 0 0 1 0 draw-offered 0",
+                     "other draw 999 VERSION 0 0 1 0 draw-offered 0",
+                     "other lives\n\n"):
+            self.sql("SELECT pg_notify('tg_lobby', '%s')" % news.replace(
+                "VERSION", self.sql("SELECT version + 1 FROM matches WHERE id = %d" % m.id)))
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertEqual(Conn(s.port).ask("lobby"), "ok 0 0")
+        # A version that changed no row this server reads: the offer's answers wait for its
+        # news (err busy), then go on as this server knew it.
+        self.bump(m.id)
+        seen_busy, t0 = None, time.monotonic()
+        while time.monotonic() - t0 < 10:
+            reply = c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[0]))
+            if reply.startswith("err busy "):
+                seen_busy = seen_busy or time.monotonic()
+            elif not reply.startswith("err stale "):
+                break
+            time.sleep(0.05)
+        self.assertIsNotNone(seen_busy, "the offer waited for the news")
+        self.assertEqual(reply, "ok")
+        assert seen_busy is not None
+        waited = time.monotonic() - seen_busy
+        self.assertGreater(waited, 0.5)
+        self.assertLess(waited, 8)
+        self.assertEqual(draw_tests.next_event(w, m.id), "draw-offered 0")
+        # Another server's news: seat 0's offer withdrawn and seat 1's made there.
+        self.bump(m.id, "other draw %d VERSION %d 1 1 1 draw-offered 1" % (m.id, ply))
+        self.assertEqual(draw_tests.next_event(w, m.id), "draw-offered 1")
+        self.assertIn(" draw-offered-by=1 ", c.ok("show %d" % m.id))
+        self.assertTrue(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[0])).startswith(
+            "err draw-pending "))
+        self.assertEqual(c.ask("accept-draw %d %d %s" % (m.id, ply, m.tokens[0])), "ok")
+        self.assertEqual(draw_tests.next_event(w, m.id), "result draw by=agreement")
+        self.assertEqual(self.sql("SELECT winner IS NULL, reason FROM results WHERE match_id = %d"
+                                  % m.id), "t|resignation")
+        # A news older than what the server knows changes nothing.
+        self.sql("SELECT pg_notify('tg_lobby', 'other draw %d 1 %d 0 1 0 draw-offered 0')"
+                 % (m.id, ply))
+        self.assertEqual(base.show(c, m.id)["by"], "agreement")
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertIn("servers=1", c.ok("status"))
 
 
 def owner_of(server: base.Server) -> str:

@@ -718,6 +718,60 @@ test('the connection line is worded again on a language switch', async () => {
   await Promise.all([south, north, unknown].map((page) => page.close()));
 });
 
+test('a draw offer online: offered, declined, not again before the opponent moves, offered again after a move, accepted; every page shows the draw', async () => {
+  const south = await openPage('?speed=fast');
+  const { id, opponent, watch } = await createMatch(south, 'halusa');
+  const north = await openPage(`?speed=fast${opponent}`);
+  const watcher = await openPage(`?speed=fast${watch}`);
+  const pages = [south, north, watcher];
+  for (const page of pages) await waitFor(page, () => document.body.dataset.connection === 'connected');
+  const shown = (page, selector) => page.$eval(selector, (n) => !n.hidden && n.getClientRects().length > 0);
+  const text = (page, selector) => page.$eval(selector, (n) => n.textContent);
+  // A seat has the button, a watcher has not.
+  assert.equal(await shown(south, '#draw-offer'), true);
+  assert.equal(await shown(watcher, '#draw-offer'), false);
+  await south.bringToFront(); // a click in a background tab never lands
+  await south.click('#draw-offer');
+  for (const page of pages) await waitFor(page, () => !document.getElementById('draw-offered').hidden);
+  assert.equal(await text(north, '#draw-offered-text'), enWords['online.draw-offer'](enWords['side.0']));
+  assert.equal(await text(watcher, '#draw-offered-text'), enWords['online.draw-offer'](enWords['side.0']));
+  assert.equal(await text(south, '#draw-offered-text'), enWords['online.draw-yours']);
+  assert.equal(await text(south, '#draw-offer'), enWords['move.draw-withdraw']);
+  // Only the other seat answers.
+  assert.equal(await shown(north, '#draw-accept'), true);
+  assert.equal(await shown(south, '#draw-accept'), false);
+  assert.equal(await shown(watcher, '#draw-accept'), false);
+  assert.equal(await north.$eval('#draw-offer', (n) => n.disabled), true, 'an open offer is answered, not matched');
+  assert.match(await ask(`show ${id}`), / draw-offered-by=0 /);
+  await north.bringToFront();
+  await north.click('#draw-decline');
+  for (const page of pages) await waitFor(page, () => document.getElementById('draw-offered').hidden);
+  await waitFor(south, (words) => document.getElementById('move-error').textContent === words, {}, enWords['online.draw-declined']);
+  // Not again until North has moved, South's own move included.
+  await south.bringToFront();
+  await south.click('#draw-offer');
+  await waitFor(south, (words) => document.getElementById('move-error').textContent === words, {}, enWords['server.draw-too-soon']);
+  await clickOnline(south, picker(7));
+  await waitFor(north, () => document.body.dataset.phase === 'person');
+  await north.bringToFront();
+  await clickOnline(north, picker(8));
+  await waitFor(south, () => document.body.dataset.phase === 'person');
+  await south.bringToFront();
+  await south.click('#draw-offer');
+  await waitFor(north, () => !document.getElementById('draw-offered').hidden);
+  await north.bringToFront();
+  await north.click('#draw-accept');
+  for (const page of pages) {
+    await waitOver(page);
+    await waitFor(page, () => document.getElementById('banner').dataset.by === 'agreement', { timeout: 10000 });
+    assert.equal(await text(page, '#banner-title'), enWords['banner.draw-agreed']);
+    assert.equal(await shown(page, '#draw-offered'), false);
+  }
+  assert.match(await ask(`show ${id}`), / turn=- result=draw by=agreement /);
+  assert.equal(await south.$eval('#draw-offer', (n) => n.disabled), true);
+  await Promise.all(pages.map((page) => page.close()));
+});
+
 test('no console error or warning on any page', () => {
   assert.deepEqual(consoleProblems, []);
 });

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Draw offers (issue 42 item 5) on the line protocol, on SQLite; run by test-tg-server.py in
+the same run, and on PostgreSQL by test-tg-server-pg.py (DrawTests mixed into its cases, with a
+test across two servers there):
+
+- `offer-draw` is pushed to the watchers (`event ID draw-offered S`) and shown by `show`; the
+  other seat declines (`draw-declined`) or accepts it: the match ends `result draw
+  by=agreement`, stored as a result row with no winner, its record saying so
+  (`ServerResult "1/2-1/2"`, `ServerEnd "agreement"`), after a restart too;
+- an offer stands through its own seat's moves and lapses with the other seat's next decision
+  or an accepted undo (`draw-lapsed S`); the seat that offered may withdraw it;
+- one offer per seat until the other seat has moved again (`err draw-too-soon`);
+- a rated match drawn by agreement moves both ratings once, by Glicko-2 with a score of 1/2;
+- hostile input: an offer in a finished match or before the join, an answer with no offer, a
+  seat accepting its own offer, a watcher without a token or with a wrong one, bad ids and
+  plies: each a clear error, and nothing changes.
+"""
+from __future__ import annotations
+
+import os
+import unittest
+from typing import Any
+
+import sibling
+from store_tests import SqliteStore, StoreTests
+
+SERVER: "str | None" = None  # set by test-tg-server.py
+
+base: Any = sibling.load("tg_server_draws_base", "test-tg-server.py")
+lobby: Any = sibling.load("tg_server_draws_lobby", "test-tg-server-lobby.py")
+Conn = base.Conn
+
+
+def next_event(watcher: Any, mid: int) -> str:
+    """The watcher's next event of match mid but its clocks, without "event ID "."""
+    while True:
+        line = str(watcher.read())
+        prefix = "event %d " % mid
+        if not line.startswith(prefix):
+            raise AssertionError("%r is not an event of match %d" % (line, mid))
+        if not line.startswith(prefix + "clock "):
+            return line[len(prefix):]
+
+
+class DrawTests(StoreTests):
+    """The draw offers' tests, for any store."""
+
+    # The lobby's helpers: two accounts, a seek taken, ratings read.
+    signed_in = lobby.LobbyTests.signed_in
+    matched = lobby.LobbyTests.matched
+    feed_line = lobby.LobbyTests.feed_line
+    ratings = lobby.LobbyTests.ratings
+    account_id = lobby.LobbyTests.account_id
+    assertRatings = lobby.LobbyTests.assertRatings
+
+    def watching(self, port: int, mid: int) -> Any:
+        w = Conn(port)
+        self.assertTrue(w.ask("watch %d" % mid).startswith("ok watching"))
+        return w
+
+    def match_rows(self, mid: int) -> "list[tuple[str, ...]]":
+        return self.rows("SELECT winner, reason, ply FROM results WHERE match_id = %d" % mid)
+
+    def move(self, c: Any, m: Any, watcher: Any) -> None:
+        """The seat to move plays its first legal move; the watcher sees it."""
+        ply, turn, _ = m.state(c)
+        first = c.ok("moves %d" % m.id).split()[0]
+        c.ok("play %d %d %s %s" % (m.id, ply, first, m.tokens[int(turn)]))
+        self.assertTrue(next_event(watcher, m.id).startswith("moves %d " % ply))
+
+    def test_offer_decline_again_after_a_move_and_accept(self) -> None:
+        s = self.start()
+        c = Conn(s.port)
+        m = base.Match(c, "halusa")
+        w = self.watching(s.port, m.id)
+        ply, turn, _ = m.state(c)
+        a, b = int(turn), 1 - int(turn)  # a is to move
+        ta, tb = m.tokens[a], m.tokens[b]
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, ta)), "ok")
+        self.assertEqual(next_event(w, m.id), "draw-offered %d" % a)
+        self.assertIn(" draw-offered-by=%d " % a, c.ok("show %d" % m.id))
+        # One offer at a time; a seat never answers its own.
+        self.assertReply(c.ask("offer-draw %d %d %s" % (m.id, ply, ta)), "err draw-pending ")
+        self.assertReply(c.ask("offer-draw %d %d %s" % (m.id, ply, tb)), "err draw-pending ")
+        self.assertReply(c.ask("accept-draw %d %d %s" % (m.id, ply, ta)), "err own-offer ")
+        self.assertReply(c.ask("decline-draw %d %d %s" % (m.id, ply, ta)), "err own-offer ")
+        self.assertReply(c.ask("withdraw-draw %d %d %s" % (m.id, ply, tb)), "err no-draw-offer ")
+        self.assertEqual(c.ask("decline-draw %d %d %s" % (m.id, ply, tb)), "ok")
+        self.assertEqual(next_event(w, m.id), "draw-declined %d" % b)
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertReply(c.ask("accept-draw %d %d %s" % (m.id, ply, tb)), "err no-draw-offer ")
+        # Not again until the other seat has moved: a's own move does not count.
+        self.assertReply(c.ask("offer-draw %d %d %s" % (m.id, ply, ta)), "err draw-too-soon ")
+        self.move(c, m, w)
+        ply += 1
+        self.assertReply(c.ask("offer-draw %d %d %s" % (m.id, ply, ta)), "err draw-too-soon ")
+        self.move(c, m, w)
+        ply += 1
+        # b moved: a offers again, and withdraws it.
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, ta)), "ok")
+        self.assertEqual(next_event(w, m.id), "draw-offered %d" % a)
+        self.assertEqual(c.ask("withdraw-draw %d %d %s" % (m.id, ply, ta)), "ok")
+        self.assertEqual(next_event(w, m.id), "draw-withdrawn %d" % a)
+        self.assertReply(c.ask("offer-draw %d %d %s" % (m.id, ply, ta)), "err draw-too-soon ")
+        # b's offer (b has not offered yet) lapses with a's move.
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, tb)), "ok")
+        self.assertEqual(next_event(w, m.id), "draw-offered %d" % b)
+        self.move(c, m, w)
+        ply += 1
+        self.assertEqual(next_event(w, m.id), "draw-lapsed %d" % b)
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertReply(c.ask("accept-draw %d %d %s" % (m.id, ply, ta)), "err no-draw-offer ")
+        # b to move: b offers with its move; the offer stands after it, and a accepts.
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, tb)), "ok")
+        self.assertEqual(next_event(w, m.id), "draw-offered %d" % b)
+        self.move(c, m, w)
+        ply += 1
+        self.assertIn(" draw-offered-by=%d " % b, c.ok("show %d" % m.id))
+        self.assertReply(c.ask("accept-draw %d %d %s" % (m.id, ply - 1, ta)), "err stale-ply ")
+        self.assertEqual(self.match_rows(m.id), [])
+        self.assertEqual(c.ask("accept-draw %d %d %s" % (m.id, ply, ta)), "ok")
+        self.assertEqual(next_event(w, m.id), "result draw by=agreement")
+        info = base.show(c, m.id)
+        self.assertEqual((info["result"], info["by"], info["turn"]), ("draw", "agreement", "-"))
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertEqual(c.ask("moves %d" % m.id), "ok")
+        self.assertEqual(self.match_rows(m.id), [("", "resignation", str(ply))])
+        # Over: nothing more changes it.
+        for line in ("offer-draw %d %d %s" % (m.id, ply, ta), "accept-draw %d %d %s" % (m.id, ply, tb),
+                     "resign %d %s" % (m.id, ta), "undo %d %d %s" % (m.id, ply, tb)):
+            self.assertReply(c.ask(line), "err game-over ", line)
+        record = self.record(c, m.id)
+        self.assertIn('[ServerResult "1/2-1/2"]', record)
+        self.assertIn('[ServerEnd "agreement"]', record)
+        # Read again after a restart: the same ending, not a damaged record.
+        c.close()
+        w.close()
+        s = self.start()
+        c = Conn(s.port)
+        info = base.show(c, m.id)
+        self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
+        w = Conn(s.port)
+        w.send("watch %d" % m.id)
+        self.assertTrue(w.read().startswith("ok watching"))
+        self.assertTrue(next_event(w, m.id).startswith("moves 0 "))
+        self.assertEqual(next_event(w, m.id), "result draw by=agreement")
+        self.assertIn('[ServerEnd "agreement"]', self.record(c, m.id))
+
+    def record(self, c: Any, mid: int) -> str:
+        n = int(c.ok("record %d" % mid))
+        return "\n".join(c.read() for _ in range(n))
+
+    def test_an_accepted_undo_ends_an_offer(self) -> None:
+        s = self.start()
+        c = Conn(s.port)
+        m = base.Match(c, "hus")
+        w = self.watching(s.port, m.id)
+        self.move(c, m, w)
+        ply, turn, _ = m.state(c)
+        to_move, moved = int(turn), 1 - int(turn)
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[to_move])), "ok")
+        self.assertEqual(next_event(w, m.id), "draw-offered %d" % to_move)
+        self.assertEqual(c.ok("undo %d %d %s" % (m.id, ply, m.tokens[moved])), "requested")
+        self.assertEqual(next_event(w, m.id), "undo-requested %d" % moved)
+        # The offer survived the request; the accepted undo takes it away.
+        self.assertIn(" draw-offered-by=%d " % to_move, c.ok("show %d" % m.id))
+        c.ok("accept %d %d %s" % (m.id, ply, m.tokens[to_move]))
+        self.assertEqual(next_event(w, m.id), "undone 0")
+        self.assertEqual(next_event(w, m.id), "draw-lapsed %d" % to_move)
+        self.assertReply(c.ask("accept-draw %d 0 %s" % (m.id, m.tokens[moved])),
+                         "err no-draw-offer ")
+
+    def test_a_rated_draw_by_agreement_rates_once(self) -> None:
+        s = self.start(*lobby.OPEN_BUDGETS)
+        alice, bob = self.signed_in(s.port, "alice"), self.signed_in(s.port, "bob")
+        feed = Conn(s.port)
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
+        self.assertEqual(feed.ask("lobby"), "ok 0 1")
+        feed.read()
+        info = base.show(alice, mid)
+        self.assertEqual(alice.ask("offer-draw %d %s %s" % (mid, info["ply"], tokens[0])), "ok")
+        self.assertEqual(bob.ask("accept-draw %d %s %s" % (mid, info["ply"], tokens[1])), "ok")
+        self.assertEqual(feed.read(), "lobby ended %d draw" % mid)
+        want = lobby.glicko2(1500, 350, 0.06, [(1500, 350, 0.5)])
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
+        self.assertReply(bob.ask("accept-draw %d %s %s" % (mid, info["ply"], tokens[1])),
+                         "err game-over ")
+        s = self.start(*lobby.OPEN_BUDGETS)
+        self.assertEqual(base.show(Conn(s.port), mid)["by"], "agreement")
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
+
+    def test_bad_input_is_refused_and_changes_nothing(self) -> None:
+        s = self.start()
+        c = Conn(s.port)
+        waiting, _, _ = c.ok("new halusa").split()
+        m = base.Match(c, "halusa")
+        ply, turn, _ = m.state(c)
+        token = m.tokens[int(turn)]
+        watcher = Conn(s.port)
+        cases = [
+            # A watcher holds no token, or a wrong one.
+            ("offer-draw %d %d" % (m.id, ply), "err token-required "),
+            ("accept-draw %d %d" % (m.id, ply), "err token-required "),
+            ("offer-draw %d %d %s" % (m.id, ply, "0" * 32), "err bad-token "),
+            ("offer-draw %d %d %s" % (m.id, ply, "zz"), "err bad-token "),
+            # No offer to answer or withdraw.
+            ("accept-draw %d %d %s" % (m.id, ply, token), "err no-draw-offer "),
+            ("decline-draw %d %d %s" % (m.id, ply, m.tokens[1 - int(turn)]), "err no-draw-offer "),
+            ("withdraw-draw %d %d %s" % (m.id, ply, token), "err no-draw-offer "),
+            # Bad ids and plies.
+            ("offer-draw 999999 0 %s" % token, "err no-such-match "),
+            ("offer-draw x 0 %s" % token, "err no-such-match "),
+            ("offer-draw -1 0 %s" % token, "err no-such-match "),
+            ("offer-draw 99999999999999999999999 0 %s" % token, "err no-such-match "),
+            ("offer-draw %d x %s" % (m.id, token), "err usage "),
+            ("offer-draw %d -1 %s" % (m.id, token), "err usage "),
+            ("offer-draw %d %d %s" % (m.id, ply + 1, token), "err stale-ply "),
+            ("offer-draw %d %d %s extra" % (m.id, ply, token), "err usage "),
+            ("offer-draw", "err usage "),
+            ("draw-offer %d %d %s" % (m.id, ply, token), "err unknown-command "),
+            # Another match's token.
+            ("offer-draw %s 0 %s" % (waiting, token), "err bad-token "),
+        ]
+        for line, want in cases:
+            self.assertReply(watcher.ask(line), want, line + ": ")
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertEqual(base.show(c, m.id)["result"], "running")
+        # A finished match (resigned) takes no offer.
+        c.ok("resign %d %s" % (m.id, token))
+        for line in ("offer-draw %d %d %s" % (m.id, ply, token),
+                     "accept-draw %d %d %s" % (m.id, ply, m.tokens[1 - int(turn)])):
+            self.assertReply(watcher.ask(line), "err game-over ", line + ": ")
+        self.assertEqual(self.match_rows(m.id), [(str(1 - int(turn)), "resignation", str(ply))])
+
+    def test_an_offer_before_the_join_is_refused(self) -> None:
+        s = self.start()
+        c = Conn(s.port)
+        mid, token, _ = c.ok("new halusa").split()
+        self.assertReply(c.ask("offer-draw %s 0 %s" % (mid, token)), "err not-joined ")
+        self.assertNotIn("draw-offered-by", c.ok("show %s" % mid))
+
+
+class DrawTest(SqliteStore, DrawTests, unittest.TestCase):
+    tmp_prefix = "tg-server-draws-"
+
+    def setUp(self) -> None:
+        base.SERVER = SERVER
+        lobby.SERVER = SERVER
+        super().setUp()
+
+    def new_server(self, *extra: str) -> Any:
+        return base.Server(self.db, *extra)
+
+
+if __name__ == "__main__":
+    import sys
+    SERVER = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
