@@ -323,18 +323,27 @@ bool room_to_load(struct server *sv)
     return false;
 }
 
-/* The two ways a match is created (new, rematch) pass the same gate: the server's match limit,
- * counting those staged in this round but not yet stored, and room to load one more. */
+/* The three ways a match is created (new, rematch, an accepted seek) pass the same gate: the
+ * match limit, counting those staged but not yet stored, and room to load one more. */
 bool admit_new_match(struct server *sv, struct client *c)
 {
-    size_t staged = 0;
+    uint64_t staged = round_thread_news(sv);
     for (size_t i = 0; i < sv->change_count; i++)
         staged += sv->changes[i].kind == CH_NEW;
-    /* A shared database counts the site's matches in the round (stage), under its lock. */
     if (!store_is_shared(sv->store) && sv->live_count + staged >= sv->opt.max_matches) {
         reply_error(c, "match-limit",
                     "this server has its limit of %" PRIu64 " matches being "
                     "played; one must end first",
+                    sv->opt.max_matches);
+        return false;
+    }
+    /* A shared database counts the site's live matches under its admission lock, on a round
+     * thread (stage_rows). The ones this server is still making are not in that count until
+     * they are stored: if they alone fill the limit, one more is refused here, at once. */
+    if (store_is_shared(sv->store) && staged >= sv->opt.max_matches) {
+        reply_error(c, "match-limit",
+                    "the site has its limit of %" PRIu64 " matches being played or being "
+                    "made; one must end first",
                     sv->opt.max_matches);
         return false;
     }
@@ -365,6 +374,8 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
     m->clock.turn_began = sv->now;
     ch->clock = m->clock;
     m->invite_seat = invite_seat;
+    ch->asker_seat = invite_seat < 0 ? 0 : 1 - invite_seat;
+    ch->reply_with_invite = invite_seat >= 0 && !invite;
     m->creator_serial = c->serial;
     ch->account_id = signed_in_account(sv, c); /* its seat records the account */
     if (invite)
@@ -379,6 +390,17 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
         return NULL;
     }
     return ch;
+}
+
+bool new_match_reply(struct change *ch)
+{
+    const struct match *m = ch->match;
+    int seat = ch->asker_seat;
+    ch->reply.len = 0;
+    if (ch->reply_with_invite)
+        return buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[seat],
+                          m->invite);
+    return buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, seat, m->tokens[seat]);
 }
 
 /* ---- set-aside matches ------------------------------------------------------------- */
