@@ -240,12 +240,12 @@ class AdmissionTests:
 
     def test_new_beyond_max_matches_is_refused_while_others_are_being_made(self) -> None:
         s = self.server(*BUDGETS, "--max-matches", "2")
-        self.slow_admission(1.5)
+        self.slow_admission(2.0)
         first, second, third, fourth = (Conn(s.port, timeout=30) for _ in range(4))
         t0 = time.monotonic()
         first.send("new hus")
         second.send("new hus")
-        time.sleep(0.3)  # both staged; each stays in the making for 1.5 s at least
+        time.sleep(0.5)  # both staged; each stays in the making for 2 s at least
         t1 = time.monotonic()
         refused = third.ask("new hus")
         answered_in = time.monotonic() - t1
@@ -261,7 +261,7 @@ class AdmissionTests:
         # Stored, they are counted by the database's admission too.
         self.assertTrue(fourth.ask("new hus").startswith("err match-limit "))
         self.assertEqual(self.sql("SELECT count(*) FROM matches"), "2")
-        print("# --max-matches 2 with two `new` in the making (admission slowed 1.5 s): the "
+        print("# --max-matches 2 with two `new` in the making (admission slowed 2 s): the "
               "third refused in %.0f ms, the two made %.2f s after they were asked"
               % (answered_in * 1000, time.monotonic() - t0))
         for c in (first, second, third, fourth):
