@@ -134,11 +134,11 @@ void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool 
     r->lock_wait = !ok && store_last_was_lock_wait(st);
     snprintf(r->why, sizeof r->why, "%s", store_error(st));
     r->outcome = store_change_end(st, ok);
-    /* A rematch another server stored first: which match it is, for the client to join. */
+    /* A rematch another server stored first: which match it is, for the client to join (0:
+     * not known, the client is told to try again). */
     r->rematch_winner = 0;
-    if (r->conflict && ch->kind == CH_NEW && ch->rematch_of && r->outcome == CHANGE_DROPPED &&
-        !store_find_rematch(st, ch->rematch_of, &r->rematch_winner))
-        r->rematch_winner = 0;
+    if (r->conflict && ch->kind == CH_NEW && ch->rematch_of && r->outcome == CHANGE_DROPPED)
+        (void)store_find_rematch(st, ch->rematch_of, &r->rematch_winner);
 }
 
 /* What the rows are written from and the clocks after the change, on the loop as it is staged
@@ -365,11 +365,11 @@ void apply_change(struct server *sv, struct change *ch, bool committed, const ch
     }
     if (kept)
         lobby_committed(sv, ch);
-    if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
-        match_free(sv, m);
     /* A new match's reply names the id its insert gave it, known only now on PostgreSQL; a
      * client that cannot be told its tokens is let go. */
     bool told = ch->kind != CH_NEW || new_match_reply(ch);
+    if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
+        match_free(sv, m);
     if (c && (!told || !buf_append(&c->out, ch->reply.data, ch->reply.len)))
         c->dead = true;
     move_list_free(&ch->made);
