@@ -303,28 +303,35 @@ bool evictable(const struct match *m)
            !(m->clock.kept.on && !match_over(m));
 }
 
-/* Makes room for one more loaded match by unloading the least recently used idle one: a
- * client reading through every stored match must not bring them all into memory. The LRU list
- * holds only unloadable matches, so a refusal (all pinned) costs nothing. */
-bool room_to_load(struct server *sv)
+/* Makes room for one more loaded match, besides `coming` ones not in the table yet (new
+ * matches being stored), by unloading the least recently used idle ones: a client reading
+ * through every stored match must not bring them all into memory. The LRU list holds only
+ * unloadable matches, so a refusal (all pinned) costs nothing. */
+static bool room_besides(struct server *sv, uint64_t coming)
 {
-    if (sv->loaded_count < sv->opt.max_loaded)
-        return true;
-    while (sv->lru_head) {
+    while (sv->loaded_count + coming >= sv->opt.max_loaded) {
         struct match *m = sv->lru_head;
+        if (!m)
+            return false;
         if (!evictable(m)) { /* pinned since it was filed */
             lru_place(sv, m);
             continue;
         }
         table_remove(sv, m);
         match_free(sv, m);
-        return true;
     }
-    return false;
+    return true;
+}
+
+bool room_to_load(struct server *sv)
+{
+    return room_besides(sv, 0);
 }
 
 /* The three ways a match is created (new, rematch, an accepted seek) pass the same gate: the
- * match limit, counting those staged but not yet stored, and room to load one more. */
+ * match limit and room to load one more, each counting those staged but not yet stored (on
+ * PostgreSQL they may wait on a round thread for a while, and a burst of them must not pass
+ * either bound meanwhile). */
 bool admit_new_match(struct server *sv, struct client *c)
 {
     uint64_t staged = round_thread_news(sv);
@@ -347,7 +354,7 @@ bool admit_new_match(struct server *sv, struct client *c)
                     sv->opt.max_matches);
         return false;
     }
-    if (!room_to_load(sv)) {
+    if (!room_besides(sv, staged)) {
         reply_error(c, "overloaded", "every loaded match is in use; try again");
         return false;
     }

@@ -9,7 +9,8 @@ the test cases of test-tg-server-pg.py (its cluster, its databases, its lock hol
   row that an accepted seek deletes; a `new` goes through meanwhile;
 - with the admission made slow (tg_admit wrapped in a sleep), `new` beyond --max-matches is
   refused at once while the ones before it are still being stored, and the database never
-  holds more live matches than the limit.
+  holds more live matches than the limit; likewise --max-loaded: the matches being made count
+  as loaded.
 
 Each fails against the server that staged new matches on its loop (e5dac80): the bystander's
 median answer was about a quarter of a second there.
@@ -265,4 +266,26 @@ class AdmissionTests:
               "third refused in %.0f ms, the two made %.2f s after they were asked"
               % (answered_in * 1000, time.monotonic() - t0))
         for c in (first, second, third, fourth):
+            c.close()
+
+    def test_new_matches_being_made_count_against_max_loaded(self) -> None:
+        s = self.server(*BUDGETS, "--max-loaded", "3")
+        self.slow_admission(2.0)
+        asking = [Conn(s.port, timeout=30) for _ in range(4)]
+        for c in asking[:3]:
+            c.send("new hus")
+        time.sleep(0.5)  # the three staged; they stay in the making for 2 s at least
+        t0 = time.monotonic()
+        refused = asking[3].ask("new hus")
+        answered_in = time.monotonic() - t0
+        # Nothing loaded can make room (the three are not loaded yet): refused at once.
+        self.assertTrue(refused.startswith("err overloaded "), refused)
+        self.assertLess(answered_in, 1.0)
+        made = [c.read() for c in asking[:3]]
+        self.assertTrue(all(r.startswith("ok ") for r in made), made)
+        self.assertIn(" loaded=3 ", asking[3].ok("status") + " ")
+        # Made, they are loaded like any other: the next `new` unloads the oldest idle one.
+        self.assertTrue(asking[3].ask("new hus").startswith("ok "))
+        self.assertIn(" loaded=3 ", asking[3].ok("status") + " ")
+        for c in asking:
             c.close()
