@@ -24,6 +24,10 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   round's rows are written off the loop;
 - the undo request, stored, answered through any server, and the site-wide `status`, metrics
   and --max-matches (test-tg-server-pg-undo.py, run here);
+- new matches (`new`, `rematch`, `accept-seek`) written off the loop: the admission lock or the
+  rows they need held elsewhere for 3 s while another client is answered in milliseconds, and
+  --max-matches and --max-loaded counting the matches still being made
+  (test-tg-server-pg-admit.py, run here);
 - accounts (test-tg-server-accounts.py's tests, and test-tg-server-web-accounts.py's over
   HTTP, run here on PostgreSQL), an account made
   through one server signing in through another and signed out everywhere from there, and a
