@@ -405,8 +405,7 @@ bool new_match_reply(struct change *ch)
     int seat = ch->asker_seat;
     ch->reply.len = 0;
     if (ch->reply_with_invite)
-        return buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[seat],
-                          m->invite);
+        return buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[seat], m->invite);
     return buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, seat, m->tokens[seat]);
 }
 

@@ -287,11 +287,11 @@ struct staged_rows {
     enum change_outcome outcome;
     enum claim_result claim;
     enum admit_result admit;
-    bool damage;   /* the change failed on a damaged page */
-    bool conflict; /* it failed on a unique key (another server's rematch stored first) */
-    bool lock_wait; /* it failed waiting for a lock past lock_timeout */
+    bool damage;             /* the change failed on a damaged page */
+    bool conflict;           /* it failed on a unique key (another server's rematch stored first) */
+    bool lock_wait;          /* it failed waiting for a lock past lock_timeout */
     uint64_t rematch_winner; /* CH_NEW of a rematch that conflicted: the one stored, or 0 */
-    char why[300]; /* the store's error, if it failed */
+    char why[300];           /* the store's error, if it failed */
 };
 
 /* A change made in this round's transaction; applied to memory and answered once committed. */
