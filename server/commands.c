@@ -99,11 +99,8 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
     struct change *ch = new_match_change(sv, c, rules, &clock, 1 - creator, NULL);
     if (!ch)
         return;
-    struct match *m = ch->match;
     c->awaiting = true;
-    stage(sv, ch);
-    if (sv->change_count && &sv->changes[sv->change_count - 1] == ch)
-        buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[creator], m->invite);
+    stage(sv, ch); /* answered once stored (new_match_reply): ok ID TOKEN INVITE */
 }
 
 /* join ID INVITE: the other seat's token, to whoever shows the invite first; then the opening

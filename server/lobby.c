@@ -496,8 +496,8 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
     struct change *ch = new_match_change(sv, c, rules, &k->clock, -1, NULL);
     if (!ch)
         return;
-    struct match *m = ch->match;
     int owner_seat = coin & 1;
+    ch->asker_seat = 1 - owner_seat; /* answered once stored: ok ID SEAT TOKEN */
     ch->account_id = 0; /* both seats' accounts are lobby_stage_new's */
     ch->seat_accounts[owner_seat] = s->owner_account;
     ch->seat_accounts[1 - owner_seat] = taker;
@@ -512,9 +512,6 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
     seek_remove(sv, index, "taken", c, false);
     c->awaiting = true;
     stage(sv, ch);
-    if (sv->change_count && &sv->changes[sv->change_count - 1] == ch)
-        buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, 1 - owner_seat,
-                   m->tokens[1 - owner_seat]);
 }
 
 bool lobby_stage_new(struct store *st, const struct change *ch)

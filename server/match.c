@@ -303,34 +303,40 @@ bool evictable(const struct match *m)
            !(m->clock.kept.on && !match_over(m));
 }
 
-/* Makes room for one more loaded match by unloading the least recently used idle one: a
- * client reading through every stored match must not bring them all into memory. The LRU list
- * holds only unloadable matches, so a refusal (all pinned) costs nothing. */
-bool room_to_load(struct server *sv)
+/* Makes room for one more loaded match, besides `coming` ones not in the table yet (new
+ * matches being stored), by unloading the least recently used idle ones: a client reading
+ * through every stored match must not bring them all into memory. The LRU list holds only
+ * unloadable matches, so a refusal (all pinned) costs nothing. */
+static bool room_besides(struct server *sv, uint64_t coming)
 {
-    if (sv->loaded_count < sv->opt.max_loaded)
-        return true;
-    while (sv->lru_head) {
+    while (sv->loaded_count + coming >= sv->opt.max_loaded) {
         struct match *m = sv->lru_head;
+        if (!m)
+            return false;
         if (!evictable(m)) { /* pinned since it was filed */
             lru_place(sv, m);
             continue;
         }
         table_remove(sv, m);
         match_free(sv, m);
-        return true;
     }
-    return false;
+    return true;
 }
 
-/* The two ways a match is created (new, rematch) pass the same gate: the server's match limit,
- * counting those staged in this round but not yet stored, and room to load one more. */
+bool room_to_load(struct server *sv)
+{
+    return room_besides(sv, 0);
+}
+
+/* The three ways a match is created (new, rematch, an accepted seek) pass the same gate: the
+ * match limit and room to load one more, each counting those staged but not yet stored (on
+ * PostgreSQL they may wait on a round thread for a while, and a burst of them must not pass
+ * either bound meanwhile). */
 bool admit_new_match(struct server *sv, struct client *c)
 {
-    size_t staged = 0;
+    uint64_t staged = round_thread_news(sv);
     for (size_t i = 0; i < sv->change_count; i++)
         staged += sv->changes[i].kind == CH_NEW;
-    /* A shared database counts the site's matches in the round (stage), under its lock. */
     if (!store_is_shared(sv->store) && sv->live_count + staged >= sv->opt.max_matches) {
         reply_error(c, "match-limit",
                     "this server has its limit of %" PRIu64 " matches being "
@@ -338,7 +344,17 @@ bool admit_new_match(struct server *sv, struct client *c)
                     sv->opt.max_matches);
         return false;
     }
-    if (!room_to_load(sv)) {
+    /* A shared database counts the site's live matches under its admission lock, on a round
+     * thread (stage_rows). The ones this server is still making are not in that count until
+     * they are stored: if they alone fill the limit, one more is refused here, at once. */
+    if (store_is_shared(sv->store) && staged >= sv->opt.max_matches) {
+        reply_error(c, "match-limit",
+                    "the site has its limit of %" PRIu64 " matches being played or being "
+                    "made; one must end first",
+                    sv->opt.max_matches);
+        return false;
+    }
+    if (!room_besides(sv, staged)) {
         reply_error(c, "overloaded", "every loaded match is in use; try again");
         return false;
     }
@@ -366,6 +382,8 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
     m->clock.turn_began = sv->now;
     ch->clock = m->clock;
     m->invite_seat = invite_seat;
+    ch->asker_seat = invite_seat < 0 ? 0 : 1 - invite_seat;
+    ch->reply_with_invite = invite_seat >= 0 && !invite;
     m->creator_serial = c->serial;
     ch->account_id = signed_in_account(sv, c); /* its seat records the account */
     if (invite)
@@ -380,6 +398,16 @@ struct change *new_match_change(struct server *sv, struct client *c, struct rule
         return NULL;
     }
     return ch;
+}
+
+bool new_match_reply(struct change *ch)
+{
+    const struct match *m = ch->match;
+    int seat = ch->asker_seat;
+    ch->reply.len = 0;
+    if (ch->reply_with_invite)
+        return buf_printf(&ch->reply, "ok %" PRIu64 " %s %s\n", m->id, m->tokens[seat], m->invite);
+    return buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, seat, m->tokens[seat]);
 }
 
 /* ---- set-aside matches ------------------------------------------------------------- */

@@ -4,7 +4,8 @@
  * watchers of the old match about the new one carries no secret. The other seat then answers
  * with `rematch` too (or `join NEW TOKEN`), and is joined to its swapped seat. On a shared
  * database the rematch is one site-wide: a server that loses the race to store it joins the
- * winner's (docs/server.md, "What is site-wide"). */
+ * winner's: its client is told which match that is, and takes its seat there by asking again
+ * (docs/server.md, "What is site-wide"). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "server.h"
@@ -25,60 +26,63 @@ static struct stored_clock fresh_clock(const struct stored_clock *old)
     return c;
 }
 
-static bool staged_now(const struct server *sv, uint64_t id)
-{
-    for (size_t i = 0; i < sv->change_count; i++)
-        if (sv->changes[i].kind == CH_NEW && sv->changes[i].match->id == id)
-            return true;
-    return false;
-}
-
-/* Creates the rematch. False: another server made it first (a shared database), and
- * old->rematch now names it, for the caller to join. */
-static bool create_rematch(struct server *sv, struct client *c, struct match *old, int seat)
+/* Creates the rematch: the old match is busy until it is stored or refused (rematch_release),
+ * so that the other seat asking meanwhile is told to wait, and no news of the old match is
+ * read over it. The client is answered once it is stored (new_match_reply). */
+static void create_rematch(struct server *sv, struct client *c, struct match *old, int seat)
 {
     if (!admit_new_match(sv, c))
-        return true;
+        return;
     tg_status st;
     struct rules_entry *rules = rules_acquire(sv, tg_rules_spec(old->rules->rules), &st);
     if (!rules) {
         reply_status(c, st);
-        return true;
+        return;
     }
-    int mine = 1 - seat, theirs = seat; /* swapped */
+    int theirs = seat; /* swapped */
     struct stored_clock clock = fresh_clock(&old->clock.kept);
     struct change *ch = new_match_change(sv, c, rules, &clock, theirs, old->tokens[1 - seat]);
     if (!ch)
-        return true;
-    struct match *m = ch->match;
+        return;
     ch->rematch_of = old->id;
+    old->busy = true;
+    old->rematch_staged = true;
     c->awaiting = true;
     stage(sv, ch);
-    if (sv->change_count && &sv->changes[sv->change_count - 1] == ch) {
-        buf_printf(&ch->reply, "ok %" PRIu64 " %d %s\n", m->id, mine, m->tokens[mine]);
-        old->rematch = m->id; /* until the commit says otherwise (rematch_settle) */
-        return true;
+}
+
+void rematch_release(struct server *sv, uint64_t of)
+{
+    struct match *old = loaded_match(sv, of);
+    if (old && old->rematch_staged) {
+        old->rematch_staged = false;
+        old->busy = false;
     }
-    return !old->rematch; /* set by rematch_lost */
 }
 
 bool rematch_lost(struct server *sv, struct change *ch, struct client *c)
 {
-    bool conflict = store_last_was_conflict(sv->store);
-    if (ch->kind != CH_NEW || !ch->rematch_of ||
-        !(conflict || store_last_was_lock_wait(sv->store)))
+    const struct staged_rows *r = &ch->rows;
+    if (ch->kind != CH_NEW || !ch->rematch_of || !(r->conflict || r->lock_wait))
         return false;
-    uint64_t of = ch->rematch_of, winner = 0;
+    uint64_t of = ch->rematch_of, winner = r->rematch_winner;
     change_discard(sv, ch);
     struct match *old = loaded_match(sv, of);
-    if (conflict && old && store_find_rematch(sv->store, of, &winner) && winner) {
-        old->rematch = winner;
-        push_event(sv, old, "rematch %" PRIu64, winner);
+    if (!winner) {
+        reply_error(c, "busy",
+                    "the rematch of match %" PRIu64 " is being made through another server; try "
+                    "again",
+                    of);
         return true;
     }
+    if (old && old->rematch != winner) {
+        old->rematch = winner;
+        push_event(sv, old, "rematch %" PRIu64, winner);
+    }
     reply_error(c, "busy",
-                "the rematch of match %" PRIu64 " is being made through another server; try again",
-                of);
+                "the rematch of match %" PRIu64 " was made through another server as match "
+                "%" PRIu64 "; ask again to take your seat in it",
+                of, winner);
     return true;
 }
 
@@ -94,16 +98,18 @@ enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *o
                     old->id);
         return RUN_DONE;
     }
+    if (old->rematch_staged) {
+        reply_error(c, "busy", "the rematch of match %" PRIu64 " is being stored; try again",
+                    old->id);
+        return RUN_DONE;
+    }
     if (old->busy || !match_over(old)) {
         reply_error(c, old->busy ? "busy" : "not-over",
                     "match %" PRIu64 " is still being played: a rematch follows its end", old->id);
         return RUN_DONE;
     }
-    if (!old->rematch && create_rematch(sv, c, old, seat))
-        return RUN_DONE;
-    if (staged_now(sv, old->rematch)) {
-        reply_error(c, "busy", "the rematch of match %" PRIu64 " is being stored; try again",
-                    old->id);
+    if (!old->rematch) {
+        create_rematch(sv, c, old, seat);
         return RUN_DONE;
     }
     char id_text[24];
@@ -138,13 +144,11 @@ void rematch_settle(struct server *sv, const struct change *ch, bool stored)
 {
     if (ch->kind != CH_NEW || !ch->rematch_of)
         return;
+    rematch_release(sv, ch->rematch_of);
     struct match *old = loaded_match(sv, ch->rematch_of);
-    if (!old)
+    if (!old || !stored || old->rematch == ch->match->id)
         return;
-    if (!stored) {
-        old->rematch = 0;
-        return;
-    }
+    old->rematch = ch->match->id;
     if (store_is_shared(sv->store))
         old->version++; /* as store_mark_rematch counted it: not read again on its own news */
     push_event(sv, old, "rematch %" PRIu64, ch->match->id);
@@ -152,6 +156,7 @@ void rematch_settle(struct server *sv, const struct change *ch, bool stored)
 
 void rematch_catch_up(const struct server *sv, struct client *c, const struct match *m)
 {
-    if (m->rematch && !staged_now(sv, m->rematch))
+    (void)sv;
+    if (m->rematch)
         buf_printf(&c->out, "event %" PRIu64 " rematch %" PRIu64 "\n", m->id, m->rematch);
 }

@@ -7,8 +7,11 @@
  * to memory and answers them. Several threads, so that a batch held by another server's lock
  * (a frozen server's, up to lock_timeout a change) does not hold the changes to other matches
  * gathered after it; the batches touch different matches (a match is busy while its change
- * is staged), so their transactions never wait for each other. The loop never waits for a
- * thread, except when the server stops. */
+ * is staged), so their transactions never wait for each other. New matches (`new`,
+ * `rematch`, an accepted seek) go in a lane of their own: all those gathered in one batch, and
+ * one such batch in flight at a time, since each takes the site's admission lock (tg_admit)
+ * to its commit and two of this server's batches would only wait for each other there. The
+ * loop never waits for a thread, except when the server stops. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "server.h"
@@ -33,6 +36,7 @@ struct round_worker {
     struct store *store; /* the thread's own connection, as this server */
     struct batch flight; /* the thread's from the hand-over until it is done */
     bool in_flight;      /* the loop's: a batch was handed over and not yet applied */
+    bool admitting;      /* the loop's: that batch is the lane of new matches */
     bool has_work, done; /* under rt->lock */
     /* Written by the thread before it says done, read by the loop after. */
     bool committed;
@@ -46,6 +50,7 @@ struct round_thread {
     int wake_fd;
     uint64_t max_matches;
     struct batch gathering; /* the loop's: staged since the last hand-over */
+    struct batch admitting; /* the loop's: new matches staged, for the lane's next batch */
     struct round_worker workers[ROUND_THREADS];
     size_t started;
 };
@@ -117,6 +122,7 @@ void round_thread_stop(struct server *sv)
         pthread_cond_destroy(&w->work_came);
     }
     discard_batch(sv, &rt->gathering);
+    discard_batch(sv, &rt->admitting);
     pthread_mutex_destroy(&rt->lock);
     free(rt);
     sv->round_thread = NULL;
@@ -157,7 +163,8 @@ bool round_thread_start(struct server *sv, char *err, size_t err_cap)
 
 bool round_thread_take(struct server *sv, struct change *ch)
 {
-    struct batch *b = &sv->round_thread->gathering;
+    struct round_thread *rt = sv->round_thread;
+    struct batch *b = ch->kind == CH_NEW ? &rt->admitting : &rt->gathering;
     struct change *grown = array_reserve(b->changes, &b->cap, b->count + 1, sizeof *grown, 32);
     if (!grown)
         return false;
@@ -174,7 +181,19 @@ bool round_thread_waiting(const struct server *sv)
     for (size_t i = 0; i < rt->started; i++)
         if (rt->workers[i].in_flight)
             return true;
-    return rt->gathering.count > 0;
+    return rt->gathering.count > 0 || rt->admitting.count > 0;
+}
+
+size_t round_thread_news(const struct server *sv)
+{
+    const struct round_thread *rt = sv->round_thread;
+    if (!rt)
+        return 0;
+    size_t news = rt->admitting.count;
+    for (size_t i = 0; i < rt->started; i++)
+        if (rt->workers[i].in_flight && rt->workers[i].admitting)
+            news += rt->workers[i].flight.count;
+    return news;
 }
 
 struct change *round_thread_last(struct server *sv)
@@ -203,18 +222,20 @@ static void apply_batch(struct server *sv, struct round_worker *w)
     write_set_aside_marks(sv);
 }
 
-/* Hands the worker its share of the gathered changes, from..to. False: out of memory (the
- * changes stay gathered for the next turn). */
-static bool hand_over(struct round_thread *rt, struct round_worker *w, size_t from, size_t to)
+/* Hands the worker its share of the changes gathered in `source`, from..to. False: out of
+ * memory (the changes stay gathered for the next turn). */
+static bool hand_over(struct round_thread *rt, struct round_worker *w, const struct batch *source,
+                      size_t from, size_t to)
 {
     struct batch *b = &w->flight;
     struct change *grown = array_reserve(b->changes, &b->cap, to - from, sizeof *grown, 32);
     if (!grown)
         return false;
     b->changes = grown;
-    memcpy(b->changes, rt->gathering.changes + from, (to - from) * sizeof *grown);
+    memcpy(b->changes, source->changes + from, (to - from) * sizeof *grown);
     b->count = to - from;
     w->in_flight = true;
+    w->admitting = source == &rt->admitting;
     pthread_mutex_lock(&rt->lock);
     w->has_work = true;
     pthread_cond_signal(&w->work_came);
@@ -241,12 +262,20 @@ void round_thread_turn(struct server *sv)
         }
         idle[idle_count++] = w;
     }
+    bool lane_busy = false;
+    for (size_t i = 0; i < rt->started; i++)
+        lane_busy = lane_busy || (rt->workers[i].in_flight && rt->workers[i].admitting);
+    if (!lane_busy && idle_count && rt->admitting.count &&
+        hand_over(rt, idle[idle_count - 1], &rt->admitting, 0, rt->admitting.count)) {
+        idle_count--;
+        rt->admitting.count = 0;
+    }
     /* Spread over the free threads, so that a change held by a lock holds as few others as
      * can be; while every thread is busy the changes gather into larger batches. */
     size_t n = rt->gathering.count, shares = idle_count < n ? idle_count : n, handed = 0;
     for (size_t k = 0; k < shares; k++) {
         size_t to = n * (k + 1) / shares;
-        if (!hand_over(rt, idle[k], handed, to))
+        if (!hand_over(rt, idle[k], &rt->gathering, handed, to))
             break;
         handed = to;
     }

@@ -34,6 +34,8 @@ void change_discard(struct server *sv, struct change *ch)
         match_free(sv, ch->match);
     else
         ch->match->busy = false;
+    if (ch->kind == CH_NEW && ch->rematch_of)
+        rematch_release(sv, ch->rematch_of);
     if (ch->kind == CH_FLAG)
         ch->match->flag_staged = false;
 }
@@ -135,8 +137,15 @@ void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool 
     /* In the same savepoint as the result's rows. */
     ok = ok && ratings_stage_result(st, ch, fresh ? fresh->id : id);
     r->damage = !ok && store_last_was_damage(st);
+    r->conflict = !ok && store_last_was_conflict(st);
+    r->lock_wait = !ok && store_last_was_lock_wait(st);
     snprintf(r->why, sizeof r->why, "%s", store_error(st));
     r->outcome = store_change_end(st, ok);
+    /* A rematch another server stored first: which match it is, for the client to join (0:
+     * not known, the client is told to try again). */
+    r->rematch_winner = 0;
+    if (r->conflict && ch->kind == CH_NEW && ch->rematch_of && r->outcome == CHANGE_DROPPED)
+        (void)store_find_rematch(st, ch->rematch_of, &r->rematch_winner);
 }
 
 /* What the rows are written from and the clocks after the change, on the loop as it is staged
@@ -180,10 +189,9 @@ void stage(struct server *sv, struct change *ch)
         return;
     }
     prepare_rows(sv, ch);
-    /* A new match stays on the loop's connection: its id is in the reply made as it is staged
-     * (docs/server.md, "What still runs on the loop"). */
-    if (sv->round_thread && ch->kind != CH_NEW) {
-        store_keep_lease(sv->store, ch->rows.id); /* claimed on the round's connection */
+    if (sv->round_thread) {
+        if (ch->kind != CH_NEW)
+            store_keep_lease(sv->store, ch->rows.id); /* claimed on the round's connection */
         if (round_thread_take(sv, ch))
             return;
         ch->rows.outcome = CHANGE_DROPPED;
@@ -368,17 +376,20 @@ void apply_change(struct server *sv, struct change *ch, bool committed, const ch
     }
     if (kept)
         lobby_committed(sv, ch);
+    /* A new match's reply names the id its insert gave it, known only now on PostgreSQL; a
+     * client that cannot be told its tokens is let go. */
+    bool told = ch->kind != CH_NEW || new_match_reply(ch);
     if (!kept) /* out of memory for the notation only: stored, so it reloads when used */
         match_free(sv, m);
-    if (c && !buf_append(&c->out, ch->reply.data, ch->reply.len))
+    if (c && (!told || !buf_append(&c->out, ch->reply.data, ch->reply.len)))
         c->dead = true;
     move_list_free(&ch->made);
     free(ch->reply.data);
 }
 
 /* Commits the round, then applies its changes to memory and queues their replies. On a shared
- * database only new matches are staged on the loop's connection; the round's other changes
- * go to the round's thread (round_thread_turn hands them over and answers them). */
+ * database no change is staged on the loop's connection: they go to the round threads
+ * (round_thread_turn hands them over and answers them). */
 void finish_round(struct server *sv)
 {
     double t0 = monotonic_seconds();

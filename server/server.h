@@ -161,6 +161,7 @@ struct match {
     struct match *lru_prev, *lru_next;
     bool pinned;
     uint64_t rematch;       /* the match its `rematch` created (in memory only), or 0 */
+    bool rematch_staged;    /* its rematch is being stored (the match busy until it is) */
     uint64_t version;       /* its changes as stored (a shared database): who else changed it */
     uint64_t plies_version; /* new with each change of its plies, unique in the process */
     bool claimed;           /* this server holds its lease (as of claim_epoch: follow.c) */
@@ -311,8 +312,11 @@ struct staged_rows {
     enum change_outcome outcome;
     enum claim_result claim;
     enum admit_result admit;
-    bool damage;   /* the change failed on a damaged page */
-    char why[300]; /* the store's error, if it failed */
+    bool damage;             /* the change failed on a damaged page */
+    bool conflict;           /* it failed on a unique key (another server's rematch stored first) */
+    bool lock_wait;          /* it failed waiting for a lock past lock_timeout */
+    uint64_t rematch_winner; /* CH_NEW of a rematch that conflicted: the one stored, or 0 */
+    char why[300];           /* the store's error, if it failed */
 };
 
 /* A change made in this round's transaction; applied to memory and answered once committed. */
@@ -335,6 +339,10 @@ struct change {
     bool kept_changed; /* the match's kept throws become kept_after (NULL: none) */
     char *kept_after;
     uint64_t rematch_of; /* CH_NEW: the finished match this one is the rematch of, or 0 */
+    /* CH_NEW: the seat of the client asking, and whether its reply names the invite (`new`:
+     * ok ID TOKEN INVITE) or the seat (`rematch`, `accept-seek`: ok ID SEAT TOKEN). */
+    int asker_seat;
+    bool reply_with_invite;
     uint64_t account_id; /* CH_NEW, CH_JOIN: the signed-in account taking the seat, or 0 */
     /* CH_NEW of an accepted seek (lobby.c): both seats' accounts (0: a guest's), whether it
      * is rated, and the seek's owner, told once the match is stored. */
@@ -604,6 +612,9 @@ bool admit_new_match(struct server *sv, struct client *c);
 struct change *new_match_change(struct server *sv, struct client *c, struct rules_entry *rules,
                                 const struct stored_clock *clock, int invite_seat,
                                 const char *invite);
+/* Writes a stored CH_NEW's reply (its id known once stored) into ch->reply; false: out of
+ * memory. */
+bool new_match_reply(struct change *ch);
 bool evictable(const struct match *m);
 void match_touch(struct server *sv, struct match *m);
 void lru_unlink(struct server *sv, struct match *m);
@@ -687,10 +698,12 @@ void records_free(struct server *sv);
 enum run_result cmd_rematch(struct server *sv, struct client *c, struct match *old, char **w);
 void rematch_catch_up(const struct server *sv, struct client *c, const struct match *m);
 void rematch_settle(struct server *sv, const struct change *ch, bool stored);
-/* A rematch that another server stored first (or is storing): the change is discarded and
- * true returned, the winner's id in the old match's `rematch` for the caller to join, or the
- * client told to try again. False: not that, the change's failure is the usual one. */
+/* A rematch that another server stored first (or is storing): the change is discarded, the
+ * client told to ask again (the winner's id in the old match's `rematch` and in the reply, if
+ * it was stored), and true returned. False: not that, the change's failure is the usual one. */
 bool rematch_lost(struct server *sv, struct change *ch, struct client *c);
+/* The rematch of match `of` is no longer being stored (stored, or not): it is free again. */
+void rematch_release(struct server *sv, uint64_t of);
 
 /* round.c */
 void change_discard(struct server *sv, struct change *ch);
@@ -724,6 +737,8 @@ void round_thread_turn(struct server *sv);
 /* The change staged last into the batch being gathered, or NULL (a command that stages a change
  * and then rewrites its reply looks it up there, as in sv->changes on SQLite). */
 struct change *round_thread_last(struct server *sv);
+/* The new matches (CH_NEW) gathered or in flight, not yet applied: 0 on SQLite. */
+size_t round_thread_news(const struct server *sv);
 /* Whether a change waits in a batch, gathered or in flight. */
 bool round_thread_waiting(const struct server *sv);
 /* Tries again to learn the state on disk after a failed commit; takes changes again if so. */

@@ -24,6 +24,10 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   round's rows are written off the loop;
 - the undo request, stored, answered through any server, and the site-wide `status`, metrics
   and --max-matches (test-tg-server-pg-undo.py, run here);
+- new matches (`new`, `rematch`, `accept-seek`) written off the loop: the admission lock or the
+  rows they need held elsewhere for 3 s while another client is answered in milliseconds, and
+  --max-matches and --max-loaded counting the matches still being made
+  (test-tg-server-pg-admit.py, run here);
 - accounts (test-tg-server-accounts.py's tests, and test-tg-server-web-accounts.py's over
   HTTP, run here on PostgreSQL), an account made
   through one server signing in through another and signed out everywhere from there, and a
@@ -59,6 +63,7 @@ web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
                                       "test-tg-server-web-accounts.py")
 lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
 draw_tests: Any = sibling.load("tg_server_pg_draws", "test-tg-server-draws.py")
+admit_tests: Any = sibling.load("tg_server_pg_admit", "test-tg-server-pg-admit.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -125,6 +130,38 @@ class PgTestCase(unittest.TestCase):
 
     def sql(self, query: str) -> str:
         return self.pg.psql(query, self.dbname)
+
+    def hold(self, lock_sql: str) -> "subprocess.Popen[str]":
+        """Takes the lock in a psql session of its own, inside a transaction left open until
+        release(); returns once the lock is held (the session idle in its transaction, which
+        has a transaction id once it has locked a row; a lock on no row, such as an advisory
+        lock, is followed by txid_current())."""
+        assert CLUSTER is not None
+        session = subprocess.Popen(
+            [os.path.join(CLUSTER.bin, "psql"), "-h", CLUSTER.tmp, "-U", "tg", "-d", self.dbname,
+             "-v", "ON_ERROR_STOP=1", "-qAt"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, PGAPPNAME="tg-test-lock-holder"))
+        assert session.stdin is not None
+        session.stdin.write("BEGIN;\n%s;\n" % lock_sql)
+        session.stdin.flush()
+        deadline = time.monotonic() + 10
+        while self.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                       "'tg-test-lock-holder' AND state = 'idle in transaction' AND "
+                       "backend_xid IS NOT NULL") != "1":
+            if session.poll() is not None:  # its error, once it has ended (read() waits for that)
+                self.fail("the session ended: %s" % (session.stderr.read() if session.stderr
+                                                     else ""))
+            self.assertLess(time.monotonic(), deadline, "the lock was never taken")
+            time.sleep(0.02)
+        return session
+
+    def release(self, session: "subprocess.Popen[str]") -> None:
+        assert session.stdin is not None
+        session.stdin.write("COMMIT;\n")
+        session.stdin.close()
+        code = session.wait(10)
+        self.assertEqual(code, 0, session.stderr.read() if session.stderr else "")
 
     def rows(self, query: str) -> "list[tuple[str, ...]]":
         """The query's rows, every value text: what the store-agnostic mixins read."""
@@ -1349,37 +1386,6 @@ class HeldLockTest(PgTestCase):
     HOLD = 3.0
     PLAYS = 8
 
-    def hold(self, lock_sql: str) -> "subprocess.Popen[str]":
-        """Takes the lock in a psql session of its own, inside a transaction left open until
-        release(); returns once the lock is held (the session idle in its transaction, which
-        has a transaction id once it has locked a row)."""
-        assert CLUSTER is not None
-        session = subprocess.Popen(
-            [os.path.join(CLUSTER.bin, "psql"), "-h", CLUSTER.tmp, "-U", "tg", "-d", self.dbname,
-             "-v", "ON_ERROR_STOP=1", "-qAt"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env=dict(os.environ, PGAPPNAME="tg-test-lock-holder"))
-        assert session.stdin is not None
-        session.stdin.write("BEGIN;\n%s;\n" % lock_sql)
-        session.stdin.flush()
-        deadline = time.monotonic() + 10
-        while self.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
-                       "'tg-test-lock-holder' AND state = 'idle in transaction' AND "
-                       "backend_xid IS NOT NULL") != "1":
-            if session.poll() is not None:  # its error, once it has ended (read() waits for that)
-                self.fail("the session ended: %s" % (session.stderr.read() if session.stderr
-                                                     else ""))
-            self.assertLess(time.monotonic(), deadline, "the lock was never taken")
-            time.sleep(0.02)
-        return session
-
-    def release(self, session: "subprocess.Popen[str]") -> None:
-        assert session.stdin is not None
-        session.stdin.write("COMMIT;\n")
-        session.stdin.close()
-        code = session.wait(10)
-        self.assertEqual(code, 0, session.stderr.read() if session.stderr else "")
-
     def test_a_row_lock_held_elsewhere_does_not_stall_the_loop(self) -> None:
         s = self.server()
         conn = Conn(s.port, timeout=30)
@@ -1463,6 +1469,10 @@ class HeldLockTest(PgTestCase):
                  answered_by - (held_until - self.HOLD)))
         bystander.close()
         conn.close()
+
+
+class AdmissionTest(PgTestCase, admit_tests.AdmissionTests):
+    """New matches written off the loop (test-tg-server-pg-admit.py)."""
 
 
 class RematchAcrossServersTest(PgTestCase):
