@@ -13,6 +13,9 @@ say in words what the level does.
 import json
 import re
 import sys
+from typing import Any, List, Tuple
+
+Row = Tuple[str, str, str]
 
 NAME = re.compile(r"[a-z]+\Z")
 GAME = re.compile(r"[a-z][a-z0-9-]*\Z")
@@ -23,7 +26,7 @@ class BadLevels(Exception):
     pass
 
 
-def unique_keys(pairs):
+def unique_keys(pairs: List[Tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object whose keys are all different (json.load would keep the last one)."""
     keys = [key for key, _ in pairs]
     for key in keys:
@@ -32,7 +35,7 @@ def unique_keys(pairs):
     return dict(pairs)
 
 
-def check(table):
+def check(table: Any) -> List[Row]:
     """The (game, level, spec) rows of a parsed levels file; BadLevels says what is wrong."""
     if not isinstance(table, dict):
         raise BadLevels("not a JSON object")
@@ -50,7 +53,7 @@ def check(table):
     games = table.get("games")
     if not isinstance(games, dict) or not games:
         raise BadLevels('"games" must map game ids to their specs')
-    rows = []
+    rows: List[Row] = []
     for game, specs in games.items():
         if not GAME.match(game):
             raise BadLevels("game id %r is not a game id" % game)
@@ -64,7 +67,7 @@ def check(table):
     return rows
 
 
-def c_table(rows, source):
+def c_table(rows: List[Row], source: str) -> str:
     lines = ["/* Written by server/levels-table.py from %s when tg-server is built: change" % source,
              " * that file, not this one (docs/bots.md, \"Levels\"). */",
              '#include "server.h"',
@@ -75,7 +78,7 @@ def c_table(rows, source):
     return "\n".join(lines)
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) != 3:
         print("usage: levels-table.py LEVELS.json OUT.c", file=sys.stderr)
         return 2
