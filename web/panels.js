@@ -84,6 +84,8 @@ export function fillSeats(gameId = $('game-select').value) {
   note.replaceChildren();
   if (!levelsRead()) {
     note.textContent = t('new.levels-unread');
+  } else if (gameId && levels.length === 0) {
+    note.textContent = t('new.levels-none');
   } else if (rated) {
     // What each level is, then where its rating comes from; the rule spec stays left to right.
     const list = document.createElement('span');

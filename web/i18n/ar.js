@@ -167,6 +167,7 @@ export default {
   'new.seat1': 'الشمال',
   'new.levels-separator': '؛ ',
   'new.levels-unread': 'تعذّرت قراءة مستويات الآلة (docs/ratings/levels.json): لا يلعب هنا إلا البشر.',
+  'new.levels-none': 'ليس لهذه اللعبة مستويات آلة في docs/ratings/levels.json (أو لها مستويات لا تستعملها هذه الصفحة): لا يلعبها هنا إلا البشر.',
   'new.levels-note': 'التصنيفات: قوة كل مستوى كما قاسها tg-arena، والمبتدئ عند 0 (أشر إلى مستوى لترى مجال الثقة 95٪)، بالقواعد',
   'new.button': 'لعبة جديدة',
 

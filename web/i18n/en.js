@@ -162,6 +162,7 @@ export default {
   'new.seat1': 'North',
   'new.levels-separator': '; ',
   'new.levels-unread': 'The bot levels could not be read (docs/ratings/levels.json): only people can play here.',
+  'new.levels-none': 'This game has no bot levels in docs/ratings/levels.json (or only ones this page cannot use): only people can play it here.',
   'new.levels-note': 'Ratings: how strong each level played, measured by tg-arena with the beginner at 0 (point at a level for its 95% interval), with the rules',
   'new.button': 'New game',
 

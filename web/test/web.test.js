@@ -62,8 +62,17 @@ function clicker(seed) {
   };
 }
 
-async function openPage({ seed = 1, viewport = { width: 1000, height: 900 }, languages = ['en-GB'], dark = false } = {}) {
+async function openPage({ seed = 1, viewport = { width: 1000, height: 900 }, languages = ['en-GB'], dark = false, levelsBody } = {}) {
   const page = await browser.newPage();
+  if (levelsBody !== undefined) {
+    // docs/ratings/levels.json as the test gives it.
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.endsWith('/docs/ratings/levels.json')) {
+        request.respond({ status: 200, contentType: 'application/json', body: levelsBody });
+      } else request.continue();
+    });
+  }
   await page.evaluateOnNewDocument((list) => {
     Object.defineProperty(navigator, 'languages', { get: () => list });
     Object.defineProperty(navigator, 'language', { get: () => list[0] });
@@ -1102,6 +1111,34 @@ test('two bots play on their own; Pause stops them, Undo takes a move back, Resu
   await page.close();
 });
 
+test('a levels file that cannot be read, or with a level of the clock or a game left out: the seats offer what is valid, the note says why, people still play', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const table = JSON.parse(await readFile(fileURLToPath(new URL('../../docs/ratings/levels.json', import.meta.url)), 'utf8'));
+  const seats = (page) => Promise.all(['#seat0', '#seat1'].map((select) => page.$$eval(`${select} option`, (nodes) => nodes.map((n) => n.value))));
+  let page = await openPage({ levelsBody: '{"levels": ["beginner", ' });
+  for (const game of ['halusa', 'tab']) {
+    await page.select('#game-select', game);
+    assert.deepEqual(await seats(page), [['person'], ['person']], `${game}: no level without the file`);
+    assert.equal(await textOf(page, '#levels-note'), en['new.levels-unread']);
+  }
+  await page.click('#new-game-button');
+  assert.equal(await phaseOf(page), 'your-throw', 'a game between people starts');
+  await page.close();
+
+  const bad = structuredClone(table);
+  bad.games.halusa[4] = 'search:time=1000';
+  delete bad.games.hus;
+  page = await openPage({ levelsBody: JSON.stringify(bad) });
+  for (const game of ['halusa', 'hus']) {
+    await page.select('#game-select', game);
+    assert.deepEqual(await seats(page), [['person'], ['person']], `${game}: its levels refused whole`);
+    assert.equal(await textOf(page, '#levels-note'), en['new.levels-none']);
+  }
+  await page.select('#game-select', 'hawalis');
+  assert.deepEqual((await seats(page))[1], ['person', ...table.games.hawalis], 'the other games keep their levels');
+  await page.close();
+});
+
 test('levels by name, per game from docs/ratings/levels.json, with the rating measured for the game on the board (docs/ratings), and a search stopped when the seat changes', async () => {
   const { readFile } = await import('node:fs/promises');
   const ratingsFile = async (name) => JSON.parse(await readFile(fileURLToPath(new URL(`../../docs/ratings/${name}`, import.meta.url)), 'utf8'));
@@ -1167,11 +1204,13 @@ test('levels by name, per game from docs/ratings/levels.json, with the rating me
   assert.doesNotMatch(await textOf(page, '#levels-note'), /إيلو/);
   await page.select('#language', 'en');
 
-  // A player's own spec, a second of search a move (no level: the levels have fixed budgets,
-  // too short to stop midway), thinks in the package's SearchWorker; North turned back into a
-  // person while it thinks: the search is aborted and its move never played. The long
-  // search's position, where no search ends early with a proven result.
-  const { spec, bot, position } = LONG_SEARCH;
+  // A player's own spec, a minute of search a move (no level: the levels have fixed budgets,
+  // too short to stop midway; a minute, so that however loaded the machine the seat changes
+  // long before the search could end), thinks in the package's SearchWorker; North turned
+  // back into a person while it thinks: the search is aborted and its move never played. The
+  // long search's position, where no search ends early with a proven result.
+  const { spec, position } = LONG_SEARCH;
+  const bot = 'search:time=60000';
   await newGame(page, { game: 'tab', options: { width: '29' }, south: 'person', north: 'person' });
   await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
   await page.click('#paste-form button[type="submit"]');
