@@ -9,22 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* docs/bots.md, "Levels". */
-static const struct {
-    const char *level, *spec;
-} levels[] = {
-    {"beginner", "random"},
-    {"easy", "greedy"},
-    {"medium", "mcts:iterations=1000"},
-    {"hard", "search:time=100"},
-    {"strongest", "search:time=1000"},
-};
-
-const char *bot_level_spec(const char *name)
+const char *bot_level_spec(const char *game_id, const char *name)
 {
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-        if (strcmp(name, levels[i].level) == 0)
-            return levels[i].spec;
+    for (size_t i = 0; i < bot_level_count; i++)
+        if (strcmp(game_id, bot_levels[i].game) == 0 && strcmp(name, bot_levels[i].level) == 0)
+            return bot_levels[i].spec;
     return name;
 }
 

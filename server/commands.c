@@ -316,7 +316,7 @@ void cmd_bot(struct server *sv, struct client *c, struct match *m, char **w)
     }
     if (!unrated(sv, c, m, "bots-forbidden", "a rated match's seats play for themselves: no bot"))
         return;
-    const char *spec = bot_level_spec(w[3]);
+    const char *spec = bot_level_spec(tg_rules_game_id(m->rules->rules), w[3]);
     tg_status st = tg_bot_check(spec);
     if (st != TG_OK) {
         reply_status(c, st);

@@ -500,8 +500,15 @@ bool ratings_describe(struct server *sv, uint64_t account_id, struct buf *out);
 void cmd_player(struct server *sv, struct client *c, const char *name);
 
 /* bots.c */
-/* The spec a level name (docs/bots.md, "Levels") stands for; any other name as it is. */
-const char *bot_level_spec(const char *name);
+/* A level name of a game and the bot spec it stands for (docs/bots.md, "Levels"): the table
+ * server/levels-table.py writes from docs/ratings/levels.json, the web board's file too. */
+struct bot_level {
+    const char *game, *level, *spec;
+};
+extern const struct bot_level bot_levels[];
+extern const size_t bot_level_count;
+/* The spec a level name stands for in the game game_id; any other name as it is. */
+const char *bot_level_spec(const char *game_id, const char *name);
 /* The error word (and why) if a valid spec asks more than this server allows, else NULL. */
 const char *bot_over_limit(const char *spec, const struct options *o, char *why, size_t cap);
 /* The time in ms a search gets now (-1: the spec does not search): the server's cap, the

@@ -20,6 +20,7 @@ import {
   joinMatch, linkFields, createOnlineMatch, answerUndo, answerDraw,
 } from './online.js';
 import { initAccount } from './account.js';
+import { loadLevels } from './levels.js';
 import { wireLobby, renderLists } from './lobby.js';
 
 function randomSeed() {
@@ -145,7 +146,8 @@ function wire() {
 
 async function main() {
   setLanguage(preferredLanguage(storedLanguage()));
-  S.tg = await load();
+  // The levels (docs/ratings/levels.json) arrive with the engine: the seat choices need both.
+  [S.tg] = await Promise.all([load(), loadLevels()]);
   S.rng = new Rng(params.has('seed') ? BigInt(params.get('seed')) : randomSeed());
   wire();
   // The account panel fills in when the server answers; the board does not wait for it.

@@ -10,9 +10,7 @@ import {
 } from './session.js';
 import { activateCell, hoverCell, playPerson, lastThrowIn } from './controller.js';
 import { EVENT, endReasonName, storyLine, storyOf } from './story.js';
-import { LEVELS, levelOf, loadRatings, ratingsOf, ratingsRead } from './levels.js';
-
-export const SEATS = ['person', ...LEVELS.map((level) => level.spec)];
+import { levelsOf, levelOf, levelsRead, loadRatings, ratingsOf, ratingsRead, specHow } from './levels.js';
 
 export const sideName = (player) => t(`side.${player}`);
 
@@ -25,27 +23,34 @@ export function seatLabel(player) {
   return seats[player] === 'person' ? t('seat.person') : t('seat.bot', botName(seats[player]));
 }
 
-// A level by its name; a spec that is no level (a ?bot= of the address) as it is written.
-export function botName(spec) {
-  const level = levelOf(spec);
-  return level ? t(`level.${level.name}`) : spec;
+// A level of the game by its name; a spec that is no level of it (a ?bot= of the address) as
+// it is written.
+export function botName(spec, gameId = S.state?.gameId) {
+  const level = levelOf(spec, gameId);
+  return level && has(`level.${level.name}`) ? t(`level.${level.name}`) : spec;
+}
+
+// What a level does, in words from its spec ("search, 5,000 positions a move").
+function levelHow(spec) {
+  const how = specHow(spec);
+  return how ? t(...how) : spec;
 }
 
 // A seat's choice: the level's name and, for the game chosen in the form, its measured rating.
 function seatOptionText(spec, gameId) {
   if (spec === 'person') return t('seat.person');
+  const name = botName(spec, gameId);
   const rating = ratingsOf(gameId)?.bySpec.get(spec);
-  if (!rating) return t('seat.bot', botName(spec));
+  if (!rating) return t('seat.bot', name);
   return rating.halfWidth > 0
-    ? t('seat.level-rated', botName(spec), Math.round(rating.elo))
-    : t('seat.level-anchor', botName(spec));
+    ? t('seat.level-rated', name, Math.round(rating.elo))
+    : t('seat.level-anchor', name);
 }
 
 // What a level is, and its rating's interval: shown when the pointer is on it.
 function seatOptionTitle(spec, gameId) {
-  const level = levelOf(spec);
-  if (!level) return '';
-  const how = t(`level-how.${level.name}`);
+  if (!levelOf(spec, gameId)) return '';
+  const how = levelHow(spec);
   const rating = ratingsOf(gameId)?.bySpec.get(spec);
   if (!rating) return how;
   return rating.halfWidth > 0
@@ -53,26 +58,38 @@ function seatOptionTitle(spec, gameId) {
     : t('seat.level-anchor-title', how);
 }
 
-// The seat choices for a game, with its ratings once they are read (docs/ratings/<game>.json).
+// The seat choices for a game: a person and the game's levels (docs/ratings/levels.json), with
+// their ratings once they are read (docs/ratings/<game>.json). A seat that was a level stays
+// that level when another game is chosen: the same name, that game's spec.
 export function fillSeats(gameId = $('game-select').value) {
+  const levels = levelsOf(gameId);
   for (const select of [$('seat0'), $('seat1')]) {
     const value = select.value;
+    const wasLevel = levelOf(value, select.dataset.game);
     select.replaceChildren();
-    for (const seat of SEATS) {
+    for (const seat of ['person', ...levels.map((level) => level.spec)]) {
       select.appendChild(Object.assign(document.createElement('option'), {
         value: seat, textContent: seatOptionText(seat, gameId), title: seatOptionTitle(seat, gameId),
       }));
     }
-    if (value) select.value = value;
+    select.dataset.game = gameId;
+    const same = wasLevel && levels.find((level) => level.name === wasLevel.name);
+    if (same) select.value = same.spec;
+    else if (value) select.value = value;
+    if (select.selectedIndex < 0) select.value = 'person';
     showSeatTitle(select);
   }
   const rated = ratingsOf(gameId);
   const note = $('levels-note');
   note.replaceChildren();
-  if (rated) {
+  if (!levelsRead()) {
+    note.textContent = t('new.levels-unread');
+  } else if (gameId && levels.length === 0) {
+    note.textContent = t('new.levels-none');
+  } else if (rated) {
     // What each level is, then where its rating comes from; the rule spec stays left to right.
     const list = document.createElement('span');
-    list.textContent = `${LEVELS.map((l) => `${t(`level.${l.name}`)}: ${t(`level-how.${l.name}`)}`).join(t('new.levels-separator'))}. `;
+    list.textContent = `${levels.map((l) => `${botName(l.spec, gameId)}: ${levelHow(l.spec)}`).join(t('new.levels-separator'))}. `;
     const rules = Object.assign(document.createElement('code'), { dir: 'ltr', textContent: rated.rules });
     note.append(list, `${t('new.levels-note')} `, rules, '.');
   }

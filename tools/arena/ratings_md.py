@@ -72,6 +72,10 @@ def main(paths):
     for p in paths:
         with open(p) as f:
             d = json.load(f)
+        if not isinstance(d, dict) or "rule_sets" not in d:
+            # docs/ratings/levels.json, beside the lists: docs/ratings/*.json still works.
+            print("ratings_md.py: %s: no tg-arena rating list, left out" % p, file=sys.stderr)
+            continue
         for rs in d["rule_sets"]:
             runs.append((d, rs, os.path.basename(p)))
     bots = []

@@ -59,8 +59,19 @@ def unknown_bots():
     assert rows == ["random", "yardstick:nodes=7", "search:nodes=3"], rows
 
 
+def levels_left_out(ratings_dir):
+    """docs/ratings/levels.json (the levels, no list) is left out of docs/ratings/*.json."""
+    import contextlib
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        ratings_md.main([os.path.join(ratings_dir, "levels.json")])
+    assert "no tg-arena rating list, left out" in err.getvalue(), err.getvalue()
+
+
 if __name__ == "__main__":
     made_up()
     unknown_bots()
+    levels_left_out(sys.argv[1])
     of_record(sys.argv[1])
     print("ok")

@@ -62,8 +62,17 @@ function clicker(seed) {
   };
 }
 
-async function openPage({ seed = 1, viewport = { width: 1000, height: 900 }, languages = ['en-GB'], dark = false } = {}) {
+async function openPage({ seed = 1, viewport = { width: 1000, height: 900 }, languages = ['en-GB'], dark = false, levelsBody } = {}) {
   const page = await browser.newPage();
+  if (levelsBody !== undefined) {
+    // docs/ratings/levels.json as the test gives it.
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.endsWith('/docs/ratings/levels.json')) {
+        request.respond({ status: 200, contentType: 'application/json', body: levelsBody });
+      } else request.continue();
+    });
+  }
   await page.evaluateOnNewDocument((list) => {
     Object.defineProperty(navigator, 'languages', { get: () => list });
     Object.defineProperty(navigator, 'language', { get: () => list[0] });
@@ -103,6 +112,15 @@ async function waitForPerson(page, timeout = 60000) {
 // is still while the test goes on (the seats' words change when the file comes in).
 async function ratingsShown(page) {
   await page.waitForSelector('#levels-note code');
+}
+
+// A seat played by a spec that is no level (a player's own, such as a time= search): the
+// form offers levels only, so the test adds it to the seat's choices first.
+async function seatSpec(page, select, spec) {
+  await page.$eval(select, (node, value) => {
+    if (![...node.options].some((option) => option.value === value)) node.add(new Option(value, value));
+  }, spec);
+  await page.select(select, spec);
 }
 
 async function newGame(page, { game, options = {}, south = 'person', north = 'greedy' }) {
@@ -317,7 +335,7 @@ test('pasted positions: a good one is loaded (a Tab king to split), bad text sho
   await page.close();
 });
 
-test('the strongest level (search:time=1000) thinks in the worker: the main thread\'s longest task stays far below the search', async () => {
+test('a long search (search:time=1000) thinks in the worker: the main thread\'s longest task stays far below the search', async () => {
   const { spec, bot, position } = LONG_SEARCH;
   const probe = tg.State.fromString(spec, position);
   const began = performance.now();
@@ -344,10 +362,10 @@ test('the strongest level (search:time=1000) thinks in the worker: the main thre
 
   // North, to move, becomes the bot: it takes over from this position.
   const start = await page.evaluate(() => performance.now());
-  await page.select('#seat1', bot);
+  await seatSpec(page, '#seat1', bot);
   assert.equal(await phaseOf(page), 'bot');
   assert.equal(await page.$eval('#thinking', (node) => node.hidden), false, 'the thinking indicator shows');
-  assert.match(await textOf(page, '#thinking-text'), /strongest/);
+  assert.ok((await textOf(page, '#thinking-text')).includes(bot), 'a spec that is no level is named as written');
   await waitForPerson(page, 120000);
   const [tasks, requests, answers] = await page.evaluate(() => [window.longTasks,
     performance.getEntriesByName('tg-bot-request').map((m) => m.startTime),
@@ -1093,17 +1111,59 @@ test('two bots play on their own; Pause stops them, Undo takes a move back, Resu
   await page.close();
 });
 
-test('levels by name with the rating measured for the game on the board (docs/ratings), and a search stopped when the seat changes', async () => {
+test('a levels file that cannot be read, or with a level of the clock or a game left out: the seats offer what is valid, the note says why, people still play', async () => {
   const { readFile } = await import('node:fs/promises');
-  const levels = [['random', 'beginner'], ['greedy', 'easy'], ['mcts:iterations=1000', 'medium'],
-    ['search:time=100', 'hard'], ['search:time=1000', 'strongest']];
+  const table = JSON.parse(await readFile(fileURLToPath(new URL('../../docs/ratings/levels.json', import.meta.url)), 'utf8'));
+  const seats = (page) => Promise.all(['#seat0', '#seat1'].map((select) => page.$$eval(`${select} option`, (nodes) => nodes.map((n) => n.value))));
+  let page = await openPage({ levelsBody: '{"levels": ["beginner", ' });
+  for (const game of ['halusa', 'tab']) {
+    await page.select('#game-select', game);
+    assert.deepEqual(await seats(page), [['person'], ['person']], `${game}: no level without the file`);
+    assert.equal(await textOf(page, '#levels-note'), en['new.levels-unread']);
+  }
+  await page.click('#new-game-button');
+  assert.equal(await phaseOf(page), 'your-throw', 'a game between people starts');
+  await page.close();
+
+  const bad = structuredClone(table);
+  bad.games.halusa[4] = 'search:time=1000';
+  delete bad.games.hus;
+  page = await openPage({ levelsBody: JSON.stringify(bad) });
+  for (const game of ['halusa', 'hus']) {
+    await page.select('#game-select', game);
+    assert.deepEqual(await seats(page), [['person'], ['person']], `${game}: its levels refused whole`);
+    assert.equal(await textOf(page, '#levels-note'), en['new.levels-none']);
+  }
+  await page.select('#game-select', 'hawalis');
+  assert.deepEqual((await seats(page))[1], ['person', ...table.games.hawalis], 'the other games keep their levels');
+  await page.close();
+});
+
+test('levels by name, per game from docs/ratings/levels.json, with the rating measured for the game on the board (docs/ratings), and a search stopped when the seat changes', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const ratingsFile = async (name) => JSON.parse(await readFile(fileURLToPath(new URL(`../../docs/ratings/${name}`, import.meta.url)), 'utf8'));
+  const table = await ratingsFile('levels.json');
+  assert.deepEqual(Object.keys(table.games).sort(), tg.games().map((game) => game.id).sort(), 'every game has its levels');
+  // What a level does, in words from its spec: the same budget the spec gives the engine.
+  const how = (catalogue, spec) => {
+    const [kind, budget] = spec.split(/:(?:iterations|nodes)=/);
+    return budget === undefined ? catalogue[`bot-how.${kind}`] : catalogue[`bot-how.${kind}`](Number(budget));
+  };
   const page = await openPage();
-  for (const game of ['halusa', 'hus', 'hawalis', 'walak-pussa', 'tab']) {
-    const json = JSON.parse(await readFile(fileURLToPath(new URL(`../../docs/ratings/${game}.json`, import.meta.url)), 'utf8'));
-    const set = json.rule_sets[0];
+  for (const game of Object.keys(table.games)) {
+    const levels = table.games[game].map((spec, i) => [spec, table.levels[i]]);
+    const set = (await ratingsFile(`${game}.json`)).rule_sets[0];
     await page.select('#game-select', game);
     // Read when the game is chosen: the words come once the file is in.
     await page.waitForFunction((rules) => document.querySelector('#levels-note code')?.textContent === rules, {}, set.rules);
+    let below = -Infinity;
+    for (const [spec, name] of levels) {
+      assert.match(spec, /^(random|greedy|mcts:iterations=\d+|search:nodes=\d+)$/, `${game} ${name}: a fixed budget, no clock`);
+      const rating = set.ratings.find((r) => r.bot === spec);
+      assert.ok(rating, `${game}: ${spec} is rated in docs/ratings/${game}.json`);
+      assert.ok(rating.elo > below, `${game}: ${name} is rated above the level below it`);
+      below = rating.elo;
+    }
     for (const select of ['#seat0', '#seat1']) {
       const options = await page.$$eval(`${select} option`, (nodes) => nodes.map((n) => [n.value, n.textContent]));
       assert.deepEqual(options.map(([value]) => value), ['person', ...levels.map(([spec]) => spec)]);
@@ -1116,36 +1176,50 @@ test('levels by name with the rating measured for the game on the board (docs/ra
         assert.doesNotMatch(text, /iterations=|search:|mcts:/, 'a level is named in words, not by its spec');
         // A rating in words; its interval when the pointer is on the level.
         assert.doesNotMatch(text, /Elo|±/);
-        const title = spec === 'random' ? en['seat.level-anchor-title'](en[`level-how.${name}`])
-          : en['seat.level-interval'](en[`level-how.${name}`], Math.round(rating.elo), Math.round(rating.half_width));
+        const title = spec === 'random' ? en['seat.level-anchor-title'](how(en, spec))
+          : en['seat.level-interval'](how(en, spec), Math.round(rating.elo), Math.round(rating.half_width));
         assert.equal(await page.$eval(`${select} option[value="${spec}"]`, (n) => n.title), title);
       }
     }
-    assert.doesNotMatch(await textOf(page, '#levels-note'), /Elo/);
+    const note = await textOf(page, '#levels-note');
+    for (const [spec, name] of levels) assert.ok(note.includes(`${en[`level.${name}`]}: ${how(en, spec)}`), `${game}: ${name} in the note`);
+    assert.doesNotMatch(note, /Elo|time=|1 s a move/);
   }
+  // A seat that is a level stays that level in another game: the same name, that game's spec.
+  const specOf = (game, name) => table.games[game][table.levels.indexOf(name)];
+  await page.select('#game-select', 'halusa');
+  await page.select('#seat0', specOf('halusa', 'hard'));
+  await page.select('#seat1', specOf('halusa', 'strongest'));
+  await page.select('#game-select', 'hus');
+  assert.deepEqual([await page.$eval('#seat0', (n) => n.value), await page.$eval('#seat1', (n) => n.value)],
+    [specOf('hus', 'hard'), specOf('hus', 'strongest')]);
+  await page.select('#game-select', 'tab');
   // Arabic names the levels, their ratings and intervals from its own catalogue.
   await page.select('#language', 'ar');
-  const arabic = await page.$eval('#seat1 option[value="search:time=100"]', (n) => [n.textContent, n.title]);
-  const tab = JSON.parse(await readFile(fileURLToPath(new URL('../../docs/ratings/tab.json', import.meta.url)), 'utf8'))
-    .rule_sets[0].ratings.find((r) => r.bot === 'search:time=100');
+  const hard = specOf('tab', 'hard');
+  const arabic = await page.$eval(`#seat1 option[value="${hard}"]`, (n) => [n.textContent, n.title]);
+  const tab = (await ratingsFile('tab.json')).rule_sets[0].ratings.find((r) => r.bot === hard);
   assert.deepEqual(arabic, [ar['seat.level-rated'](ar['level.hard'], Math.round(tab.elo)),
-    ar['seat.level-interval'](ar['level-how.hard'], Math.round(tab.elo), Math.round(tab.half_width))]);
+    ar['seat.level-interval'](how(ar, hard), Math.round(tab.elo), Math.round(tab.half_width))]);
   assert.doesNotMatch(await textOf(page, '#levels-note'), /إيلو/);
   await page.select('#language', 'en');
 
-  // The strongest level thinks a second a move in the package's SearchWorker; North turned
+  // A player's own spec, a minute of search a move (no level: the levels have fixed budgets,
+  // too short to stop midway; a minute, so that however loaded the machine the seat changes
+  // long before the search could end), thinks in the package's SearchWorker; North turned
   // back into a person while it thinks: the search is aborted and its move never played. The
   // long search's position, where no search ends early with a proven result.
   const { spec, position } = LONG_SEARCH;
+  const bot = 'search:time=60000';
   await newGame(page, { game: 'tab', options: { width: '29' }, south: 'person', north: 'person' });
   await page.$eval('#paste-input', (node, text) => { node.value = text; }, position);
   await page.click('#paste-form button[type="submit"]');
   const start = tg.State.fromString(spec, position);
   assert.equal(await positionOf(page), start.toString());
   assert.equal(start.player, 1, 'North is to move');
-  await page.select('#seat1', 'search:time=1000');
+  await seatSpec(page, '#seat1', bot);
   assert.equal(await phaseOf(page), 'bot');
-  assert.match(await textOf(page, '#thinking-text'), new RegExp(en['level.strongest']));
+  assert.ok((await textOf(page, '#thinking-text')).includes(bot));
   // The search's thread: the page is not cross-origin isolated, so the helper stops a search
   // by ending its Worker (and starts another for the next request).
   const workers = async (n) => {
