@@ -76,8 +76,9 @@ echo "witness: $(wc -c < "$root/determinism-native.txt") bytes;" \
   "(tg-egtb.h's $(wc -l < "$root/exports-egtb.txt") aside)"
 
 # Wine keeps its configuration in a prefix it creates on first use (4 to 20 s): one for the
-# whole matrix, under the build root, away from the user's ~/.wine, made before the first
-# test so that no test's timeout pays for it.
+# whole matrix, under the build root, away from the user's ~/.wine. Meson's compiler check
+# (run through the cross file's exe_wrapper) usually makes it; wine_ready makes sure it exists
+# before the first test, so that no test's timeout pays for it.
 export WINEPREFIX="$root/wine"
 export WINEDEBUG=-all
 wine_ready() {
