@@ -14,6 +14,7 @@
 static jmp_buf tap_test_exit;
 static _Thread_local bool tap_in_test;
 
+TAP_PRINTF(3, 0)
 static void tap_vreport(const char *file, int line, const char *format, va_list args)
 {
     printf("# %s:%d: ", file, line);
