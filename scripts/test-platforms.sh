@@ -108,8 +108,8 @@ for target in "${targets[@]}"; do
   esac
   case $target in *mingw32) wine_ready ;; esac
   step "$target: the C unit suites under emulation (meson test --setup emulated)"
-  meson test -C "$dir" --setup emulated --suite unit --suite fuzz --suite harness --print-errorlogs \
-    --timeout-multiplier "$(timeout_multiplier "$slowdown")"
+  meson test -C "$dir" --setup emulated --suite unit --suite fuzz --suite harness \
+    --print-errorlogs --timeout-multiplier "$(timeout_multiplier "$slowdown")"
 
   step "$target: the witness against the native build"
   witness="$dir/tests/platform/determinism.txt"
