@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The platform matrix (docs/platforms.md), a step of scripts/test.sh: for each target, a cross
 # build of the library and its C unit suites with Debian's cross compilers (cross/*.txt; no
-# server, bindings or docs), the suites run under qemu-user or wine, then three checks against
-# the native build:
+# server, bindings or docs), the suites run under qemu-user or wine (on Windows compiled
+# against tests/tap_harness.c, Debian having no cmocka for mingw-w64), then three checks
+# against the native build:
 #   - the witness tests/platform/tg-determinism (seeded games, records, stories, the moves of
 #     `search:nodes=` and `mcts:iterations=`) writes a file byte-identical to the native one;
 #   - the library exports exactly the native library's tg_* functions, less those of
@@ -16,7 +17,8 @@
 # names of cross/*.txt files (default: all four below). Build directories are
 # BUILD-ROOT/TARGET (default build-ci/platforms), reused by a second run. The random-game
 # batteries run a tenth of their games under emulation (meson test --setup emulated,
-# tests/test_util.h); no suite is left out. Any failure stops the script with a non-zero status.
+# tests/test_util.h); no suite is left out: 'unit', 'fuzz' (the corpora replayed) and
+# 'harness' (the TAP runner's self-test). Any failure stops the script with a non-zero status.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 top=$(pwd)
@@ -31,7 +33,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --native-build) native=$2; shift 2 ;;
     --build-root) root=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "test-platforms.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -73,10 +75,17 @@ echo "witness: $(wc -c < "$root/determinism-native.txt") bytes;" \
   "exports: $(wc -l < "$root/exports-native.txt") tg_* functions" \
   "(tg-egtb.h's $(wc -l < "$root/exports-egtb.txt") aside)"
 
-# Wine keeps its configuration in a prefix it creates on first use (about 20 s): one for the
-# whole matrix, under the build root, away from the user's ~/.wine.
+# Wine keeps its configuration in a prefix it creates on first use (4 to 20 s): one for the
+# whole matrix, under the build root, away from the user's ~/.wine. Meson's compiler check
+# (run through the cross file's exe_wrapper) usually makes it; wine_ready makes sure it exists
+# before the first test, so that no test's timeout pays for it.
 export WINEPREFIX="$root/wine"
 export WINEDEBUG=-all
+wine_ready() {
+  [ -f "$WINEPREFIX/system.reg" ] && return 0
+  step "a wine prefix ($WINEPREFIX)"
+  wineboot --init
+}
 
 for target in "${targets[@]}"; do
   cross_file="$top/cross/$target.txt"
@@ -97,9 +106,10 @@ for target in "${targets[@]}"; do
     *mingw32) slowdown=2 ;; # wine runs native x86-64 code; its cost is the start of each program
     *) slowdown=10 ;;       # qemu-user translates every instruction
   esac
+  case $target in *mingw32) wine_ready ;; esac
   step "$target: the C unit suites under emulation (meson test --setup emulated)"
-  meson test -C "$dir" --setup emulated --suite unit --suite fuzz --print-errorlogs \
-    --timeout-multiplier "$(timeout_multiplier "$slowdown")"
+  meson test -C "$dir" --setup emulated --suite unit --suite fuzz --suite harness \
+    --print-errorlogs --timeout-multiplier "$(timeout_multiplier "$slowdown")"
 
   step "$target: the witness against the native build"
   witness="$dir/tests/platform/determinism.txt"
