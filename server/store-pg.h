@@ -84,7 +84,8 @@ enum rated_result pg_claim_rated(struct pg_store *pg, uint64_t id, char game[RAT
 bool pg_seat_accounts(struct pg_store *pg, uint64_t id, uint64_t accounts[2]);
 enum rated_result pg_get_rating(struct pg_store *pg, uint64_t account_id,
                                 struct stored_rating *inout);
-bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored_rating *r);
+bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored_rating *r,
+                   uint64_t match_id);
 bool pg_each_rating(struct pg_store *pg, uint64_t account_id, size_t max,
                     void (*each)(const struct stored_rating *, void *), void *ctx);
 

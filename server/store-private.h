@@ -70,6 +70,8 @@ enum stmt_id {
     S_GET_RATING,
     S_PUT_RATING,
     S_EACH_RATING,
+    S_ADD_RATING_POINT,
+    S_DELETE_RATING_HISTORY,
     S_COUNT_STATEMENTS
 };
 

@@ -270,8 +270,10 @@ bool store_seat_accounts(struct store *st, uint64_t id, uint64_t accounts[2]);
 /* One account's rating in (game, category): RATED_NO if it has none yet. */
 enum rated_result store_get_rating(struct store *st, uint64_t account_id,
                                    struct stored_rating *inout);
-/* Inside a change: writes one account's rating (inout's game and category name it). */
-bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r);
+/* Inside a change: writes one account's rating (r's game and category name it), as the result
+ * of match_id left it, and the same numbers as a point of the account's rating history. */
+bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r,
+                      uint64_t match_id);
 /* Calls each for every rating of the account, by game and category; at most max of them. */
 bool store_each_rating(struct store *st, uint64_t account_id, size_t max,
                        void (*each)(const struct stored_rating *, void *), void *ctx);
