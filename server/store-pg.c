@@ -414,6 +414,33 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                      "updated_at = EXCLUDED.updated_at",
     [P_EACH_RATING] = "SELECT game, category, rating, rd, volatility, games FROM ratings "
                       "WHERE account_id = $1 ORDER BY game, category",
+    /* The player and match pages (store-pg-history.c): times in Unix milliseconds. */
+    [P_EACH_RATING_POINT] = "SELECT game, category, rating, rd, volatility, match_id, "
+                            "(extract(epoch FROM at) * 1000)::bigint FROM rating_history "
+                            "WHERE account_id = $1 ORDER BY id DESC LIMIT $2",
+    [P_EACH_PLAYED_GAME] =
+        "SELECT m.id, m.spec, me.seat, a.name, a.deleted, r.match_id IS NOT NULL, r.winner, "
+        "r.reason, c.flagged, rm.game, rm.category, m.plies, (extract(epoch FROM "
+        "m.created_at) * 1000)::bigint, (extract(epoch FROM r.ended_at) * 1000)::bigint "
+        "FROM seat_accounts me JOIN matches m ON m.id = me.match_id "
+        "LEFT JOIN seat_accounts o ON o.match_id = me.match_id AND o.seat = 1 - me.seat "
+        "LEFT JOIN accounts a ON a.id = o.account_id LEFT JOIN results r ON r.match_id = m.id "
+        "LEFT JOIN clocks c ON c.match_id = m.id LEFT JOIN rated_matches rm ON rm.match_id = "
+        "m.id WHERE me.account_id = $1 AND (r.match_id IS NOT NULL OR c.flagged IS NOT NULL) "
+        "ORDER BY me.match_id DESC LIMIT $3 OFFSET $2",
+    [P_MATCH_SUMMARY] =
+        "SELECT m.spec, m.plies, (extract(epoch FROM m.created_at) * 1000)::bigint, "
+        "r.match_id IS NOT NULL, r.winner, r.reason, (extract(epoch FROM r.ended_at) * "
+        "1000)::bigint, r.score0, r.score1, c.flagged, (extract(epoch FROM ab.at) * "
+        "1000)::bigint, rm.game, rm.category FROM matches m LEFT JOIN results r ON r.match_id "
+        "= m.id LEFT JOIN clocks c ON c.match_id = m.id LEFT JOIN aborted ab ON ab.match_id = "
+        "m.id LEFT JOIN rated_matches rm ON rm.match_id = m.id WHERE m.id = $1",
+    [P_SUMMARY_SEATS] =
+        "SELECT s.seat, a.name, a.deleted, h.rating, (SELECT p.rating FROM rating_history p "
+        "WHERE p.account_id = s.account_id AND p.game = h.game AND p.category = h.category AND "
+        "p.id < h.id ORDER BY p.id DESC LIMIT 1) FROM seat_accounts s LEFT JOIN accounts a ON "
+        "a.id = s.account_id LEFT JOIN rating_history h ON h.match_id = s.match_id AND "
+        "h.account_id = s.account_id WHERE s.match_id = $1 ORDER BY s.seat",
     /* The notice goes out with the commit, and only if this change deleted the row. */
     [P_TAKE_SEEK] = "WITH d AS (DELETE FROM seeks WHERE id = $1 RETURNING id) "
                     "SELECT pg_notify('tg_lobby', $2) FROM d",

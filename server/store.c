@@ -224,6 +224,32 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_ADD_RATING_POINT] = "INSERT INTO rating_history (account_id, game, category, rating, rd, "
                            "volatility, match_id, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [S_DELETE_RATING_HISTORY] = "DELETE FROM rating_history WHERE account_id = ?1",
+    [S_EACH_RATING_POINT] = "SELECT game, category, rating, rd, volatility, match_id, at FROM "
+                            "rating_history WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2",
+    /* A finished game: a result, or a flag fall (recorded in clocks, not results). */
+    [S_EACH_PLAYED_GAME] =
+        "SELECT m.id, m.spec, me.seat, a.name, a.deleted, r.match_id IS NOT NULL, r.winner, "
+        "r.reason, c.flagged, rm.game, rm.category, m.plies, m.created_at, r.ended_at "
+        "FROM seat_accounts me JOIN matches m ON m.id = me.match_id "
+        "LEFT JOIN seat_accounts o ON o.match_id = me.match_id AND o.seat = 1 - me.seat "
+        "LEFT JOIN accounts a ON a.id = o.account_id LEFT JOIN results r ON r.match_id = m.id "
+        "LEFT JOIN clocks c ON c.match_id = m.id LEFT JOIN rated_matches rm ON rm.match_id = "
+        "m.id WHERE me.account_id = ?1 AND (r.match_id IS NOT NULL OR c.flagged IS NOT NULL) "
+        "ORDER BY me.match_id DESC LIMIT ?3 OFFSET ?2",
+    [S_MATCH_SUMMARY] =
+        "SELECT m.spec, m.plies, m.created_at, r.match_id IS NOT NULL, r.winner, r.reason, "
+        "r.ended_at, r.score0, r.score1, c.flagged, ab.at, rm.game, rm.category "
+        "FROM matches m LEFT JOIN results r ON r.match_id = m.id LEFT JOIN clocks c ON "
+        "c.match_id = m.id LEFT JOIN aborted ab ON ab.match_id = m.id LEFT JOIN rated_matches "
+        "rm ON rm.match_id = m.id WHERE m.id = ?1",
+    /* Each seat's account, and the rating the match's result left it with and the one
+     * before (the account's previous point in the same game and category). */
+    [S_SUMMARY_SEATS] =
+        "SELECT s.seat, a.name, a.deleted, h.rating, (SELECT p.rating FROM rating_history p "
+        "WHERE p.account_id = s.account_id AND p.game = h.game AND p.category = h.category AND "
+        "p.id < h.id ORDER BY p.id DESC LIMIT 1) FROM seat_accounts s LEFT JOIN accounts a ON "
+        "a.id = s.account_id LEFT JOIN rating_history h ON h.match_id = s.match_id AND "
+        "h.account_id = s.account_id WHERE s.match_id = ?1 ORDER BY s.seat",
     [S_EACH_RATING] = "SELECT game, category, rating, rd, volatility, games FROM ratings "
                       "WHERE account_id = ?1 ORDER BY game, category",
 };

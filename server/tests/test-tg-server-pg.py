@@ -58,6 +58,7 @@ account_tests: Any = sibling.load("tg_server_pg_accounts", "test-tg-server-accou
 web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
                                       "test-tg-server-web-accounts.py")
 lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
+history_tests: Any = sibling.load("tg_server_pg_history", "test-tg-server-history.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -532,6 +533,18 @@ class WebAccountsPgTest(PgTestCase, web_account_tests.WebAccountTests):
         with open(port_file) as f:
             s.web_port = int(f.read())
         return s
+
+
+class HistoryPgTest(PgTestCase, history_tests.HistoryTests):
+    """The player and match pages on PostgreSQL: test-tg-server-history.py's tests."""
+
+    def setUp(self) -> None:
+        history_tests.SERVER = history_tests.lobby.SERVER = base.SERVER
+        history_tests.ws.SERVER = base.SERVER
+        super().setUp()
+
+    def start(self, *extra: str) -> base.Server:
+        return WebAccountsPgTest.start(self, *extra)  # type: ignore[arg-type]
 
 
 class AccountsPgTest(PgTestCase, account_tests.AccountTests):
