@@ -78,8 +78,7 @@ static void game_json(const struct played_game *g, void *ctx)
     if (l->count++ == GAMES_PER_PAGE)
         return; /* the one read past the page: there are more */
     const char *outcome = g->winner < 0 ? "draw" : g->winner == g->seat ? "win" : "loss";
-    buf_printf(l->out, "%s{\"match\":%" PRIu64 ",\"spec\":", l->count > 1 ? "," : "",
-               g->match_id);
+    buf_printf(l->out, "%s{\"match\":%" PRIu64 ",\"spec\":", l->count > 1 ? "," : "", g->match_id);
     json_string(l->out, g->spec);
     buf_printf(l->out, ",\"seat\":%d,\"opponent\":", g->seat);
     if (g->opponent[0])
@@ -187,8 +186,7 @@ void cmd_player_page(struct server *sv, struct client *c, const char *name, cons
     if (player_json(sv, &a, page, &json))
         send_json(sv, c, &json);
     else
-        reply_error(c, "io", "the player's history could not be read (%s)",
-                    store_error(sv->store));
+        reply_error(c, "io", "the player's history could not be read (%s)", store_error(sv->store));
     free(json.data);
 }
 

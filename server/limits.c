@@ -73,10 +73,9 @@ static bool take(struct budget *b, double rate, double now)
 static bool costly(const char *cmd)
 {
     static const char *const names[] = {
-        "new",   "bot",     "undo",   "accept",     "decline",        "watch",
-        "list",  "history", "join",   "record",     "rematch",        "register",
-        "login", "session", "logout", "logout-all", "delete-account", "whoami",
-        "player-page", "match-page"};
+        "new",     "bot",        "undo",           "accept",  "decline",     "watch",     "list",
+        "history", "join",       "record",         "rematch", "register",    "login",     "session",
+        "logout",  "logout-all", "delete-account", "whoami",  "player-page", "match-page"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(cmd, names[i]) == 0)
             return true;

@@ -141,8 +141,7 @@ enum rated_result pg_match_summary(struct pg_store *pg, uint64_t id, struct matc
         out->scores[0] = atoi(PQgetvalue(r, 0, 7));
         out->scores[1] = atoi(PQgetvalue(r, 0, 8));
     } else if (!PQgetisnull(r, 0, 9)) {
-        snprintf(out->result, sizeof out->result, "%s",
-                 atoi(PQgetvalue(r, 0, 9)) == 0 ? "1" : "0");
+        snprintf(out->result, sizeof out->result, "%s", atoi(PQgetvalue(r, 0, 9)) == 0 ? "1" : "0");
         snprintf(out->reason, sizeof out->reason, "time");
     } else if (!PQgetisnull(r, 0, 10)) {
         snprintf(out->result, sizeof out->result, "aborted");

@@ -119,8 +119,14 @@ bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored
     double_text(rating, r->rating);
     double_text(rd, r->rd);
     double_text(vol, r->volatility);
-    const char *v[] = {pg_u64_text(a, account_id), r->game, r->category,   rating, rd, vol,
-                       pg_u64_text(games, r->games), pg_u64_text(m, match_id)};
+    const char *v[] = {pg_u64_text(a, account_id),
+                       r->game,
+                       r->category,
+                       rating,
+                       rd,
+                       vol,
+                       pg_u64_text(games, r->games),
+                       pg_u64_text(m, match_id)};
     return pg_run_done(pg, P_PUT_RATING, 8, v);
 }
 

@@ -300,11 +300,11 @@ bool store_each_rating_point(struct store *st, uint64_t account_id, size_t max,
 struct played_game {
     uint64_t match_id;
     char spec[HISTORY_SPEC_MAX];
-    int seat;                                 /* the account's */
-    char opponent[ACCOUNT_NAME_MAX + 1];      /* "" for a guest or a deleted account */
-    bool opponent_deleted;                    /* the other seat's account was deleted */
-    int winner;                               /* 0, 1, or -1: a draw */
-    char reason[16];                          /* rules, resignation, time */
+    int seat;                            /* the account's */
+    char opponent[ACCOUNT_NAME_MAX + 1]; /* "" for a guest or a deleted account */
+    bool opponent_deleted;               /* the other seat's account was deleted */
+    int winner;                          /* 0, 1, or -1: a draw */
+    char reason[16];                     /* rules, resignation, time */
     bool rated;
     char game[RATED_GAME_MAX], category[RATED_CATEGORY_MAX]; /* a rated game's */
     uint64_t plies;
@@ -320,8 +320,8 @@ bool store_each_played_game(struct store *st, uint64_t account_id, uint64_t skip
 struct summary_seat {
     bool has_account, deleted;
     char name[ACCOUNT_NAME_MAX + 1];
-    bool has_rating;                 /* the rated result moved this seat's rating */
-    bool has_before;                 /* false: it was the account's first rated game */
+    bool has_rating; /* the rated result moved this seat's rating */
+    bool has_before; /* false: it was the account's first rated game */
     double rating_before, rating_after;
 };
 

@@ -49,8 +49,8 @@ int ask_page(struct web *w, struct session *s, struct lws *wsi, const char *uri)
     } else if ((len = json_name(uri, "/players/", NAME_CHARS, NAME_LONGEST))) {
         char arg[32] = "";
         const char *page = lws_get_urlarg_by_name(wsi, "page=", arg, sizeof arg);
-        if (page && (!*page || strlen(page) > PAGE_DIGITS ||
-                     strspn(page, "0123456789") != strlen(page)))
+        if (page &&
+            (!*page || strlen(page) > PAGE_DIGITS || strspn(page, "0123456789") != strlen(page)))
             return not_found(s, wsi);
         snprintf(line, sizeof line, "player-page %.*s%s%s\nquit\n", (int)len, uri + 9,
                  page ? " " : "", page ? page : "");
@@ -99,8 +99,8 @@ static int send_page_head(struct session *s, struct lws *wsi)
         return 0; /* more to come */
     size_t first = nl ? (size_t)(nl - data) : 0;
     if (!nl || first < 4 || strncmp((const char *)data, "ok {", 4) != 0) {
-        unsigned status = nl ? refusal_status((const char *)data, first)
-                             : HTTP_STATUS_SERVICE_UNAVAILABLE;
+        unsigned status =
+            nl ? refusal_status((const char *)data, first) : HTTP_STATUS_SERVICE_UNAVAILABLE;
         release_session(s);
         lws_return_http_status(wsi, status, NULL);
         return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -114,8 +114,8 @@ static int send_page_head(struct session *s, struct lws *wsi)
     const char *cache = ended_match ? "public, max-age=60" : "no-cache";
     unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
                                        *end = head + sizeof head - 1;
-    if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "application/json", s->to_browser.len,
-                                    &p, end) ||
+    if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "application/json", s->to_browser.len, &p,
+                                    end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)cache, (int)strlen(cache), &p, end) ||
         lws_finalize_write_http_header(wsi, start, &p, end))
