@@ -12,11 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Runs a statement that reads. Inside a round's transaction (the loop's own, as for `new`), in
+ * a savepoint, so that a failed read does not sink the round. */
 static PGresult *read_rows(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values)
 {
-    if (!pg_in_transaction(pg) && !pg_connected(pg))
+    bool inside = pg_in_transaction(pg);
+    if (inside ? PQstatus(pg->conn) != CONNECTION_OK : !pg_connected(pg))
         return NULL;
-    return pg_run(pg, id, n, values);
+    if (inside && !pg_run_sql(pg, "SAVEPOINT history_read"))
+        return NULL;
+    PGresult *r = pg_run(pg, id, n, values);
+    if (inside)
+        pg_run_sql(pg, r ? "RELEASE history_read" : "ROLLBACK TO history_read");
+    return r;
 }
 
 static void copy_value(char *out, size_t cap, PGresult *r, int row, int column)
