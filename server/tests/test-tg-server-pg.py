@@ -1267,6 +1267,51 @@ class HeldLockTest(PgTestCase):
         conn.close()
 
 
+class HistoryLockTest(PgTestCase):
+    """The history's reads on the loop (docs/server.md, "History"): a session holding every
+    account's, seat's and rating's row locked does not make `player-page` or `match-page` wait
+    (plain reads take no row locks); one holding rating_history's table lock, as a migration
+    would, has `player-page` answered `err io` after lock_timeout, well before the lock goes,
+    while another client's `status` is answered too; once it goes, the page reads again."""
+
+    HOLD = HeldLockTest.HOLD
+    hold = HeldLockTest.hold
+    release = HeldLockTest.release
+
+    def test_history_reads_wait_for_no_row_lock_and_give_up_on_a_table_lock(self) -> None:
+        s = self.server(*lobby_tests.OPEN_BUDGETS)
+        conn = Conn(s.port, timeout=30)
+        conn.ok("register alice %s" % account_tests.PASSWORD)
+        other = Conn(s.port, timeout=30)
+        other.ok("register bob %s" % account_tests.PASSWORD)
+        seek = conn.ok("seek hus clock=5+3 rated")
+        mid = int(other.ok("accept-seek %s" % seek).split()[0])
+        self.assertEqual(conn.read().split()[:2], ["lobby", "unseek"])
+        conn.read()  # lobby matched
+        self.assertTrue(conn.ask("player-page alice").startswith("ok {"))
+        session = self.hold("SELECT 1 FROM accounts, seat_accounts, rated_matches FOR UPDATE")
+        held_until = time.monotonic() + self.HOLD
+        try:
+            self.assertTrue(conn.ask("player-page alice").startswith("ok {"))
+            self.assertTrue(conn.ask("match-page %d" % mid).startswith("ok {"))
+            self.assertLess(time.monotonic(), held_until)
+        finally:
+            self.release(session)
+        session = self.hold("LOCK TABLE rating_history IN ACCESS EXCLUSIVE MODE; "
+                            "SELECT 1 FROM accounts FOR UPDATE")
+        held_until = time.monotonic() + self.HOLD
+        try:
+            reply = conn.ask("player-page alice")
+            self.assertTrue(reply.startswith("err io "), reply)
+            self.assertTrue(other.ask("status").startswith("ok matches="))
+            self.assertLess(time.monotonic(), held_until)
+        finally:
+            self.release(session)
+        self.assertTrue(conn.ask("player-page alice").startswith("ok {"))
+        conn.close()
+        other.close()
+
+
 class RematchAcrossServersTest(PgTestCase):
     """`rematch` asked on two servers at the same moment makes one match, site-wide, both
     seats in it swapped, and the watchers on both servers are told the same one (issue 41
