@@ -57,14 +57,17 @@ function downloadLink(id) {
 // lowest and the highest (with a margin), one mark per game, each with its value as a title.
 const GRAPH = { width: 280, height: 96, margin: 6 };
 
-function ratingGraph(points, label) {
+function ratingGraph(points, fromStart, label) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('viewBox', `0 0 ${GRAPH.width} ${GRAPH.height}`);
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', label);
   svg.classList.add('rating-graph');
-  const values = [1500, ...points.map((p) => p.rating)]; // from the starting rating
+  // From the starting rating when every rated game has its point (not when the oldest were
+  // rated before the server kept points, or are past the latest 300).
+  const values = [...(fromStart ? [1500] : []), ...points.map((p) => p.rating)];
+  const offset = fromStart ? 1 : 0;
   const low = Math.min(...values) - 20;
   const high = Math.max(...values) + 20;
   const x = (i) => GRAPH.margin + (i * (GRAPH.width - 2 * GRAPH.margin)) / Math.max(1, values.length - 1);
@@ -78,7 +81,7 @@ function ratingGraph(points, label) {
     dot.setAttribute('cy', y(v).toFixed(1));
     dot.setAttribute('r', '2.5');
     const title = document.createElementNS(ns, 'title');
-    title.textContent = i ? t('history.point', ratingText(v), when(points[i - 1].at)) : t('history.start', ratingText(v));
+    title.textContent = i >= offset ? t('history.point', ratingText(v), when(points[i - offset].at)) : t('history.start', ratingText(v));
     dot.append(title);
     svg.append(dot);
   });
@@ -97,7 +100,9 @@ function renderRatings(data, into) {
     li.append(element('span', t('history.rating-line', gameName(r.game), category(r.category), ratingText(r.rating, r.provisional), r.games)));
     const points = data.points.filter((p) => p.game === r.game && p.category === r.category);
     if (points.length) {
-      li.append(ratingGraph(points, t('history.graph-label', gameName(r.game), category(r.category), ratingText(1500), ratingText(points.at(-1).rating))));
+      const fromStart = points.length === r.games;
+      const first = fromStart ? 1500 : points[0].rating;
+      li.append(ratingGraph(points, fromStart, t('history.graph-label', gameName(r.game), category(r.category), ratingText(first), ratingText(points.at(-1).rating))));
     }
     list.append(li);
   }
