@@ -140,6 +140,19 @@ static int schema_error(const char *db_path)
     if (rc == SQLITE_OK)
         rc = sqlite3_step(s) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(db);
     sqlite3_finalize(s);
+    /* And SQLite's own check of the schema's b-tree: a damaged leaf whose bytes happen to read
+     * as cells is caught by its page checks, not by reading them. */
+    s = NULL;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(sqlite_schema)", -1, &s, NULL);
+    if (rc == SQLITE_OK) {
+        int step = sqlite3_step(s);
+        const unsigned char *said = step == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+        rc = said && strcmp((const char *)said, "ok") == 0 ? SQLITE_OK
+             : step == SQLITE_ROW                          ? SQLITE_CORRUPT
+                                                           : sqlite3_errcode(db);
+    }
+    sqlite3_finalize(s);
     sqlite3_close(db);
     return rc;
 }
@@ -242,8 +255,15 @@ enum schema_repair store_repair_schema(const char *db_path, char *report, size_t
         sqlite3_close(copy);
         return SCHEMA_NOT_REPAIRED;
     }
-    snprintf(kept, sizeof kept, "%s.damaged-%lld", db_path, (long long)time(NULL));
+    /* A name of its own even when an earlier repair kept one in the same second (the copy is
+     * never written over). */
+    long long stamp = (long long)time(NULL);
+    snprintf(kept, sizeof kept, "%s.damaged-%lld", db_path, stamp);
     bool ok = copy_file(db_path, kept);
+    for (int n = 2; !ok && n <= 100 && errno == EEXIST; n++) {
+        snprintf(kept, sizeof kept, "%s.damaged-%lld-%d", db_path, stamp, n);
+        ok = copy_file(db_path, kept);
+    }
     if (!ok)
         snprintf(report, report_cap, "cannot keep a copy of the damaged file as %s", kept);
     ok = ok && blank_page_one(db_path, page_size, report, report_cap);
