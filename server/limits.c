@@ -73,9 +73,9 @@ static bool take(struct budget *b, double rate, double now)
 static bool costly(const char *cmd)
 {
     static const char *const names[] = {
-        "new",   "bot",     "undo",   "accept",     "decline",        "watch",
-        "list",  "history", "join",   "record",     "rematch",        "register",
-        "login", "session", "logout", "logout-all", "delete-account", "whoami"};
+        "new",     "bot",        "undo",           "accept",  "decline",     "watch",     "list",
+        "history", "join",       "record",         "rematch", "register",    "login",     "session",
+        "logout",  "logout-all", "delete-account", "whoami",  "player-page", "match-page"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(cmd, names[i]) == 0)
             return true;
@@ -95,7 +95,8 @@ bool spend_budget(struct server *sv, struct client *c, const char *cmd)
         sv->refused_rate++;
         reply_error(c, "rate-limited",
                     "too many costly commands (new, bot, undo, accept, decline, watch, list, "
-                    "history, join, record, rematch, and the account commands) from this %s; "
+                    "history, join, record, rematch, player-page, match-page, and the account "
+                    "commands) from this %s; "
                     "wait a second",
                     c->budget.tokens < 1 ? "connection" : "address");
     }

@@ -265,7 +265,7 @@ static const char help_text[] =
     "login NAME PASSWORD; session TOKEN; logout; logout-all; delete-account PASSWORD; whoami; "
     "seek SPEC clock=M+S rated|casual [range=MIN-MAX]; challenge NAME SPEC clock=M+S "
     "rated|casual; unseek [ID]; accept-seek ID; decline-seek ID; lobby; player NAME; "
-    "help; quit\n";
+    "player-page NAME [PAGE]; match-page ID; help; quit\n";
 
 /* The last entries of handle_line's table, handed to accounts.c. */
 #define ACCOUNT_COMMANDS 7
@@ -308,6 +308,8 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
         {"join", 3, 3, false},
         {"record", 2, 2, false},
         {"rematch", 3, 3, true},
+        {"player-page", 2, 3, false},
+        {"match-page", 2, 2, false},
         {"seek", 4, 5, false},
         {"challenge", 5, 5, false},
         {"unseek", 1, 2, false},
@@ -367,6 +369,14 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line)
     }
     if (strcmp(cmd, "player") == 0) {
         cmd_player(sv, c, w[1]);
+        return RUN_DONE;
+    }
+    if (strcmp(cmd, "player-page") == 0) {
+        cmd_player_page(sv, c, w[1], n == 3 ? w[2] : NULL);
+        return RUN_DONE;
+    }
+    if (strcmp(cmd, "match-page") == 0) {
+        cmd_match_page(sv, c, w[1]);
         return RUN_DONE;
     }
     if (k >= sizeof commands / sizeof *commands - ACCOUNT_COMMANDS - LOBBY_COMMANDS &&

@@ -108,7 +108,7 @@ bool ratings_stage_result(struct store *st, const struct change *ch, uint64_t id
         after.rd = r.rd;
         after.volatility = r.volatility;
         after.games = me->games + 1;
-        if (!store_put_rating(st, accounts[seat], &after))
+        if (!store_put_rating(st, accounts[seat], &after, id))
             return false;
     }
     return true;

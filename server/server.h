@@ -499,6 +499,12 @@ enum rated_result match_rated(struct server *sv, const struct match *m);
 bool ratings_describe(struct server *sv, uint64_t account_id, struct buf *out);
 void cmd_player(struct server *sv, struct client *c, const char *name);
 
+/* history.c */
+/* player-page NAME [PAGE]: the account's ratings, rating history and finished games, as JSON. */
+void cmd_player_page(struct server *sv, struct client *c, const char *name, const char *page_text);
+/* match-page ID: the stored match's players, result and how it ended, as JSON. */
+void cmd_match_page(struct server *sv, struct client *c, const char *id_text);
+
 /* bots.c */
 /* A level name of a game and the bot spec it stands for (docs/bots.md, "Levels"): the table
  * server/levels-table.py writes from docs/ratings/levels.json, the web board's file too. */

@@ -183,6 +183,7 @@ static bool anonymise(struct store *st, uint64_t account_id, const void *unused)
     (void)unused;
     return run_with_id(st, S_DELETE_SESSIONS, account_id) &&
            run_with_id(st, S_DELETE_RATINGS, account_id) &&
+           run_with_id(st, S_DELETE_RATING_HISTORY, account_id) &&
            run_with_id(st, S_ANONYMISE_ACCOUNT, account_id);
 }
 

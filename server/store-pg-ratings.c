@@ -111,15 +111,23 @@ enum rated_result pg_get_rating(struct pg_store *pg, uint64_t account_id,
     return found;
 }
 
-bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored_rating *r)
+bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored_rating *r,
+                   uint64_t match_id)
 {
-    char a[NUM_TEXT], rating[NUM_TEXT * 2], rd[NUM_TEXT * 2], vol[NUM_TEXT * 2], games[NUM_TEXT];
+    char a[NUM_TEXT], rating[NUM_TEXT * 2], rd[NUM_TEXT * 2], vol[NUM_TEXT * 2], games[NUM_TEXT],
+        m[NUM_TEXT];
     double_text(rating, r->rating);
     double_text(rd, r->rd);
     double_text(vol, r->volatility);
-    const char *v[] = {pg_u64_text(a, account_id),  r->game, r->category, rating, rd, vol,
-                       pg_u64_text(games, r->games)};
-    return pg_run_done(pg, P_PUT_RATING, 7, v);
+    const char *v[] = {pg_u64_text(a, account_id),
+                       r->game,
+                       r->category,
+                       rating,
+                       rd,
+                       vol,
+                       pg_u64_text(games, r->games),
+                       pg_u64_text(m, match_id)};
+    return pg_run_done(pg, P_PUT_RATING, 8, v);
 }
 
 bool pg_each_rating(struct pg_store *pg, uint64_t account_id, size_t max,

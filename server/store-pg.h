@@ -85,7 +85,13 @@ enum rated_result pg_claim_rated(struct pg_store *pg, uint64_t id, char game[RAT
 bool pg_seat_accounts(struct pg_store *pg, uint64_t id, uint64_t accounts[2]);
 enum rated_result pg_get_rating(struct pg_store *pg, uint64_t account_id,
                                 struct stored_rating *inout);
-bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored_rating *r);
+bool pg_put_rating(struct pg_store *pg, uint64_t account_id, const struct stored_rating *r,
+                   uint64_t match_id);
+bool pg_each_rating_point(struct pg_store *pg, uint64_t account_id, size_t max,
+                          void (*each)(const struct rating_point *, void *), void *ctx);
+bool pg_each_played_game(struct pg_store *pg, uint64_t account_id, uint64_t skip, size_t max,
+                         void (*each)(const struct played_game *, void *), void *ctx);
+enum rated_result pg_match_summary(struct pg_store *pg, uint64_t id, struct match_summary *out);
 bool pg_each_rating(struct pg_store *pg, uint64_t account_id, size_t max,
                     void (*each)(const struct stored_rating *, void *), void *ctx);
 

@@ -1,7 +1,7 @@
 /* What the SQLite store's files share: store.c opens the database, and store-round.c,
  * store-write.c, store-load.c, store-list.c, store-expire.c, store-scan.c, store-repair.c,
- * store-maintenance.c and store-shared.c work on it, one job each, so they share the store's
- * state, the prepared statements and the helpers that run them and note failures; and the
+ * store-maintenance.c, store-shared.c and store-history.c work on it, one job each, so they
+ * share the store's state, the prepared statements and the helpers that run them and note failures; and the
  * set-aside table's definition, which store-quarantine.c uses too. Private to those files. */
 #ifndef TG_SERVER_STORE_PRIVATE_H
 #define TG_SERVER_STORE_PRIVATE_H
@@ -70,6 +70,12 @@ enum stmt_id {
     S_GET_RATING,
     S_PUT_RATING,
     S_EACH_RATING,
+    S_ADD_RATING_POINT,
+    S_DELETE_RATING_HISTORY,
+    S_EACH_RATING_POINT,
+    S_EACH_PLAYED_GAME,
+    S_MATCH_SUMMARY,
+    S_SUMMARY_SEATS,
     S_COUNT_STATEMENTS
 };
 

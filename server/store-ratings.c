@@ -137,11 +137,13 @@ enum rated_result store_get_rating(struct store *st, uint64_t account_id,
     return RATED_FAILED;
 }
 
-bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r)
+bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r,
+                      uint64_t match_id)
 {
     if (st->pg)
-        return pg_put_rating(st->pg, account_id, r);
-    sqlite3_stmt *s = store_prepared(st, S_PUT_RATING);
+        return pg_put_rating(st->pg, account_id, r, match_id);
+    sqlite3_int64 now = now_ms();
+    sqlite3_stmt *s = store_prepared(st, S_ADD_RATING_POINT);
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)account_id);
@@ -150,8 +152,18 @@ bool store_put_rating(struct store *st, uint64_t account_id, const struct stored
     sqlite3_bind_double(s, 4, r->rating);
     sqlite3_bind_double(s, 5, r->rd);
     sqlite3_bind_double(s, 6, r->volatility);
+    sqlite3_bind_int64(s, 7, (sqlite3_int64)match_id);
+    sqlite3_bind_int64(s, 8, now);
+    if (!store_run(st, s) || !(s = store_prepared(st, S_PUT_RATING)))
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)account_id);
+    sqlite3_bind_text(s, 2, r->game, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, r->category, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(s, 4, r->rating);
+    sqlite3_bind_double(s, 5, r->rd);
+    sqlite3_bind_double(s, 6, r->volatility);
     sqlite3_bind_int64(s, 7, (sqlite3_int64)r->games);
-    sqlite3_bind_int64(s, 8, now_ms());
+    sqlite3_bind_int64(s, 8, now);
     return store_run(st, s);
 }
 

@@ -1,8 +1,11 @@
-/* The schema page (store.h): SQLite finds every table through page 1, so one damaged page 1
- * hides every match. The server keeps a copy of the schema's rows (each table's root page and
- * its SQL) in PATH.schema, rewritten whenever they change; with it, a damaged page 1 is rebuilt
- * (a fresh header if that is damaged too, an empty schema leaf, the rows written back), and
- * every table is found again where it was. */
+/* The schema (store.h): SQLite finds every table through the schema's b-tree, whose root is
+ * page 1, so one damaged page of it hides every match. The server keeps a copy of the schema's
+ * rows (each table's root page and its SQL) in PATH.schema, rewritten whenever they change;
+ * with it, a schema that cannot be read is rebuilt whole: page 1 becomes an empty leaf (with a
+ * fresh header if that is damaged too), the rows are written back (SQLite gives them new pages
+ * when they do not fit on page 1), and every table is found again where it was. The schema's
+ * old pages, if it had more than page 1, are then referenced by nothing; a VACUUM rewrites the
+ * file without them when the rest of the file reads, and otherwise they stay, harmless. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "store.h"
@@ -120,16 +123,35 @@ bool store_save_schema(struct store *st, const char *db_path, char *err, size_t 
     return done;
 }
 
-/* 0: the schema reads; else the error reading it. */
+/* 0: the schema reads; else the error reading it. Every row and column is read, so that a
+ * damaged page anywhere in the schema's b-tree (not only the pages a count visits) is found. */
 static int schema_error(const char *db_path)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *s = NULL;
     int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema", -1, &s, NULL);
+        rc = sqlite3_exec(db, "PRAGMA cell_size_check=ON", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db,
+                                "SELECT count(*), sum(length(type) + length(name) + "
+                                "length(tbl_name) + rootpage + length(sql)) FROM sqlite_schema",
+                                -1, &s, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(s) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(db);
+    sqlite3_finalize(s);
+    /* And SQLite's own check of the schema's b-tree: a damaged leaf whose bytes happen to read
+     * as cells is caught by its page checks, not by reading them. */
+    s = NULL;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(sqlite_schema)", -1, &s, NULL);
+    if (rc == SQLITE_OK) {
+        int step = sqlite3_step(s);
+        const unsigned char *said = step == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+        rc = said && strcmp((const char *)said, "ok") == 0 ? SQLITE_OK
+             : step == SQLITE_ROW                          ? SQLITE_CORRUPT
+                                                           : sqlite3_errcode(db);
+    }
     sqlite3_finalize(s);
     sqlite3_close(db);
     return rc;
@@ -187,6 +209,25 @@ static bool blank_page_one(const char *db_path, unsigned page_size, char *err, s
     return ok;
 }
 
+/* The rebuilt schema's rows are on new pages when they did not fit on page 1, and the old
+ * ones are referenced by nothing: VACUUM copies what the schema references into a new file,
+ * and so drops them. It reads every table; if another page is damaged too it fails, changes
+ * nothing, and the old pages stay (nothing reads them). What happened, in `said`. */
+static void drop_unused_pages(const char *db_path, char *said, size_t said_cap)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "VACUUM", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        snprintf(said, said_cap, "the file was rewritten without the schema's old pages");
+    else
+        snprintf(said, said_cap,
+                 "the schema's old pages stay unused in the file (VACUUM could not run: %s)",
+                 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close(db);
+}
+
 enum schema_repair store_repair_schema(const char *db_path, char *report, size_t report_cap)
 {
     int rc = schema_error(db_path);
@@ -214,8 +255,15 @@ enum schema_repair store_repair_schema(const char *db_path, char *report, size_t
         sqlite3_close(copy);
         return SCHEMA_NOT_REPAIRED;
     }
-    snprintf(kept, sizeof kept, "%s.damaged-%lld", db_path, (long long)time(NULL));
+    /* A name of its own even when an earlier repair kept one in the same second (the copy is
+     * never written over). */
+    long long stamp = (long long)time(NULL);
+    snprintf(kept, sizeof kept, "%s.damaged-%lld", db_path, stamp);
     bool ok = copy_file(db_path, kept);
+    for (int n = 2; !ok && n <= 100 && errno == EEXIST; n++) {
+        snprintf(kept, sizeof kept, "%s.damaged-%lld-%d", db_path, stamp, n);
+        ok = copy_file(db_path, kept);
+    }
     if (!ok)
         snprintf(report, report_cap, "cannot keep a copy of the damaged file as %s", kept);
     ok = ok && blank_page_one(db_path, page_size, report, report_cap);
@@ -235,9 +283,13 @@ enum schema_repair store_repair_schema(const char *db_path, char *report, size_t
     }
     sqlite3_finalize(rows);
     sqlite3_close(copy);
-    if (ok)
+    if (ok) {
+        char vacuum[256];
+        drop_unused_pages(db_path, vacuum, sizeof vacuum);
         snprintf(report, report_cap,
-                 "the schema page was damaged; rebuilt from %s (the damaged file is kept as %s)",
-                 path, kept);
+                 "the schema page was damaged; rebuilt from %s (the damaged file is kept as "
+                 "%s); %s",
+                 path, kept, vacuum);
+    }
     return ok ? SCHEMA_REPAIRED : SCHEMA_NOT_REPAIRED;
 }

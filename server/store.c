@@ -18,11 +18,12 @@
 /* Plain SQL types, explicit keys and no SQLite-only column behaviour, so that a client/server
  * database can take the same tables (docs/server.md says what changes). WITHOUT ROWID keeps
  * each match's moves and seats together on disk, so loading a match is one range read. */
-static const char *const schema_sql =
+/* In parts: C compilers need only take string literals of 4095 bytes. */
+static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta ("
     "  key   TEXT PRIMARY KEY,"
     "  value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '4');"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '5');"
     /* plies counts the match's moves rows: a damaged page that loses the last rows of a
      * match leaves every remaining row valid, and only this count tells. */
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -87,13 +88,12 @@ static const char *const schema_sql =
     "  ply      INTEGER NOT NULL CHECK (ply >= 0),"
     "  asked_at INTEGER NOT NULL,"
     "  answer   TEXT    CHECK (answer IN ('declined', 'timeout')));"
+    ,
     /* Schema 3: accounts, their sessions and ratings, and the account that held a seat
      * (docs/server.md, "Accounts"). A deleted account keeps its row, anonymised (no name, no
      * password), so that the seats of its games still point at one player. Only a hash of a
      * session's token is stored; times are Unix milliseconds. Created in place; versions 1
      * and 2 become 3 once they exist. */
-    /* Written without padding: the whole schema must fit on page 1, the page
-     * store-repair.c rebuilds (its rows are near 3.9 KB of 4 KB with these). */
     "CREATE TABLE IF NOT EXISTS accounts (id INTEGER PRIMARY KEY, name TEXT, name_folded TEXT "
     "UNIQUE, password_hash TEXT, created_at INTEGER NOT NULL, deleted INTEGER NOT NULL CHECK "
     "(deleted IN (0, 1)), CHECK ((deleted = 0) = (password_hash IS NOT NULL)));"
@@ -113,8 +113,30 @@ static const char *const schema_sql =
      * (docs/server.md, "Rated games"). Created in place; 1 to 3 become 4 once it exists. */
     "CREATE TABLE IF NOT EXISTS rated_matches (match_id INTEGER PRIMARY KEY REFERENCES matches "
     "(id), game TEXT NOT NULL, category TEXT NOT NULL, rated_at INTEGER);"
-    "UPDATE meta SET value = '4' WHERE key = 'schema' AND value IN ('1', '2', '3');"
-    SET_ASIDE_TABLE_SQL;
+    ,
+    /* Schema 5: each rating as a rated result left it, for the graph of a player's page
+     * (docs/server.md, "History"); written in the change that moves the rating, at (Unix
+     * milliseconds, like ratings.updated_at). The index on seat_accounts finds a player's
+     * games. The schema no longer fits on page 1; store-repair.c rebuilds it whole. Created
+     * in place; 1 to 4 become 5 once it exists. */
+    "CREATE TABLE IF NOT EXISTS rating_history ("
+    "  id         INTEGER PRIMARY KEY,"
+    "  account_id INTEGER NOT NULL REFERENCES accounts (id),"
+    "  game       TEXT    NOT NULL,"
+    "  category   TEXT    NOT NULL,"
+    "  rating     REAL    NOT NULL,"
+    "  rd         REAL    NOT NULL,"
+    "  volatility REAL    NOT NULL,"
+    "  match_id   INTEGER NOT NULL REFERENCES matches (id),"
+    "  at         INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS rating_history_by_account "
+    "  ON rating_history (account_id, id);"
+    "CREATE INDEX IF NOT EXISTS rating_history_by_match ON rating_history (match_id);"
+    "CREATE INDEX IF NOT EXISTS seat_accounts_by_account "
+    "  ON seat_accounts (account_id, match_id);"
+    "UPDATE meta SET value = '5' WHERE key = 'schema' AND value IN ('1', '2', '3', '4');"
+    SET_ASIDE_TABLE_SQL,
+};
 
 static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
@@ -199,11 +221,40 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
                      "AND game = ?2 AND category = ?3",
     [S_PUT_RATING] = "INSERT OR REPLACE INTO ratings (account_id, game, category, rating, rd, "
                      "volatility, games, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [S_ADD_RATING_POINT] = "INSERT INTO rating_history (account_id, game, category, rating, rd, "
+                           "volatility, match_id, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [S_DELETE_RATING_HISTORY] = "DELETE FROM rating_history WHERE account_id = ?1",
+    [S_EACH_RATING_POINT] = "SELECT game, category, rating, rd, volatility, match_id, at FROM "
+                            "rating_history WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2",
+    /* A finished game: a result, or a flag fall (recorded in clocks, not results). */
+    [S_EACH_PLAYED_GAME] =
+        "SELECT m.id, m.spec, me.seat, a.name, a.deleted, r.match_id IS NOT NULL, r.winner, "
+        "r.reason, c.flagged, rm.game, rm.category, m.plies, m.created_at, r.ended_at "
+        "FROM seat_accounts me JOIN matches m ON m.id = me.match_id "
+        "LEFT JOIN seat_accounts o ON o.match_id = me.match_id AND o.seat = 1 - me.seat "
+        "LEFT JOIN accounts a ON a.id = o.account_id LEFT JOIN results r ON r.match_id = m.id "
+        "LEFT JOIN clocks c ON c.match_id = m.id LEFT JOIN rated_matches rm ON rm.match_id = "
+        "m.id WHERE me.account_id = ?1 AND (r.match_id IS NOT NULL OR c.flagged IS NOT NULL) "
+        "ORDER BY me.match_id DESC LIMIT ?3 OFFSET ?2",
+    [S_MATCH_SUMMARY] =
+        "SELECT m.spec, m.plies, m.created_at, r.match_id IS NOT NULL, r.winner, r.reason, "
+        "r.ended_at, r.score0, r.score1, c.flagged, ab.at, rm.game, rm.category "
+        "FROM matches m LEFT JOIN results r ON r.match_id = m.id LEFT JOIN clocks c ON "
+        "c.match_id = m.id LEFT JOIN aborted ab ON ab.match_id = m.id LEFT JOIN rated_matches "
+        "rm ON rm.match_id = m.id WHERE m.id = ?1",
+    /* Each seat's account, and the rating the match's result left it with and the one
+     * before (the account's previous point in the same game and category). */
+    [S_SUMMARY_SEATS] =
+        "SELECT s.seat, a.name, a.deleted, h.rating, (SELECT p.rating FROM rating_history p "
+        "WHERE p.account_id = s.account_id AND p.game = h.game AND p.category = h.category AND "
+        "p.id < h.id ORDER BY p.id DESC LIMIT 1) FROM seat_accounts s LEFT JOIN accounts a ON "
+        "a.id = s.account_id LEFT JOIN rating_history h ON h.match_id = s.match_id AND "
+        "h.account_id = s.account_id WHERE s.match_id = ?1 ORDER BY s.seat",
     [S_EACH_RATING] = "SELECT game, category, rating, rd, volatility, games FROM ratings "
                       "WHERE account_id = ?1 ORDER BY game, category",
 };
 
-#define SCHEMA_VERSION 4
+#define SCHEMA_VERSION 5
 
 bool store_failed(struct store *st, int code)
 {
@@ -303,8 +354,8 @@ struct store *store_open(const char *path, char *err, size_t err_cap)
                           "PRAGMA foreign_keys=ON; PRAGMA cell_size_check=ON;",
                           NULL, NULL, &msg);
     }
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(st->db, schema_sql, NULL, NULL, &msg);
+    for (size_t i = 0; rc == SQLITE_OK && i < sizeof schema_sql / sizeof *schema_sql; i++)
+        rc = sqlite3_exec(st->db, schema_sql[i], NULL, NULL, &msg);
     if (rc == SQLITE_OK) {
         /* A database a newer server made may hold what this one would not keep: refused. */
         sqlite3_stmt *s = NULL;

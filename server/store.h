@@ -270,11 +270,77 @@ bool store_seat_accounts(struct store *st, uint64_t id, uint64_t accounts[2]);
 /* One account's rating in (game, category): RATED_NO if it has none yet. */
 enum rated_result store_get_rating(struct store *st, uint64_t account_id,
                                    struct stored_rating *inout);
-/* Inside a change: writes one account's rating (inout's game and category name it). */
-bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r);
+/* Inside a change: writes one account's rating (r's game and category name it), as the result
+ * of match_id left it, and the same numbers as a point of the account's rating history. */
+bool store_put_rating(struct store *st, uint64_t account_id, const struct stored_rating *r,
+                      uint64_t match_id);
 /* Calls each for every rating of the account, by game and category; at most max of them. */
 bool store_each_rating(struct store *st, uint64_t account_id, size_t max,
                        void (*each)(const struct stored_rating *, void *), void *ctx);
+
+/* ---- a player's and a match's history (store-history.c; store-pg-history.c) ------------ */
+
+#define HISTORY_SPEC_MAX 512 /* bytes of a stored match's rule spec, with its NUL */
+
+/* One rating as a rated result left it (a row of rating_history); times are Unix
+ * milliseconds. */
+struct rating_point {
+    char game[RATED_GAME_MAX];
+    char category[RATED_CATEGORY_MAX];
+    double rating, rd, volatility;
+    uint64_t match_id;
+    int64_t at_ms;
+};
+
+/* Calls each for the account's latest rating points, newest first; at most max of them. */
+bool store_each_rating_point(struct store *st, uint64_t account_id, size_t max,
+                             void (*each)(const struct rating_point *, void *), void *ctx);
+
+/* A finished game (a result or a flag fall) one account held a seat of. */
+struct played_game {
+    uint64_t match_id;
+    char spec[HISTORY_SPEC_MAX];
+    int seat;                            /* the account's */
+    char opponent[ACCOUNT_NAME_MAX + 1]; /* "" for a guest or a deleted account */
+    bool opponent_deleted;               /* the other seat's account was deleted */
+    int winner;                          /* 0, 1, or -1: a draw */
+    char reason[16];                     /* rules, resignation, time */
+    bool rated;
+    char game[RATED_GAME_MAX], category[RATED_CATEGORY_MAX]; /* a rated game's */
+    uint64_t plies;
+    int64_t created_ms, ended_ms; /* ended_ms -1: not stored (a flag fall) */
+};
+
+/* Calls each for the account's finished games, newest first, skipping the first `skip`; at
+ * most max of them. */
+bool store_each_played_game(struct store *st, uint64_t account_id, uint64_t skip, size_t max,
+                            void (*each)(const struct played_game *, void *), void *ctx);
+
+/* One seat of a stored match: its account, if any, and the rating a rated result moved. */
+struct summary_seat {
+    bool has_account, deleted;
+    char name[ACCOUNT_NAME_MAX + 1];
+    bool has_rating; /* the rated result moved this seat's rating */
+    bool has_before; /* false: it was the account's first rated game */
+    double rating_before, rating_after;
+};
+
+/* A stored match as its page shows it. result: "0", "1", "draw", "running" or "aborted"
+ * (as `show` says); reason: rules, resignation, time, aborted, or "" while running. */
+struct match_summary {
+    char spec[HISTORY_SPEC_MAX];
+    uint64_t plies;
+    int64_t created_ms, ended_ms; /* ended_ms -1: running, or not stored */
+    char result[8], reason[16];
+    bool has_scores;
+    int scores[2];
+    bool rated;
+    char game[RATED_GAME_MAX], category[RATED_CATEGORY_MAX];
+    struct summary_seat seats[2];
+};
+
+/* Match id as stored: RATED_NO if there is no such match. */
+enum rated_result store_match_summary(struct store *st, uint64_t id, struct match_summary *out);
 
 /* ---- the lobby's seeks, site-wide (store-pg-lobby.c: PostgreSQL only) ------------------ */
 

@@ -102,7 +102,8 @@ static bool under(const char *path, const char *prefix)
     return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* An HTTP request that no file answers: POST /account/..., GET /matches/ID.tgr, or an error. */
+/* An HTTP request that no file answers: POST /account/..., GET /matches/ID.tgr, GET
+ * /players/NAME.json and /matches/ID.json (web-pages.c), or an error. */
 int http_request(struct web *w, struct session *s, struct lws *wsi)
 {
     /* The path as the client sent it (the callback's `in` holds only what follows the mount
@@ -127,6 +128,11 @@ int http_request(struct web *w, struct session *s, struct lws *wsi)
                    ? account_request(w, s, wsi, uri)
                    : http_error(s, wsi, HTTP_STATUS_METHOD_NOT_ALLOWED,
                                 "the account endpoints take POST\n", "POST");
+    if (is_page_request(uri) || under(uri, "/players"))
+        return method == LWSHUMETH_GET
+                   ? ask_page(w, s, wsi, uri)
+                   : http_error(s, wsi, HTTP_STATUS_METHOD_NOT_ALLOWED,
+                                "a page is fetched with GET\n", "GET");
     if (under(uri, "/matches"))
         return method == LWSHUMETH_GET
                    ? ask_record(w, s, wsi, uri)

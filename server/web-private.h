@@ -1,5 +1,5 @@
 /* What the files of the WebSocket and HTTP side (web.c, web-relay.c, web-http.c,
- * web-address.c, web-account.c) share, and only they. */
+ * web-address.c, web-account.c, web-pages.c) share, and only they. */
 #ifndef TG_SERVER_WEB_PRIVATE_H
 #define TG_SERVER_WEB_PRIVATE_H
 
@@ -63,6 +63,8 @@ struct session {
      * response's body once its first line has decided the status. */
     bool http_record, headers_sent;
     unsigned long long record_lines_left; /* the record's lines not yet sent */
+    /* GET /players/NAME.json, /matches/ID.json: the one-line JSON reply, sent whole. */
+    bool http_page;
     /* POST /account/...: the form being received, then the line server's replies. */
     enum account_route account_route;
     enum cookie cookie;
@@ -91,6 +93,7 @@ struct web {
     struct lws_protocol_vhost_options headers[4];
     struct lws_http_mount account_mount;
     struct lws_http_mount records_mount;
+    struct lws_http_mount players_mount;
     pthread_mutex_t metrics_lock;
     struct bytes metrics;                   /* the loop's latest text for GET /metrics */
     size_t max_connections, connections;    /* browser-side sockets, counted on its thread */
@@ -128,6 +131,11 @@ int account_send(struct web *w, struct session *s, struct lws *wsi);
 void client_address(const struct web *w, struct lws *wsi, char *out, size_t cap);
 bool inside_site(const struct web *w, const char *uri, size_t len);
 int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *uri);
+/* Whether uri is one of the history's JSON paths (web-pages.c): /players/... or
+ * /matches/... ending in .json. */
+bool is_page_request(const char *uri);
+int ask_page(struct web *w, struct session *s, struct lws *wsi, const char *uri);
+int send_page(struct session *s, struct lws *wsi);
 int send_record(struct session *s, struct lws *wsi);
 void http_forget(struct web *w, struct lws *wsi);
 void http_touch(struct web *w, struct lws *wsi);

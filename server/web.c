@@ -67,6 +67,8 @@ static int on_browser(struct lws *wsi, enum lws_callback_reasons reason, void *u
     case LWS_CALLBACK_HTTP_WRITEABLE:
         if (s->account_route)
             return account_send(w, s, wsi);
+        if (s->http_page)
+            return send_page(s, wsi);
         return s->http_record ? send_record(s, wsi) : 0;
     case LWS_CALLBACK_HTTP_BODY:
         return account_body(w, s, wsi, in, len);
@@ -297,8 +299,8 @@ struct web *web_start(const struct web_options *o, unsigned line_port, struct we
                 .mountpoint_len = 1,
             };
         }
-        /* /matches/ID.tgr and /account/... are answered by the callback, before (more specific
-         * than) the files at /. */
+        /* /matches/ID.tgr, /matches/ID.json, /players/NAME.json and /account/... are answered
+         * by the callback, before (more specific than) the files at /. */
         w->account_mount = (struct lws_http_mount){
             .mount_next = dir ? &w->mount : NULL,
             .mountpoint = "/account",
@@ -313,7 +315,14 @@ struct web *web_start(const struct web_options *o, unsigned line_port, struct we
             .origin_protocol = LWSMPRO_CALLBACK,
             .mountpoint_len = 8,
         };
-        info.mounts = &w->records_mount;
+        w->players_mount = (struct lws_http_mount){
+            .mount_next = &w->records_mount,
+            .mountpoint = "/players",
+            .origin = "tg-lines",
+            .origin_protocol = LWSMPRO_CALLBACK,
+            .mountpoint_len = 8,
+        };
+        info.mounts = &w->players_mount;
         bound->web = w->web_port = listen_vhost(w, &info, "web", o->port, &w->web_vhost);
         if (!bound->web) {
             snprintf(err, err_cap, "cannot listen on 127.0.0.1:%ld for WebSocket and HTTP",

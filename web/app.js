@@ -19,9 +19,12 @@ import { renderLearn } from './learn.js';
 import {
   joinMatch, linkFields, createOnlineMatch, answerUndo, answerDraw,
 } from './online.js';
-import { initAccount } from './account.js';
+import { initAccount, accountName } from './account.js';
 import { loadLevels } from './levels.js';
 import { wireLobby, renderLists } from './lobby.js';
+import {
+  wireHistory, renderHistory, openPlayerPage, openMatchPage, replayMatch,
+} from './history.js';
 
 function randomSeed() {
   const words = crypto.getRandomValues(new Uint32Array(2));
@@ -43,6 +46,7 @@ function switchLanguage(code) {
   $('spec-input').value = spec;
   [$('seat0').value, $('seat1').value] = seats;
   renderLists();
+  renderHistory();
   if (S.state) {
     renderLearn();
     render();
@@ -92,6 +96,7 @@ function wire() {
   $('paste-form').addEventListener('submit', loadPosition);
   $('online-form').addEventListener('submit', createOnlineMatch);
   wireLobby();
+  wireHistory(accountName);
   $('resign').addEventListener('click', resignGame);
   $('draw-offer').addEventListener('click', offerDraw);
   $('throw').addEventListener('click', throwByPerson);
@@ -158,6 +163,10 @@ async function main() {
     return;
   }
   replaceState(new S.tg.State(S.tg.games()[0].id));
+  // Links to a player's page, a match's page or a stored match's replay (history.js).
+  if (params.has('player')) openPlayerPage(params.get('player'));
+  else if (params.has('match-page')) openMatchPage(params.get('match-page'));
+  if (params.has('replay')) replayMatch(params.get('replay'));
 }
 
 main().catch((error) => {

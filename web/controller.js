@@ -448,19 +448,27 @@ export function recordText() {
 }
 
 export async function openRecord(file) {
-  const text = await file.text();
-  if (S.online) return;
+  openRecordText(await file.text());
+}
+
+// A record's game on the board (not in an online match): true if the library read it. With
+// seats, those play it on (a stored match replayed: two people, so no engine moves on from a
+// resigned game's last position).
+export function openRecordText(text, seats = null) {
+  if (S.online) return false;
   let next;
   try {
     next = S.tg.State.fromRecord(text);
   } catch (error) {
     if (!(error instanceof TGError)) throw error;
     showError($('record-error'), error, 'record', gameIds());
-    return;
+    return false;
   }
   clearError('record-error');
+  if (seats) S.seats = [...seats];
   replaceState(next);
   showBoard();
+  return true;
 }
 
 // The same rules again, the seats swapped.

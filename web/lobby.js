@@ -9,6 +9,7 @@ import { t, say } from './i18n.js';
 import { $ } from './session.js';
 import { Replies } from './replies.js';
 import { serverUrl, enterMatch, errorText } from './online.js';
+import { openPlayerPage } from './history.js';
 
 let socket = null;
 const replies = new Replies();
@@ -110,6 +111,14 @@ function item(text, buttonText, onClick) {
   return li;
 }
 
+// A way from a name in the lobby to that player's page (the History panel).
+function playerLink(name) {
+  const button = Object.assign(document.createElement('button'), { type: 'button', textContent: t('lobby.player-page', name) });
+  button.dataset.player = name;
+  button.addEventListener('click', () => openPlayerPage(name));
+  return button;
+}
+
 // Also after a language switch: the lists' words are the catalogue's.
 export function renderLists() {
   const seekList = $('seek-list');
@@ -121,6 +130,7 @@ export function renderLists() {
     const li = mine ? item(text, t('lobby.withdraw'), () => withdraw(id))
       : item(text, t('lobby.accept'), () => acceptSeek(id));
     li.dataset.seek = id;
+    if (w[3] !== 'guest') li.append(' ', playerLink(w[3]));
     seekList.append(li);
   }
   $('seek-none').hidden = seeks.size > 0;
@@ -130,6 +140,7 @@ export function renderLists() {
     // lobby live ID SPEC clock=M+S rated|casual NAME0 NAME1
     const li = item(t('lobby.live-line', w[6], w[7], w[3], w[4].slice(6)), t('lobby.watch'), () => enterMatch(id, null, null));
     li.dataset.match = id;
+    for (const name of [w[6], w[7]]) if (name !== 'guest') li.append(' ', playerLink(name));
     liveList.append(li);
   }
   $('live-none').hidden = live.size > 0;

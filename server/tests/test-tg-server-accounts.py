@@ -352,15 +352,17 @@ class AccountsTest(SqliteStore, AccountTests, unittest.TestCase):
         c.close()
         s.stop()
         with sqlite3.connect(self.db) as db:  # as a server of schema 2 left it
-            for table in ("rated_matches", "seat_accounts", "ratings", "sessions", "accounts"):
+            for table in ("rating_history", "rated_matches", "seat_accounts", "ratings",
+                          "sessions", "accounts"):
                 db.execute("DROP TABLE %s" % table)
             db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
         s = self.open_server()
         c = Conn(s.port)
         self.assertEqual(c.ok("history %s" % mid), history)
         self.register(c, "migrated")
-        # Brought to the current schema (4: test-tg-server-lobby.py's rated_matches) at once.
-        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("4",)])
+        # Brought to the current schema (5: test-tg-server-lobby.py's rated_matches and
+        # rating_history) at once.
+        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("5",)])
         self.assertEqual(self.rows("SELECT count(*) FROM ratings"), [("0",)])
         c.close()
 

@@ -19,7 +19,9 @@ into its cases, with the tests across two servers there):
 - hostile input to every new command (bad specs and clocks, huge numbers, an inverted range,
   a range on a casual seek, a rated seek by a guest, a seat's own seek, a vanished seek, too
   many seeks, a rating outside the range) is a clear error, and nothing changes;
-- a database of schema 3 is brought to 4 in place.
+- every rated result leaves one point of rating history per player, in the same change
+  (the same time as the rating, the rating itself);
+- databases of schemas 3 and 4 are brought to 5 in place.
 """
 from __future__ import annotations
 
@@ -359,6 +361,23 @@ class LobbyTests(StoreTests):
         for g, w in zip(got[key][:3], want):
             self.assertAlmostEqual(g, w, delta=1e-6 * max(1.0, abs(w)))
         self.assertEqual(got[key][3], games)
+        # One point of its history per rated result, the last one the rating itself, written
+        # with it (the same time), each naming a rated match the account played.
+        account = self.account_id(name)
+        points = self.rows("SELECT h.game || '/' || h.category, h.rating, h.rd, h.volatility, "
+                           "h.match_id, h.at = r.updated_at FROM rating_history h JOIN ratings "
+                           "r ON r.account_id = h.account_id AND r.game = h.game AND "
+                           "r.category = h.category WHERE h.account_id = %d ORDER BY h.id"
+                           % account)
+        self.assertEqual(len(points), games)
+        self.assertEqual({p[0] for p in points}, {key})
+        self.assertEqual([float(v) for v in points[-1][1:4]], list(got[key][:3]))
+        self.assertIn(points[-1][5], ("1", "t"))
+        for p in points:
+            self.assertEqual(len(self.rows("SELECT 1 FROM rated_matches m JOIN seat_accounts s "
+                                           "ON s.match_id = m.match_id WHERE m.match_id = %s "
+                                           "AND s.account_id = %d AND m.rated_at IS NOT NULL"
+                                           % (p[4], account))), 1)
 
     # ---- hostile input ---------------------------------------------------------------------
 
@@ -433,21 +452,32 @@ class LobbyTest(SqliteStore, LobbyTests, unittest.TestCase):
     def new_server(self, *extra: str) -> Any:
         return base.Server(self.db, *extra)
 
-    def test_schema_3_is_brought_to_4_in_place(self) -> None:
+    def test_schemas_3_and_4_are_brought_to_5_in_place(self) -> None:
         s = self.open_server()
         c = Conn(s.port)
         mid = c.ok("new hus").split()[0]
         c.close()
         s.stop()
-        with sqlite3.connect(self.db) as db:  # as a server of schema 3 left it
-            db.execute("DROP TABLE rated_matches")
-            db.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
-        s = self.open_server()
-        alice, bob = self.signed_in(s.port, "alice"), self.signed_in(s.port, "bob")
-        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("4",)])
-        self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
-        self.assertEqual(self.rows("SELECT count(*) FROM rated_matches"), [("1",)])
-        self.assertEqual(base.show(alice, int(mid))["ply"], "0")
+        for version in ("3", "4"):
+            with sqlite3.connect(self.db) as db:  # as a server of that schema left it
+                if version == "3":
+                    db.execute("DROP TABLE rated_matches")
+                db.execute("DROP TABLE rating_history")
+                db.execute("DROP INDEX seat_accounts_by_account")
+                db.execute("UPDATE meta SET value = '%s' WHERE key = 'schema'" % version)
+            s = self.open_server()
+            alice = self.signed_in(s.port, "alice" + version)
+            bob = self.signed_in(s.port, "bob" + version)
+            self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("5",)])
+            rated, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
+            self.assertEqual(base.show(alice, int(mid))["ply"], "0")
+            play_to_the_end(alice, rated, tokens)
+            self.assertEqual(self.rows("SELECT count(*) FROM rating_history WHERE match_id = %d"
+                                       % rated), [("2",)])
+            for c in (alice, bob):
+                c.close()
+            s.stop()
+        self.assertEqual(self.rows("SELECT count(*) FROM rated_matches"), [("2",)])
 
 
 if __name__ == "__main__":

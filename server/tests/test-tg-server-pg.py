@@ -64,6 +64,7 @@ web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
 lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
 draw_tests: Any = sibling.load("tg_server_pg_draws", "test-tg-server-draws.py")
 admit_tests: Any = sibling.load("tg_server_pg_admit", "test-tg-server-pg-admit.py")
+history_tests: Any = sibling.load("tg_server_pg_history", "test-tg-server-history.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -572,6 +573,18 @@ class WebAccountsPgTest(PgTestCase, web_account_tests.WebAccountTests):
         return s
 
 
+class HistoryPgTest(PgTestCase, history_tests.HistoryTests):
+    """The player and match pages on PostgreSQL: test-tg-server-history.py's tests."""
+
+    def setUp(self) -> None:
+        history_tests.SERVER = history_tests.lobby.SERVER = base.SERVER
+        history_tests.ws.SERVER = base.SERVER
+        super().setUp()
+
+    def start(self, *extra: str) -> base.Server:
+        return WebAccountsPgTest.start(self, *extra)  # type: ignore[arg-type]
+
+
 class AccountsPgTest(PgTestCase, account_tests.AccountTests):
     """Accounts on PostgreSQL: test-tg-server-accounts.py's tests, and the site's."""
 
@@ -618,13 +631,13 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
+        self.sql("DROP TABLE rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
                  "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
         self.assertEqual(conn.ok("history %s" % mid), history)
         self.register(conn, "migrated")
-        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "5")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "6")
         self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
         conn.close()
 
@@ -1473,6 +1486,51 @@ class HeldLockTest(PgTestCase):
 
 class AdmissionTest(PgTestCase, admit_tests.AdmissionTests):
     """New matches written off the loop (test-tg-server-pg-admit.py)."""
+
+
+class HistoryLockTest(PgTestCase):
+    """The history's reads on the loop (docs/server.md, "History"): a session holding every
+    account's, seat's and rating's row locked does not make `player-page` or `match-page` wait
+    (plain reads take no row locks); one holding rating_history's table lock, as a migration
+    would, has `player-page` answered `err io` after lock_timeout, well before the lock goes,
+    while another client's `status` is answered too; once it goes, the page reads again."""
+
+    HOLD = HeldLockTest.HOLD
+    hold = HeldLockTest.hold
+    release = HeldLockTest.release
+
+    def test_history_reads_wait_for_no_row_lock_and_give_up_on_a_table_lock(self) -> None:
+        s = self.server(*lobby_tests.OPEN_BUDGETS)
+        conn = Conn(s.port, timeout=30)
+        conn.ok("register alice %s" % account_tests.PASSWORD)
+        other = Conn(s.port, timeout=30)
+        other.ok("register bob %s" % account_tests.PASSWORD)
+        seek = conn.ok("seek hus clock=5+3 rated")
+        mid = int(other.ok("accept-seek %s" % seek).split()[0])
+        self.assertEqual(conn.read().split()[:2], ["lobby", "unseek"])
+        conn.read()  # lobby matched
+        self.assertTrue(conn.ask("player-page alice").startswith("ok {"))
+        session = self.hold("SELECT 1 FROM accounts, seat_accounts, rated_matches FOR UPDATE")
+        held_until = time.monotonic() + self.HOLD
+        try:
+            self.assertTrue(conn.ask("player-page alice").startswith("ok {"))
+            self.assertTrue(conn.ask("match-page %d" % mid).startswith("ok {"))
+            self.assertLess(time.monotonic(), held_until)
+        finally:
+            self.release(session)
+        session = self.hold("LOCK TABLE rating_history IN ACCESS EXCLUSIVE MODE; "
+                            "SELECT 1 FROM accounts FOR UPDATE")
+        held_until = time.monotonic() + self.HOLD
+        try:
+            reply = conn.ask("player-page alice")
+            self.assertTrue(reply.startswith("err io "), reply)
+            self.assertTrue(other.ask("status").startswith("ok matches="))
+            self.assertLess(time.monotonic(), held_until)
+        finally:
+            self.release(session)
+        self.assertTrue(conn.ask("player-page alice").startswith("ok {"))
+        conn.close()
+        other.close()
 
 
 class RematchAcrossServersTest(PgTestCase):

@@ -128,7 +128,7 @@ class UndoSchemaTest(unittest.TestCase):
 
     def made_by_schema_1(self) -> "tuple[int, list[str]]":
         """A database as a server of schema 1 left it: a match, no undo_requests table (nor
-        schema 3's accounts, nor schema 4's rated_matches)."""
+        schema 3's accounts, nor schema 4's rated_matches, nor schema 5's rating_history)."""
         s = base.Server(self.db).start()
         c = base.Conn(s.port)
         m = base.Match(c, "hus")
@@ -137,7 +137,8 @@ class UndoSchemaTest(unittest.TestCase):
         s.stop()
         with sqlite3.connect(self.db) as db:
             db.execute("DROP TABLE undo_requests")
-            for table in ("rated_matches", "seat_accounts", "ratings", "sessions", "accounts"):
+            for table in ("rating_history", "rated_matches", "seat_accounts", "ratings",
+                          "sessions", "accounts"):
                 db.execute("DROP TABLE %s" % table)
             db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
         return m.id, history
@@ -151,18 +152,18 @@ class UndoSchemaTest(unittest.TestCase):
         s.stop()
         with sqlite3.connect(self.db) as db:
             self.assertEqual(db.execute("SELECT value FROM meta WHERE key = 'schema'")
-                             .fetchall(), [("4",)])
+                             .fetchall(), [("5",)])
             self.assertEqual(db.execute("SELECT count(*) FROM undo_requests").fetchall(),
                              [(0,)])
 
     def test_a_newer_schema_is_refused(self) -> None:
         self.made_by_schema_1()
         with sqlite3.connect(self.db) as db:
-            db.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
+            db.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
         r = subprocess.run([SERVER, "--port", "0", "--db", self.db], capture_output=True,
                            text=True, timeout=20)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("the database's schema is version 5, newer than this server's (4)",
+        self.assertIn("the database's schema is version 6, newer than this server's (5)",
                       r.stderr)
 
 

@@ -836,3 +836,85 @@ test('lobby: a seek made in one browser is taken in another, both land in the sa
   for (const context of contexts) await context.close();
   assert.deepEqual(consoleProblems, []);
 });
+
+// History (docs/web.md, "Player and match pages"): two accounts play a rated game from the
+// lobby to its end; the player's page (from "My games" in the Account panel, and from a name
+// in the lobby) shows the rating the game moved, its graph and the game; the match page names
+// both players and the result, and replays the stored record on the board.
+test('history: a rated game to the end, then the player page shows the rating change and the game, and the match page replays it', async () => {
+  const contexts = [await browser.createBrowserContext(), await browser.createBrowserContext()];
+  const pages = [];
+  for (const context of contexts) pages.push(await openAccountPage(context));
+  const [alice, bob] = pages;
+  const stamp = Date.now().toString(36).slice(-6);
+  const names = [`hi${stamp}`, `ho${stamp}`];
+  for (const [i, page] of pages.entries()) {
+    await typeCredentials(page, names[i], 'history-password-1');
+    await page.click('#account-register');
+    await waitFor(page, (name) => document.body.dataset.account === name, {}, names[i]);
+    await page.click('#lobby summary');
+    await waitFor(page, (name) => document.getElementById('lobby-who').textContent.includes(name), {}, names[i]);
+  }
+  await alice.$eval('#spec-input', (n) => { n.value = 'hus'; });
+  await alice.$eval('#lobby-clock', (n) => { n.value = '5+3'; });
+  await alice.click('#lobby-rated');
+  await alice.click('#lobby-seek');
+  await waitFor(bob, () => document.querySelectorAll('#seek-list li').length === 1);
+  // A name in the lobby leads to that player's page: nothing played yet.
+  await bob.click(`#seek-list li button[data-player="${names[0]}"]`);
+  await waitFor(bob, (name) => document.getElementById('history-view').dataset.player === name, {}, names[0]);
+  assert.equal(await bob.$$eval('#history-view [data-list="ratings"] li', (n) => n.length), 0);
+  assert.equal(await bob.$eval('#history-view [data-empty="games"]', (n) => n.textContent), 'No finished game yet.');
+  await bob.click('#seek-list li button:not([data-player])');
+  await Promise.all(pages.map((page) => waitFor(page, () => /^#match=\d+&seat=[01]&token=[0-9a-f]{32}$/.test(location.hash)
+    && document.body.dataset.connection === 'connected')));
+  const id = new URLSearchParams((await alice.evaluate(() => location.hash)).slice(1)).get('match');
+  const aliceSeat = Number(new URLSearchParams((await alice.evaluate(() => location.hash)).slice(1)).get('seat'));
+  // Played to the end on the two pages, each person on its own turn.
+  const pick = picker(11);
+  for (let moves = 0; moves < 2000; moves++) {
+    const shown = await ask(`show ${id}`);
+    if (!/ result=running /.test(shown)) break;
+    const turn = Number(/ turn=([01])/.exec(shown)[1]);
+    const mover = turn === aliceSeat ? alice : bob;
+    if ((await waitForTurn(mover)) === 'over') break;
+    await clickOnline(mover, pick);
+  }
+  await Promise.all(pages.map((page) => waitOver(page)));
+  const result = / result=(\S+)/.exec(await ask(`show ${id}`))[1];
+  const rating = Number(/=([0-9.]+)/.exec((await ask(`player ${names[0]}`)).split(' ')[2])[1]);
+  assert.notEqual(rating, 1500);
+  // "My games": the player's own page, the rating moved, its graph, the game and its outcome.
+  await alice.click('#account-games');
+  await waitFor(alice, (name) => document.getElementById('history-view').dataset.player === name
+    && document.querySelector('#history-view [data-list="games"] li') !== null, {}, names[0]);
+  assert.equal(await alice.$eval('#history-view [data-rating="hus/blitz"]', (n) => Number(n.dataset.value)), rating);
+  assert.equal(await alice.$$eval('#history-view [data-rating="hus/blitz"] svg.rating-graph circle', (n) => n.length), 2);
+  const line = await alice.$eval(`#history-view li[data-match="${id}"]`, (n) => ({ outcome: n.dataset.outcome, text: n.textContent }));
+  assert.equal(line.outcome, result === 'draw' ? 'draw' : Number(result) === aliceSeat ? 'win' : 'loss');
+  assert.ok(line.text.includes(names[1]) && line.text.includes('rated blitz') && line.text.includes('Hus'), line.text);
+  assert.equal(await alice.$eval(`#history-view a[data-record="${id}"]`, (n) => n.getAttribute('href')), `matches/${id}.tgr`);
+  // Its match page: both players with their ratings before and after, how it ended.
+  await alice.click(`#history-view button[data-match-page="${id}"]`);
+  await waitFor(alice, (match) => document.getElementById('history-view').dataset.match === match, {}, id);
+  assert.equal(await alice.$eval('#history-view [data-result]', (n) => n.dataset.result), result);
+  assert.equal(await alice.$eval(`#history-view li[data-seat="${aliceSeat}"]`, (n) => Number(n.dataset.ratingAfter)), rating);
+  assert.ok((await alice.$eval(`#history-view li[data-seat="${aliceSeat}"]`, (n) => n.textContent)).includes('1500 →'));
+  // A match page opened by its link on a page of its own replays the record on the board.
+  const viewer = await contexts[1].newPage();
+  viewer.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
+  await viewer.setViewport({ width: 1000, height: 900 });
+  await viewer.goto(`http://127.0.0.1:${webPort}/?match-page=${id}`);
+  await waitFor(viewer, (match) => document.getElementById('history-view').dataset.match === match, {}, id);
+  await viewer.click(`#history-view button[data-replay="${id}"]`);
+  await waitFor(viewer, (match) => document.body.dataset.replay === match, {}, id);
+  assert.equal(await viewer.$eval('#replay-bar', (n) => n.hidden), false);
+  const history = (await ask(`history ${id}`)).split(' ').slice(1);
+  assert.deepEqual(await movesOf(viewer), history);
+  await viewer.keyboard.press('End');
+  const shownEnd = await ask(`show ${id}`);
+  assert.equal(await positionOf(viewer), shownEnd.slice(shownEnd.indexOf(' position=') + 10));
+  await viewer.close();
+  for (const context of contexts) await context.close();
+  assert.deepEqual(consoleProblems, []);
+});

@@ -234,10 +234,11 @@ for (const [index, setup] of wholeGames.entries()) {
   });
 }
 
-test('served without tg-server, the page offers neither the Account nor the Lobby panel', async () => {
+test('served without tg-server, the page offers neither the Account nor the Lobby nor the Players and games panel', async () => {
   const page = await openPage();
   await page.waitForFunction(() => document.getElementById('account').hidden);
   assert.equal(await page.$eval('#lobby', (node) => node.hidden), true);
+  assert.equal(await page.$eval('#history', (node) => node.hidden), true);
   await page.close();
 });
 
