@@ -1309,7 +1309,9 @@ class FrozenServerTest(PgTestCase):
             # Over the freeze, past the lease and the frozen session's end: each loop answers
             # every time within 2 s (it froze 5 s at a time), and `new` works on both.
             while time.monotonic() - stopped_at < 4.0 or not fell_at:
-                self.assertLess(time.monotonic() - stopped_at, 20.0,
+                # 40 s: the lease (1 s) and the frozen session's end take a few seconds idle,
+                # but 20 s was passed by 0.04 s once at load 5 with the other suites running.
+                self.assertLess(time.monotonic() - stopped_at, 40.0,
                                 "the frozen server's clocked match was not taken over, or its "
                                 "flag did not fall")
                 for conn in others:
