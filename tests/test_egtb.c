@@ -124,7 +124,7 @@ static void check_every_position(const char *spec, int counters, int total)
         assert_int_equal(w.running, seen.running[n]);
         checked += w.running;
     }
-    print_message("%s: %llu positions up to %d counters agree with the minimax\n", spec,
+    print_message("# %s: %llu positions up to %d counters agree with the minimax\n", spec,
                   (unsigned long long)checked, counters);
     assert_true(checked > 0);
     free(memo.slot);

@@ -171,7 +171,7 @@ static void check_covered_roots(const struct game *g, int samples)
         tg_state_free(s);
         checked++;
     }
-    print_message("%s: %d positions (%d won, %d drawn, %d lost) exact and optimal\n", g->spec,
+    print_message("# %s: %d positions (%d won, %d drawn, %d lost) exact and optimal\n", g->spec,
                   checked, wins, draws, losses);
     /* The sample is not all one kind of position. */
     assert_true(wins > 0 && losses > 0);
@@ -246,7 +246,7 @@ static void halusa_proven_through_the_database(void **state)
         tg_state_free(s);
         checked++;
     }
-    print_message("60 positions of 8 counters proven through a 6-counter database: %llu "
+    print_message("# 60 positions of 8 counters proven through a 6-counter database: %llu "
                   "positions searched (%llu without it, %d results then unproven)\n",
                   (unsigned long long)nodes_with, (unsigned long long)nodes_without,
                   unproven_without);
