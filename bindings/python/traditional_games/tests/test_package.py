@@ -109,7 +109,7 @@ class TestWhichLibrary(unittest.TestCase):
                     "darwin": "libtraditional-games.0.dylib",
                     "win32": "libtraditional-games-0.dll"}
         for platform, name in expected.items():
-            with unittest.mock.patch.object(_library.sys, "platform", platform):
+            with unittest.mock.patch.object(sys, "platform", platform):
                 self.assertEqual(_library.bundled_library_name(), name, platform)
                 self.assertEqual(os.path.basename(_library.bundled_library_path()), name)
 
