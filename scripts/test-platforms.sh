@@ -87,6 +87,43 @@ wine_ready() {
   wineboot --init
 }
 
+# The Python package's wheel for Windows: built by meson-python with the cross file (a build
+# directory of its own, reused by a second run), retagged by wheel-tags.py from the DLL's PE
+# header, then checked by its contents only, there being no Windows Python in Debian for wine
+# to install it into: the tag, the DLL alone under its own name, PE32+ x86-64, RECORD
+# (check-wheel.py), and the DLL's exports, the same as the matrix's DLL.
+windows_wheel() {
+  local target=$1 cross_file=$2 dir=$3 wheel_start wheels wheel
+  wheel_start=$(date +%s)
+  step "$target: the Python wheel (meson-python, checked by its contents)"
+  rm -rf "$dir-wheel/dist"
+  if ! /usr/bin/python3 -m build --wheel --no-isolation --outdir "$dir-wheel/dist" \
+       -Csetup-args="--cross-file=$cross_file" -Cbuilddir="$dir-wheel/build" "$top" \
+       > "$dir-wheel.log" 2>&1; then
+    cat "$dir-wheel.log" >&2
+    echo "$target: the wheel did not build" >&2
+    exit 1
+  fi
+  wheels=("$dir-wheel"/dist/traditional_games-*.whl)
+  if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
+    echo "$target: expected one wheel in $dir-wheel/dist" >&2
+    exit 1
+  fi
+  wheel=$(/usr/bin/python3 bindings/python/wheel-tags.py "${wheels[0]}")
+  /usr/bin/python3 bindings/python/check-wheel.py "$wheel" py3-none-win_amd64 \
+    libtraditional-games-0.dll "$dir-wheel/bundled.dll"
+  "$target-objdump" -f "$dir-wheel/bundled.dll" | grep -q 'file format pei-x86-64' ||
+    { echo "$target: the wheel's DLL is not pei-x86-64" >&2; exit 1; }
+  if ! diff <(dll_exports "$target-objdump" "$dir-wheel/bundled.dll") \
+       "$root/exports-native.txt" > "$dir-wheel/exports.diff"; then
+    echo "$target: the wheel's DLL exports differ from the native library's:" >&2
+    cat "$dir-wheel/exports.diff" >&2
+    exit 1
+  fi
+  echo "$target: $(basename "$wheel"), its DLL exporting the same functions," \
+    "in $(($(date +%s) - wheel_start)) s"
+}
+
 for target in "${targets[@]}"; do
   cross_file="$top/cross/$target.txt"
   [ -f "$cross_file" ] || { echo "test-platforms.sh: no $cross_file" >&2; exit 2; }
@@ -136,5 +173,7 @@ for target in "${targets[@]}"; do
     exit 1
   fi
   echo "$target: the same $(printf '%s\n' "$exports" | wc -l) tg_* functions"
+
+  case $target in *mingw32) windows_wheel "$target" "$cross_file" "$dir" ;; esac
   echo "$target: done in $(($(date +%s) - start)) s"
 done
