@@ -87,8 +87,9 @@ wine_ready() {
   wineboot --init
 }
 
-# The Python package's wheel for Windows: built by meson-python with the cross file (a build
-# directory of its own, reused by a second run), retagged by wheel-tags.py from the DLL's PE
+# The Python package's wheel for Windows: built by meson-python with the cross file (in a
+# temporary build directory: meson-python 0.12 cannot set up a -Cbuilddir it has not made
+# itself, and fails on one left by a run that stopped), retagged by wheel-tags.py from the DLL's PE
 # header, then checked by its contents only, there being no Windows Python in Debian for wine
 # to install it into: the tag, the DLL alone under its own name, PE32+ x86-64, RECORD
 # (check-wheel.py), and the DLL's exports, the same as the matrix's DLL.
@@ -98,7 +99,7 @@ windows_wheel() {
   step "$target: the Python wheel (meson-python, checked by its contents)"
   rm -rf "$dir-wheel/dist"
   if ! /usr/bin/python3 -m build --wheel --no-isolation --outdir "$dir-wheel/dist" \
-       -Csetup-args="--cross-file=$cross_file" -Cbuilddir="$dir-wheel/build" "$top" \
+       -Csetup-args="--cross-file=$cross_file" "$top" \
        > "$dir-wheel.log" 2>&1; then
     cat "$dir-wheel.log" >&2
     echo "$target: the wheel did not build" >&2
