@@ -2,14 +2,17 @@
 # The platform matrix (docs/platforms.md), a step of scripts/test.sh: for each target, a cross
 # build of the library and its C unit suites with Debian's cross compilers (cross/*.txt; no
 # server, bindings or docs), the suites run under qemu-user or wine (on Windows compiled
-# against tests/tap_harness.c, Debian having no cmocka for mingw-w64), then three checks
+# against tests/tap_harness.c, Debian having no cmocka for mingw-w64), then these checks
 # against the native build:
 #   - the witness tests/platform/tg-determinism (seeded games, records, stories, the moves of
 #     `search:nodes=` and `mcts:iterations=`) writes a file byte-identical to the native one;
 #   - the library exports exactly the native library's tg_* functions, less those of
 #     tg-egtb.h (cross builds have no libzstd: docs/egtb.md), read with the target's
 #     nm (ELF) or objdump -p (the DLL's export table);
-#   - the build is warning-free (-Dwerror=true).
+#   - the build is warning-free (-Dwerror=true);
+#   - for Windows, the Python package's wheel: built with the cross file, tagged
+#     py3-none-win_amd64 (bindings/python/wheel-tags.py), checked by its contents only
+#     (bindings/python/check-wheel.py: tags, the DLL alone, PE32+ x86-64, RECORD; its exports).
 #
 #   scripts/test-platforms.sh --native-build DIR [--build-root DIR] [TARGET...]
 #
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --native-build) native=$2; shift 2 ;;
     --build-root) root=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     -*) echo "test-platforms.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac

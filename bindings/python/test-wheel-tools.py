@@ -99,7 +99,8 @@ class TestWheelTags(unittest.TestCase):
         cases = {"unknown PE machine 0x01c4": fake_pe(machine=0x1C4),
                  "not a DLL": fake_pe(characteristics=0x0022),
                  "no PE header": fake_pe()[:0x82],
-                 "truncated DOS header": b"MZ\x90\0"}
+                 "truncated DOS header": b"MZ\x90\0",
+                 "neither a Windows DLL nor an ELF library": b"plain text\n"}
         for message, dll in cases.items():
             with self.subTest(message), tempfile.TemporaryDirectory() as folder:
                 wheel = make_wheel(folder, files={DLL: dll})

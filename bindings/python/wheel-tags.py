@@ -38,8 +38,11 @@ MACHINES = {"elf64-x86-64": "x86_64", "elf64-littleaarch64": "aarch64",
 
 def glibc_needed(library: str) -> Tuple[Tuple[int, int], str]:
     """The newest GLIBC_X.Y version among the library's dynamic symbols, and its arch."""
-    out = subprocess.run(["objdump", "-T", library], check=True, capture_output=True,
-                         text=True).stdout
+    proc = subprocess.run(["objdump", "-T", library], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit("wheel-tags.py: %s: neither a Windows DLL nor an ELF library objdump "
+                         "reads: %s" % (library, proc.stderr.strip()))
+    out = proc.stdout
     versions = [(int(a), int(b)) for a, b in re.findall(r"\bGLIBC_(\d+)\.(\d+)\b", out)]
     fmt = re.search(r"file format (\S+)", out)
     if not versions or not fmt or fmt.group(1) not in MACHINES:
