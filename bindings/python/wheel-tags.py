@@ -9,9 +9,13 @@ The package is ctypes over a shared library: no extension module, so it runs on 
 (`cp311-cp311-linux_x86_64`), and has no setting for this case, so the tags are rewritten
 here, the way `wheel tags` would: the WHEEL file's Tag line, its line in RECORD, the file name.
 
-The platform tag is computed from the library itself: `manylinux_X_Y_ARCH`, where GLIBC_X.Y is
-the newest glibc symbol version the library needs (objdump -T), e.g. log@GLIBC_2.29 gives
-manylinux_2_29_x86_64. Prints the new wheel's path.
+The platform tag is computed from the library itself, so that a cross build (whose Python,
+and so meson-python's tag, is the build machine's) is tagged for the machine it was built for:
+- an ELF library gives `manylinux_X_Y_ARCH`, where GLIBC_X.Y is the newest glibc symbol version
+  it needs (objdump -T), e.g. log@GLIBC_2.29 gives manylinux_2_29_x86_64;
+- a Windows DLL (libtraditional-games-0.dll, from cross/x86_64-w64-mingw32.txt) gives the tag of
+  the machine in its PE header: `win_amd64` for x86-64.
+Prints the new wheel's path.
 """
 
 from __future__ import annotations
@@ -20,21 +24,25 @@ import base64
 import hashlib
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
 import zipfile
 from typing import List, Optional, Tuple
 
-LIBRARY = re.compile(r"^traditional_games/libtraditional-games\.so\.\d+$")
+LIBRARY = re.compile(r"^traditional_games/libtraditional-games(\.so\.\d+|-\d+\.dll)$")
 MACHINES = {"elf64-x86-64": "x86_64", "elf64-littleaarch64": "aarch64",
             "elf32-i386": "i686", "elf64-powerpc64le": "ppc64le", "elf64-s390": "s390x"}
 
 
 def glibc_needed(library: str) -> Tuple[Tuple[int, int], str]:
     """The newest GLIBC_X.Y version among the library's dynamic symbols, and its arch."""
-    out = subprocess.run(["objdump", "-T", library], check=True, capture_output=True,
-                         text=True).stdout
+    proc = subprocess.run(["objdump", "-T", library], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit("wheel-tags.py: %s: neither a Windows DLL nor an ELF library objdump "
+                         "reads: %s" % (library, proc.stderr.strip()))
+    out = proc.stdout
     versions = [(int(a), int(b)) for a, b in re.findall(r"\bGLIBC_(\d+)\.(\d+)\b", out)]
     fmt = re.search(r"file format (\S+)", out)
     if not versions or not fmt or fmt.group(1) not in MACHINES:
@@ -42,7 +50,33 @@ def glibc_needed(library: str) -> Tuple[Tuple[int, int], str]:
     return max(versions), MACHINES[fmt.group(1)]
 
 
+# The PE header's Machine field, as the wheel platform tags name Windows machines.
+PE_MACHINES = {0x8664: "win_amd64", 0xAA64: "win_arm64", 0x014C: "win32"}
+PE_DLL = 0x2000  # IMAGE_FILE_DLL in the header's Characteristics
+
+
+def pe_platform(library: str, data: bytes) -> str:
+    """The platform tag of a Windows DLL, from its PE header (the COFF header after the "PE"
+    signature, whose offset the DOS header gives at 0x3c)."""
+    if len(data) < 0x40:
+        raise SystemExit("wheel-tags.py: %s: truncated DOS header" % library)
+    (pe_offset,) = struct.unpack_from("<I", data, 0x3C)
+    if len(data) < pe_offset + 24 or data[pe_offset:pe_offset + 4] != b"PE\0\0":
+        raise SystemExit("wheel-tags.py: %s: no PE header" % library)
+    machine, = struct.unpack_from("<H", data, pe_offset + 4)
+    characteristics, = struct.unpack_from("<H", data, pe_offset + 22)
+    if not characteristics & PE_DLL:
+        raise SystemExit("wheel-tags.py: %s: a Windows program, not a DLL" % library)
+    if machine not in PE_MACHINES:
+        raise SystemExit("wheel-tags.py: %s: unknown PE machine 0x%04x" % (library, machine))
+    return PE_MACHINES[machine]
+
+
 def platform_tag(library: str) -> str:
+    with open(library, "rb") as f:
+        data = f.read()
+    if data[:2] == b"MZ":
+        return pe_platform(library, data)
     (major, minor), arch = glibc_needed(library)
     return "manylinux_%d_%d_%s" % (major, minor, arch)
 

@@ -34,6 +34,9 @@ def bundled_library_name() -> str:
     the name in bindings/python/meson.build)."""
     if sys.platform == "darwin":
         return "libtraditional-games.%d.dylib" % SUPPORTED_MAJOR
+    if sys.platform == "win32":
+        # The DLL's name as mingw-w64 builds it (lib prefix, major version after a hyphen).
+        return "libtraditional-games-%d.dll" % SUPPORTED_MAJOR
     return "libtraditional-games.so.%d" % SUPPORTED_MAJOR
 
 
@@ -55,6 +58,8 @@ def _load() -> Tuple[ctypes.CDLL, str]:
     if os.path.exists(bundled):
         # By absolute path, so the loader's search (LD_LIBRARY_PATH, ldconfig) cannot put an
         # installed library of another version in place of the one built with this package.
+        # On Windows the DLL imports only KERNEL32.dll and msvcrt.dll, which the system
+        # directory holds: no os.add_dll_directory is needed for its dependencies.
         try:
             return ctypes.CDLL(bundled), bundled
         except OSError as e:
@@ -67,7 +72,8 @@ def _load() -> Tuple[ctypes.CDLL, str]:
     found = ctypes.util.find_library("traditional-games")
     if found:
         candidates.append(found)
-    candidates.append("libtraditional-games.so.%d" % SUPPORTED_MAJOR)
+    candidates.append("libtraditional-games-%d.dll" % SUPPORTED_MAJOR if sys.platform == "win32"
+                      else "libtraditional-games.so.%d" % SUPPORTED_MAJOR)
     for name in candidates:
         try:
             return ctypes.CDLL(name), name
@@ -75,7 +81,9 @@ def _load() -> Tuple[ctypes.CDLL, str]:
             tried.append("%s (%s)" % (name, e))
     raise LibraryNotFoundError(
         "libtraditional-games: shared library not found; set TG_LIBRARY to the path of "
-        "libtraditional-games.so (tried: %s)" % "; ".join(tried))
+        "%s (tried: %s)" % ("libtraditional-games-%d.dll" % SUPPORTED_MAJOR
+                            if sys.platform == "win32" else "libtraditional-games.so",
+                            "; ".join(tried)))
 
 
 _p = c_void_p

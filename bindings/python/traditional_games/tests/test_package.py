@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 from typing import Dict, Optional
 
 import traditional_games as tg
@@ -99,6 +100,18 @@ class TestWhichLibrary(unittest.TestCase):
                               {"TG_LIBRARY": copy})
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(proc.stdout.strip(), copy)
+
+    def test_bundled_name_per_platform(self) -> None:
+        # The names bindings/python/meson.build gives the copy: a Windows wheel (built by the
+        # platform matrix, which has no Windows Python to run this) carries the DLL as mingw-w64
+        # names it, and the package must look for that name there.
+        expected = {"linux": "libtraditional-games.so.0",
+                    "darwin": "libtraditional-games.0.dylib",
+                    "win32": "libtraditional-games-0.dll"}
+        for platform, name in expected.items():
+            with unittest.mock.patch.object(sys, "platform", platform):
+                self.assertEqual(_library.bundled_library_name(), name, platform)
+                self.assertEqual(os.path.basename(_library.bundled_library_path()), name)
 
     def test_missing_library(self) -> None:
         missing = os.path.join(PACKAGE_DIR, "no-such-dir", "libnope.so")
