@@ -485,3 +485,22 @@ void accounts_settle(struct server *sv)
     }
     sv->account_task_count = 0;
 }
+
+bool find_player(struct server *sv, struct client *c, const char *name, struct stored_account *a)
+{
+    char folded[ACCOUNT_NAME_MAX + 1];
+    if (!account_name_fold(name, folded)) {
+        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+        return false;
+    }
+    switch (store_find_account(sv->store, folded, a)) {
+    case ACCOUNT_OK:
+        return true;
+    case ACCOUNT_NOT_FOUND:
+        reply_error(c, "no-such-player", "nobody has that name");
+        return false;
+    default:
+        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
+        return false;
+    }
+}

@@ -161,7 +161,7 @@ static void send_json(struct server *sv, struct client *c, struct buf *json)
 
 void cmd_player_page(struct server *sv, struct client *c, const char *name, const char *page_text)
 {
-    char folded[ACCOUNT_NAME_MAX + 1];
+    char folded[ACCOUNT_NAME_MAX + 1]; /* a bad name is told before a bad page */
     uint64_t page = 0;
     if (!account_name_fold(name, folded)) {
         reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
@@ -172,16 +172,8 @@ void cmd_player_page(struct server *sv, struct client *c, const char *name, cons
         return;
     }
     struct stored_account a;
-    switch (store_find_account(sv->store, folded, &a)) {
-    case ACCOUNT_OK:
-        break;
-    case ACCOUNT_NOT_FOUND:
-        reply_error(c, "no-such-player", "nobody has that name");
+    if (!find_player(sv, c, name, &a))
         return;
-    default:
-        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
-        return;
-    }
     struct buf json = {0};
     if (player_json(sv, &a, page, &json))
         send_json(sv, c, &json);

@@ -134,22 +134,9 @@ bool ratings_describe(struct server *sv, uint64_t account_id, struct buf *out)
 
 void cmd_player(struct server *sv, struct client *c, const char *name)
 {
-    char folded[ACCOUNT_NAME_MAX + 1];
     struct stored_account a;
-    if (!account_name_fold(name, folded)) {
-        reply_error(c, "bad-name", "a name is 3 to 20 letters (a-z, A-Z), digits, '_' or '-'");
+    if (!find_player(sv, c, name, &a))
         return;
-    }
-    switch (store_find_account(sv->store, folded, &a)) {
-    case ACCOUNT_OK:
-        break;
-    case ACCOUNT_NOT_FOUND:
-        reply_error(c, "no-such-player", "nobody has that name");
-        return;
-    default:
-        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
-        return;
-    }
     struct buf line = {0};
     buf_printf(&line, "ok %s", a.name);
     if (!ratings_describe(sv, a.id, &line)) {

@@ -469,6 +469,9 @@ void work_account(struct pool_job *pj);
 /* accounts.c */
 /* Whether name is a valid account name; its folded form (the key of look-alikes) into folded. */
 bool account_name_fold(const char *name, char folded[ACCOUNT_NAME_MAX + 1]);
+/* The account of a player named in a command, or false with the client answered: bad-name,
+ * no-such-player, or io. */
+bool find_player(struct server *sv, struct client *c, const char *name, struct stored_account *a);
 
 /* lobby.c */
 /* seek, challenge, unseek, accept-seek, decline-seek and lobby (docs/server.md, "Lobby"). */

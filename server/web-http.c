@@ -162,6 +162,25 @@ int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *ur
     return 0;
 }
 
+unsigned refusal_status(const char *line, size_t len)
+{
+    static const struct {
+        const char *word;
+        unsigned status;
+    } refusals[] = {{"err no-such-match", HTTP_STATUS_NOT_FOUND},
+                    {"err set-aside", HTTP_STATUS_NOT_FOUND},
+                    {"err no-such-player", HTTP_STATUS_NOT_FOUND},
+                    {"err bad-name", HTTP_STATUS_NOT_FOUND},
+                    {"err bad-page", HTTP_STATUS_NOT_FOUND},
+                    {"err rate-limited", 429}};
+    for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
+        size_t n = strlen(refusals[i].word);
+        if (len >= n && strncmp(line, refusals[i].word, n) == 0 && (len == n || line[n] == ' '))
+            return refusals[i].status;
+    }
+    return HTTP_STATUS_SERVICE_UNAVAILABLE;
+}
+
 /* The status the first line of the `record ID` reply (len bytes, without its newline) calls
  * for; with `ok N`, N is the record's number of lines. */
 static unsigned record_status(const char *line, size_t len, unsigned long long *lines)
@@ -173,18 +192,7 @@ static unsigned record_status(const char *line, size_t len, unsigned long long *
         *lines = strtoull(line + sizeof ok - 1, NULL, 10);
         return HTTP_STATUS_OK;
     }
-    static const struct {
-        const char *word;
-        unsigned status;
-    } refusals[] = {{"err no-such-match", HTTP_STATUS_NOT_FOUND},
-                    {"err set-aside", HTTP_STATUS_NOT_FOUND},
-                    {"err rate-limited", 429}};
-    for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
-        size_t n = strlen(refusals[i].word);
-        if (len >= n && strncmp(line, refusals[i].word, n) == 0 && (len == n || line[n] == ' '))
-            return refusals[i].status;
-    }
-    return HTTP_STATUS_SERVICE_UNAVAILABLE;
+    return refusal_status(line, len);
 }
 
 /* The status and headers, once the reply's first line is in. The body's length is not known

@@ -68,25 +68,6 @@ int ask_page(struct web *w, struct session *s, struct lws *wsi, const char *uri)
     return 0;
 }
 
-/* The status an `err WORD` reply calls for. */
-static unsigned refusal_status(const char *line, size_t len)
-{
-    static const struct {
-        const char *word;
-        unsigned status;
-    } refusals[] = {{"err no-such-match", HTTP_STATUS_NOT_FOUND},
-                    {"err no-such-player", HTTP_STATUS_NOT_FOUND},
-                    {"err bad-name", HTTP_STATUS_NOT_FOUND},
-                    {"err bad-page", HTTP_STATUS_NOT_FOUND},
-                    {"err rate-limited", 429}};
-    for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
-        size_t n = strlen(refusals[i].word);
-        if (len >= n && strncmp(line, refusals[i].word, n) == 0 && (len == n || line[n] == ' '))
-            return refusals[i].status;
-    }
-    return HTTP_STATUS_SERVICE_UNAVAILABLE;
-}
-
 /* The answer once the reply's line is in, whole in one write (http_answer): the JSON, or the
  * status a refusal calls for. A player's page changes with every game, and a match's until it
  * ends: those are checked again on each use; an ended match's page may be kept a minute (only

@@ -131,6 +131,9 @@ int account_send(struct web *w, struct session *s, struct lws *wsi);
 void client_address(const struct web *w, struct lws *wsi, char *out, size_t cap);
 bool inside_site(const struct web *w, const char *uri, size_t len);
 int ask_record(struct web *w, struct session *s, struct lws *wsi, const char *uri);
+/* The HTTP status the line server's refusal (its reply's first line, len bytes) calls for: 404
+ * for an unknown match, set-aside match, player, name or page, 429 when rate-limited, else 503. */
+unsigned refusal_status(const char *line, size_t len);
 /* Whether uri is one of the history's JSON paths (web-pages.c): /players/... or
  * /matches/... ending in .json. */
 bool is_page_request(const char *uri);
