@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Check a built wheel by its contents, for a platform no Python here can install it on:
+"""Check a built wheel by its contents, for a platform other than the build machine's:
 
     python3 bindings/python/check-wheel.py WHEEL TAG LIBRARY [EXTRACT_TO]
 
 e.g. `check-wheel.py dist/traditional_games-0.4.0-py3-none-win_amd64.whl py3-none-win_amd64
 libtraditional-games-0.dll`. scripts/test-platforms.sh runs it on the Windows wheel, which wine
-cannot test by installing (Debian has no Windows Python). It requires:
+cannot test by installing (Debian has no Windows Python), and on the aarch64 wheel before
+installing it under qemu-user. It requires:
 - TAG as the file name's tag and as the WHEEL file's only Tag line;
 - the library traditional_games/LIBRARY, and no other shared library (.so, .dylib, .dll);
 - for a .dll, a PE32+ x86-64 DLL when TAG ends in win_amd64 (its PE header);
+- for a .so and a manylinux TAG, an ELF shared library (ET_DYN) for the tag's machine: its
+  ELF header's e_machine, class and byte order (aarch64: 183, 64-bit, little-endian);
 - a RECORD that lists every other file of the wheel, each with its right sha256 and size.
 With EXTRACT_TO, writes the library there, for checks with the target's tools (its exports).
 Prints what it checked; exits non-zero, naming the first problem, otherwise.
@@ -52,6 +55,28 @@ def check_pe_amd64_dll(name: str, data: bytes) -> None:
                            % (name, machine, magic))
     if not characteristics & PE_DLL:
         raise WheelProblem("%s is a Windows program, not a DLL" % name)
+
+
+# The ELF header's (e_machine, EI_CLASS, EI_DATA) of each manylinux machine (PEP 599).
+ELF_MACHINES = {"x86_64": (62, 2, 1), "aarch64": (183, 2, 1), "i686": (3, 1, 1),
+                "armv7l": (40, 1, 1), "ppc64le": (21, 2, 1), "s390x": (22, 2, 2)}
+ELF_SHARED_OBJECT = 3  # ET_DYN
+MANYLINUX_TAG = re.compile(r"-manylinux_\d+_\d+_([a-z0-9_]+)$")
+
+
+def check_elf_library(name: str, data: bytes, arch: str) -> None:
+    """An ELF shared library for the manylinux machine arch, from its ELF header."""
+    if len(data) < 20 or data[:4] != b"\x7fELF":
+        raise WheelProblem("%s is not an ELF file (no ELF magic)" % name)
+    if arch not in ELF_MACHINES:
+        raise WheelProblem("no ELF machine known for the tag's %s" % arch)
+    elf_class, order = data[4], data[5]
+    e_type, machine = struct.unpack_from("<HH" if order == 1 else ">HH", data, 16)
+    if (machine, elf_class, order) != ELF_MACHINES[arch]:
+        raise WheelProblem("%s is not an ELF library for %s (machine %d, class %d, byte order %d)"
+                           % (name, arch, machine, elf_class, order))
+    if e_type != ELF_SHARED_OBJECT:
+        raise WheelProblem("%s is not a shared library (ELF type %d)" % (name, e_type))
 
 
 def record_hash(data: bytes) -> str:
@@ -108,8 +133,11 @@ def check_wheel(path: str, tag: str, library: str, extract_to: Optional[str] = N
             raise WheelProblem("shared libraries in the wheel: %s; expected only %s"
                                % (libraries, wanted))
         data = wheel.read(wanted)
+        manylinux = MANYLINUX_TAG.search(tag)
         if library.endswith(".dll") and tag.endswith("win_amd64"):
             check_pe_amd64_dll(wanted, data)
+        elif ".so" in library and manylinux:
+            check_elf_library(wanted, data, manylinux.group(1))
         count = check_record(wheel, dist_info + "RECORD")
     if extract_to:
         with open(extract_to, "wb") as f:

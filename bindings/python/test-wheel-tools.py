@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tests of wheel-tags.py and check-wheel.py on small wheels made here (the meson test `python
-wheel tools`): the Windows wheel's tag from the DLL's PE header, and each problem check-wheel.py
-must find. The real wheels are built by test-wheel.sh (native) and test-platforms.sh (Windows).
+wheel tools`): the Windows wheel's tag from the DLL's PE header, an ELF library's from its
+header and the glibc versions it needs (with a real aarch64 library where Debian's
+gcc-aarch64-linux-gnu is installed), and each problem check-wheel.py must find. The real
+wheels are built by test-wheel.sh (native) and test-platforms.sh (Windows, aarch64).
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import base64
 import hashlib
 import importlib.util
 import os
+import shutil
 import struct
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -47,6 +51,31 @@ def fake_pe(machine: int = 0x8664, magic: int = 0x20B, characteristics: int = 0x
     struct.pack_into("<H", data, 0x96, characteristics)
     struct.pack_into("<H", data, 0x98, magic)
     return bytes(data)
+
+
+def fake_elf(machine: int = 183, elf_class: int = 2, order: int = 1, e_type: int = 3) -> bytes:
+    """The start of an ELF file's header, as far as the tools read it: the magic, the class
+    (2: 64-bit), the byte order (1: little-endian), e_type (3: a shared object) and
+    e_machine (183: aarch64) in that order."""
+    data = bytearray(64)
+    data[0:4] = b"\x7fELF"
+    data[4], data[5], data[6] = elf_class, order, 1
+    struct.pack_into("<HH" if order == 1 else ">HH", data, 16, e_type, machine)
+    return bytes(data)
+
+
+# What `objdump -T` prints of a library's dynamic symbols, shortened.
+OBJDUMP_T = """
+libtraditional-games.so.0:     file format elf64-littleaarch64
+
+DYNAMIC SYMBOL TABLE:
+0000000000000000      DF *UND*  0000000000000000 (GLIBC_2.17) memcpy
+0000000000000000      DF *UND*  0000000000000000 (GLIBC_2.29) log
+0000000000000000      DF *UND*  0000000000000000 (GLIBC_PRIVATE) __libc_x
+0000000000012340 g    DF .text  0000000000000024  TG_0.1      tg_version
+"""
+
+SO = "traditional_games/libtraditional-games.so.0"
 
 
 def record_line(name: str, data: bytes) -> str:
@@ -100,7 +129,12 @@ class TestWheelTags(unittest.TestCase):
                  "not a DLL": fake_pe(characteristics=0x0022),
                  "no PE header": fake_pe()[:0x82],
                  "truncated DOS header": b"MZ\x90\0",
-                 "neither a Windows DLL nor an ELF library": b"plain text\n"}
+                 "neither a Windows DLL nor an ELF library": b"plain text\n",
+                 "no manylinux tag for ELF machine 243 (64-bit, little-endian)":
+                     fake_elf(machine=243),
+                 "no manylinux tag for ELF machine 22 (64-bit, little-endian)":
+                     fake_elf(machine=22),
+                 "bad ELF class 3": fake_elf(elf_class=3)}
         for message, dll in cases.items():
             with self.subTest(message), tempfile.TemporaryDirectory() as folder:
                 wheel = make_wheel(folder, files={DLL: dll})
@@ -112,6 +146,52 @@ class TestWheelTags(unittest.TestCase):
                 with open(wheel, "rb") as f:
                     self.assertEqual(f.read(), before)
                 self.assertEqual(os.listdir(folder), [os.path.basename(wheel)])
+
+
+    def test_elf_machines(self) -> None:
+        self.assertEqual(wheel_tags.elf_machine("x", fake_elf()), ("aarch64", "aarch64-linux-gnu"))
+        self.assertEqual(wheel_tags.elf_machine("x", fake_elf(machine=62)),
+                         ("x86_64", "x86_64-linux-gnu"))
+        self.assertEqual(wheel_tags.elf_machine("x", fake_elf(machine=40, elf_class=1)),
+                         ("armv7l", "arm-linux-gnueabihf"))
+        # e_machine is read in the file's byte order: s390x is big-endian.
+        self.assertEqual(wheel_tags.elf_machine("x", fake_elf(machine=22, order=2)),
+                         ("s390x", "s390x-linux-gnu"))
+        with self.assertRaises(SystemExit) as caught:
+            wheel_tags.elf_machine("x", fake_elf(machine=183, elf_class=1))
+        self.assertIn("ELF machine 183 (32-bit, little-endian)", str(caught.exception))
+
+    def test_newest_glibc(self) -> None:
+        self.assertEqual(wheel_tags.newest_glibc("x", OBJDUMP_T), (2, 29))
+        self.assertEqual(wheel_tags.newest_glibc("x", "(GLIBC_2.9) a\n(GLIBC_2.17) b\n"),
+                         (2, 17))  # numbers, not strings: 2.9 is older than 2.17
+        with self.assertRaises(SystemExit) as caught:
+            wheel_tags.newest_glibc("x", "(GLIBC_PRIVATE) __libc_x\n")
+        self.assertIn("needs no versioned glibc symbol", str(caught.exception))
+
+    def test_aarch64_library_gives_manylinux_aarch64(self) -> None:
+        # A real aarch64 library from Debian's cross compiler: log() is log@GLIBC_2.29 there
+        # too, memcpy GLIBC_2.17, aarch64's first glibc.
+        gcc = shutil.which("aarch64-linux-gnu-gcc")
+        if gcc is None:
+            self.skipTest("no aarch64-linux-gnu-gcc (scripts/setup-deps.sh installs it)")
+        source = os.path.join(self.tmp.name, "lib.c")
+        library = os.path.join(self.tmp.name, "lib.so")
+        with open(source, "w") as f:
+            f.write("#include <math.h>\n#include <string.h>\n"
+                    "double tg_log(double x, char *d, const char *s) "
+                    "{ memcpy(d, s, (size_t)x); return log(x); }\n")
+        subprocess.run([gcc, "-shared", "-fPIC", "-O1", "-o", library, source, "-lm"],
+                       check=True)
+        with open(library, "rb") as f:
+            data = f.read()
+        wheel = make_wheel(self.tmp.name, files={"traditional_games/__init__.py": b"#\n",
+                                                 SO: data})
+        retagged = wheel_tags.retag(wheel)
+        self.assertEqual(os.path.basename(retagged),
+                         "traditional_games-0.4.0-py3-none-manylinux_2_29_aarch64.whl")
+        check_wheel.check_wheel(retagged, "py3-none-manylinux_2_29_aarch64",
+                                "libtraditional-games.so.0")
 
 
 class TestCheckWheel(unittest.TestCase):
@@ -164,6 +244,31 @@ class TestCheckWheel(unittest.TestCase):
         self.refused(make_wheel(self.tmp.name, self.TAG,
                                 record_extra=["traditional_games/gone.py,sha256=x,1"]),
                      "files not in the wheel: traditional_games/gone.py")
+
+    def test_elf_libraries(self) -> None:
+        tag, name = "py3-none-manylinux_2_29_aarch64", "libtraditional-games.so.0"
+
+        def check(library: bytes, wheel_tag: str = tag) -> str:
+            with tempfile.TemporaryDirectory() as folder:
+                wheel = make_wheel(folder, wheel_tag, files={SO: library})
+                result: str = check_wheel.check_wheel(wheel, wheel_tag, name)
+                return result
+
+        self.assertIn("RECORD right for 2 files", check(fake_elf()))
+        self.assertIn(name, check(fake_elf(machine=22, order=2),
+                                  "py3-none-manylinux_2_17_s390x"))
+        for library, message in (
+                (fake_elf(machine=62), "not an ELF library for aarch64 (machine 62, class 2"),
+                (fake_elf(elf_class=1), "(machine 183, class 1, byte order 1)"),
+                (fake_elf(order=2), "(machine 183, class 2, byte order 2)"),
+                (fake_elf(e_type=2), "not a shared library (ELF type 2)"),
+                (fake_pe(), "not an ELF file")):
+            with self.subTest(message), self.assertRaises(check_wheel.WheelProblem) as caught:
+                check(library)
+            self.assertIn(message, str(caught.exception))
+        with self.assertRaises(check_wheel.WheelProblem) as caught:
+            check(fake_elf(), "py3-none-manylinux_2_29_riscv64")
+        self.assertIn("no ELF machine known for the tag's riscv64", str(caught.exception))
 
     def test_not_a_wheel(self) -> None:
         path = os.path.join(self.tmp.name, "traditional_games-0.4.0-%s.whl" % self.TAG)

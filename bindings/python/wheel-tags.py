@@ -11,8 +11,12 @@ here, the way `wheel tags` would: the WHEEL file's Tag line, its line in RECORD,
 
 The platform tag is computed from the library itself, so that a cross build (whose Python,
 and so meson-python's tag, is the build machine's) is tagged for the machine it was built for:
-- an ELF library gives `manylinux_X_Y_ARCH`, where GLIBC_X.Y is the newest glibc symbol version
-  it needs (objdump -T), e.g. log@GLIBC_2.29 gives manylinux_2_29_x86_64;
+- an ELF library gives `manylinux_X_Y_ARCH`: ARCH from the machine in its ELF header (x86_64,
+  aarch64, ...), GLIBC_X.Y the newest glibc symbol version it needs, e.g. log@GLIBC_2.29 gives
+  manylinux_2_29_x86_64. The versions are read with `objdump -T`, the target's own
+  (aarch64-linux-gnu-objdump, from binutils-aarch64-linux-gnu) where it is installed, else the
+  build machine's, which reads any ELF's dynamic symbols but names a foreign one's format only
+  "elf64-little": hence the machine from the header, not from objdump;
 - a Windows DLL (libtraditional-games-0.dll, from cross/x86_64-w64-mingw32.txt) gives the tag of
   the machine in its PE header: `win_amd64` for x86-64.
 Prints the new wheel's path.
@@ -24,6 +28,7 @@ import base64
 import hashlib
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -32,22 +37,57 @@ import zipfile
 from typing import List, Optional, Tuple
 
 LIBRARY = re.compile(r"^traditional_games/libtraditional-games(\.so\.\d+|-\d+\.dll)$")
-MACHINES = {"elf64-x86-64": "x86_64", "elf64-littleaarch64": "aarch64",
-            "elf32-i386": "i686", "elf64-powerpc64le": "ppc64le", "elf64-s390": "s390x"}
+
+# The ELF header's (e_machine, EI_CLASS, EI_DATA) as the manylinux platform tags name the
+# machines (PEP 599), with the GNU triplet of each one's binutils.
+ELF_MACHINES = {(62, 2, 1): ("x86_64", "x86_64-linux-gnu"),
+                (183, 2, 1): ("aarch64", "aarch64-linux-gnu"),
+                (3, 1, 1): ("i686", "i686-linux-gnu"),
+                (40, 1, 1): ("armv7l", "arm-linux-gnueabihf"),
+                (21, 2, 1): ("ppc64le", "powerpc64le-linux-gnu"),
+                (22, 2, 2): ("s390x", "s390x-linux-gnu")}
+ELF_CLASSES = {1: "32-bit", 2: "64-bit"}
+ELF_ORDERS = {1: "little-endian", 2: "big-endian"}
 
 
-def glibc_needed(library: str) -> Tuple[Tuple[int, int], str]:
-    """The newest GLIBC_X.Y version among the library's dynamic symbols, and its arch."""
-    proc = subprocess.run(["objdump", "-T", library], capture_output=True, text=True)
+def elf_machine(library: str, data: bytes) -> Tuple[str, str]:
+    """The manylinux name of an ELF library's machine and its GNU triplet, from the header:
+    e_machine (offset 18, in the file's own byte order), the class and the byte order."""
+    if len(data) < 20 or data[:4] != b"\x7fELF":
+        raise SystemExit("wheel-tags.py: %s: neither a Windows DLL nor an ELF library" % library)
+    elf_class, order = data[4], data[5]
+    if elf_class not in ELF_CLASSES or order not in ELF_ORDERS:
+        raise SystemExit("wheel-tags.py: %s: bad ELF class %d or byte order %d"
+                         % (library, elf_class, order))
+    (machine,) = struct.unpack_from("<H" if order == 1 else ">H", data, 18)
+    if (machine, elf_class, order) not in ELF_MACHINES:
+        raise SystemExit("wheel-tags.py: %s: no manylinux tag for ELF machine %d (%s, %s)"
+                         % (library, machine, ELF_CLASSES[elf_class], ELF_ORDERS[order]))
+    return ELF_MACHINES[(machine, elf_class, order)]
+
+
+def newest_glibc(library: str, objdump_output: str) -> Tuple[int, int]:
+    """The newest GLIBC_X.Y among the versions objdump -T lists (GLIBC_PRIVATE aside)."""
+    versions = [(int(a), int(b))
+                for a, b in re.findall(r"\bGLIBC_(\d+)\.(\d+)\b", objdump_output)]
+    if not versions:
+        raise SystemExit("wheel-tags.py: %s: needs no versioned glibc symbol: not a library "
+                         "linked against glibc" % library)
+    return max(versions)
+
+
+def glibc_needed(library: str, triplet: str) -> Tuple[int, int]:
+    """The newest GLIBC_X.Y version among the library's dynamic symbols, read with the
+    target's objdump if it is installed, else the build machine's."""
+    objdump = shutil.which(triplet + "-objdump") or shutil.which("objdump")
+    if objdump is None:
+        raise SystemExit("wheel-tags.py: neither %s-objdump nor objdump found (binutils)"
+                         % triplet)
+    proc = subprocess.run([objdump, "-T", library], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise SystemExit("wheel-tags.py: %s: neither a Windows DLL nor an ELF library objdump "
-                         "reads: %s" % (library, proc.stderr.strip()))
-    out = proc.stdout
-    versions = [(int(a), int(b)) for a, b in re.findall(r"\bGLIBC_(\d+)\.(\d+)\b", out)]
-    fmt = re.search(r"file format (\S+)", out)
-    if not versions or not fmt or fmt.group(1) not in MACHINES:
-        raise SystemExit("wheel-tags.py: %s: no glibc versions or unknown format" % library)
-    return max(versions), MACHINES[fmt.group(1)]
+        raise SystemExit("wheel-tags.py: %s: %s -T failed: %s"
+                         % (library, objdump, proc.stderr.strip()))
+    return newest_glibc(library, proc.stdout)
 
 
 # The PE header's Machine field, as the wheel platform tags name Windows machines.
@@ -77,7 +117,8 @@ def platform_tag(library: str) -> str:
         data = f.read()
     if data[:2] == b"MZ":
         return pe_platform(library, data)
-    (major, minor), arch = glibc_needed(library)
+    arch, triplet = elf_machine(library, data)
+    major, minor = glibc_needed(library, triplet)
     return "manylinux_%d_%d_%s" % (major, minor, arch)
 
 
