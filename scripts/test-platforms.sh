@@ -12,7 +12,12 @@
 #   - the build is warning-free (-Dwerror=true);
 #   - for Windows, the Python package's wheel: built with the cross file, tagged
 #     py3-none-win_amd64 (bindings/python/wheel-tags.py), checked by its contents only
-#     (bindings/python/check-wheel.py: tags, the DLL alone, PE32+ x86-64, RECORD; its exports).
+#     (bindings/python/check-wheel.py: tags, the DLL alone, PE32+ x86-64, RECORD; its exports);
+#   - for aarch64, the Python package's manylinux wheel: built and checked the same way, then
+#     installed by pip into a directory and run by Debian's arm64 CPython under qemu-aarch64
+#     (its packages fetched by apt-get download, cached under BUILD-ROOT/aarch64-python):
+#     bindings/python/wheel-witness.py's file byte-identical to the native package's, and
+#     the package's own version, wheel and error tests.
 #
 #   scripts/test-platforms.sh --native-build DIR [--build-root DIR] [TARGET...]
 #
@@ -36,7 +41,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --native-build) native=$2; shift 2 ;;
     --build-root) root=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     -*) echo "test-platforms.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -128,6 +133,124 @@ windows_wheel() {
     "in $(($(date +%s) - wheel_start)) s"
 }
 
+# The Python package's manylinux wheel for aarch64, built like the Windows one and then
+# installed and run where it can run: Debian's arm64 CPython under qemu-user. That interpreter
+# cannot be installed beside the native python3 (the two python3.11 packages conflict), so its
+# packages are fetched with apt-get download into BUILD-ROOT/aarch64-python/debs (kept: a
+# second run downloads nothing) and unpacked with dpkg -x into a sysroot qemu is given with -L;
+# libc6:arm64 comes from the multiarch run-time the C suites use. The wheel is installed by pip
+# for that platform into a directory of its own, as `pip install --target` leaves it; there
+# bindings/python/wheel-witness.py writes its file, which must equal the native package's
+# (bindings/python on the native library, with Debian's numpy) byte for byte, and then some
+# of the package's own tests run: not those that start a second interpreter, since qemu-user
+# follows no exec of an aarch64 program (no binfmt_misc here), nor the longer suites, which
+# the witness covers at a fraction of their cost under emulation.
+aarch64_python=python3.11
+# The interpreter and the libraries its modules load (ctypes: libffi8), then numpy for
+# VectorEnv: python3-numpy and its BLAS and LAPACK. Their libblas.so.3 and liblapack.so.3 are
+# links the packages' postinst scripts make (Debian's alternatives), which dpkg -x does not
+# run: qemu gives the interpreter their folders in LD_LIBRARY_PATH instead (-E).
+aarch64_python_debs=("$aarch64_python-minimal" "lib$aarch64_python-minimal"
+                     "lib$aarch64_python-stdlib" libffi8 zlib1g libexpat1
+                     python3-numpy libblas3 liblapack3 libgfortran5)
+aarch64_wheel() {
+  local target=$1 cross_file=$2 dir=$3 wheel_start wheels wheel tag platform pkg
+  local python_dir="$root/aarch64-python" missing=() out
+  wheel_start=$(date +%s)
+  step "$target: the Python wheel (meson-python, installed and run under qemu-aarch64)"
+  rm -rf "$dir-wheel/dist" "$dir-wheel/site" "$dir-wheel/run"
+  if ! /usr/bin/python3 -m build --wheel --no-isolation --outdir "$dir-wheel/dist" \
+       -Csetup-args="--cross-file=$cross_file" "$top" \
+       > "$dir-wheel.log" 2>&1; then
+    cat "$dir-wheel.log" >&2
+    echo "$target: the wheel did not build" >&2
+    exit 1
+  fi
+  wheels=("$dir-wheel"/dist/traditional_games-*.whl)
+  if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
+    echo "$target: expected one wheel in $dir-wheel/dist" >&2
+    exit 1
+  fi
+  wheel=$(/usr/bin/python3 bindings/python/wheel-tags.py "${wheels[0]}")
+  tag=$(basename "$wheel" .whl)
+  tag=${tag#traditional_games-*-}
+  case $tag in
+    py3-none-manylinux_*_aarch64) platform=${tag#py3-none-} ;;
+    *) echo "$target: the wheel is tagged $tag, not py3-none-manylinux_X_Y_aarch64" >&2; exit 1 ;;
+  esac
+  /usr/bin/python3 bindings/python/check-wheel.py "$wheel" "$tag" libtraditional-games.so.0 \
+    "$dir-wheel/bundled.so"
+  "$target-objdump" -f "$dir-wheel/bundled.so" | grep -q 'file format elf64-littleaarch64' ||
+    { echo "$target: the wheel's library is not elf64-littleaarch64" >&2; exit 1; }
+  if ! diff <(elf_exports "$target-nm" "$dir-wheel/bundled.so") \
+       "$root/exports-native.txt" > "$dir-wheel/exports.diff"; then
+    echo "$target: the wheel's library exports differ from the native library's:" >&2
+    cat "$dir-wheel/exports.diff" >&2
+    exit 1
+  fi
+
+  mkdir -p "$python_dir/debs"
+  for pkg in "${aarch64_python_debs[@]}"; do
+    compgen -G "$python_dir/debs/${pkg}_*_arm64.deb" >/dev/null || missing+=("$pkg:arm64")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "downloading ${missing[*]}"
+    if ! (cd "$python_dir/debs" && apt-get download "${missing[@]}") \
+         > "$python_dir/download.log" 2>&1; then
+      cat "$python_dir/download.log" >&2
+      echo "$target: apt-get download ${missing[*]} failed: the aarch64 Python comes from" \
+        "Debian's arm64 packages, which need arm64 as a dpkg architecture and its package" \
+        "lists (dpkg --add-architecture arm64; apt-get update: scripts/setup-deps.sh does" \
+        "both) and a reachable mirror" >&2
+      exit 1
+    fi
+  fi
+  rm -rf "$python_dir/sysroot"
+  for pkg in "$python_dir"/debs/*_arm64.deb; do
+    dpkg -x "$pkg" "$python_dir/sysroot"
+  done
+  local python=(qemu-aarch64 -L "$python_dir/sysroot"
+                -E LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu/blas:/usr/lib/aarch64-linux-gnu/lapack
+                "$python_dir/sysroot/usr/bin/$aarch64_python" -s)
+
+  # pip of the build machine, told the target's platform: it must accept the wheel's tag
+  # for manylinux on aarch64, and installs the wheel (its RECORD, metadata and files).
+  /usr/bin/python3 -m pip install --quiet --no-index --no-deps --root-user-action=ignore \
+    --platform "$platform" --only-binary=:all: --target "$dir-wheel/site" "$wheel"
+  # The witness runs as a copy outside the source tree: Python puts a script's own folder
+  # first on the path, and bindings/python holds the package's sources.
+  mkdir -p "$dir-wheel/run"
+  cp bindings/python/wheel-witness.py "$dir-wheel/run/"
+  TG_LIBRARY="$native_lib" PYTHONPATH="$top/bindings/python" /usr/bin/python3 -s \
+    "$dir-wheel/run/wheel-witness.py" "$root/python-witness-native.txt" > /dev/null
+  out=$(cd "$dir-wheel/run" &&
+        env -u TG_LIBRARY -u LD_LIBRARY_PATH -u PYTHONHOME PYTHONPATH="$dir-wheel/site" \
+          "${python[@]}" wheel-witness.py "$dir-wheel/python-witness.txt")
+  echo "$out"
+  case $out in
+    *" on aarch64, library $dir-wheel/site/traditional_games/libtraditional-games.so.0") ;;
+    *) echo "$target: the witness did not run on aarch64 with the installed wheel's library" >&2
+       exit 1 ;;
+  esac
+  if ! cmp -s "$root/python-witness-native.txt" "$dir-wheel/python-witness.txt"; then
+    echo "$target: the Python witness differs from the native package's:" >&2
+    diff "$root/python-witness-native.txt" "$dir-wheel/python-witness.txt" | head -n 40 >&2 ||
+      true
+    exit 1
+  fi
+  echo "$target: the Python witness identical ($(wc -c < "$dir-wheel/python-witness.txt") bytes)"
+  # The installed package's version and metadata, its library stripped and its tag that of the
+  # glibc it needs (read by readelf -V, apart from wheel-tags.py), the error paths.
+  (cd "$dir-wheel/run" &&
+   env -u TG_LIBRARY -u LD_LIBRARY_PATH -u PYTHONHOME TG_EXPECT_BUNDLED=1 \
+     PYTHONPATH="$dir-wheel/site" "${python[@]}" -m unittest \
+     traditional_games.tests.test_package.TestVersions \
+     traditional_games.tests.test_package.TestWheel \
+     traditional_games.tests.test_package.TestTyping traditional_games.tests.test_errors)
+  echo "$target: $(basename "$wheel") installed and run under qemu-aarch64" \
+    "in $(($(date +%s) - wheel_start)) s"
+}
+
 for target in "${targets[@]}"; do
   cross_file="$top/cross/$target.txt"
   [ -f "$cross_file" ] || { echo "test-platforms.sh: no $cross_file" >&2; exit 2; }
@@ -178,6 +301,9 @@ for target in "${targets[@]}"; do
   fi
   echo "$target: the same $(printf '%s\n' "$exports" | wc -l) tg_* functions"
 
-  case $target in *mingw32) windows_wheel "$target" "$cross_file" "$dir" ;; esac
+  case $target in
+    *mingw32) windows_wheel "$target" "$cross_file" "$dir" ;;
+    aarch64-linux-gnu) aarch64_wheel "$target" "$cross_file" "$dir" ;;
+  esac
   echo "$target: done in $(($(date +%s) - start)) s"
 done
