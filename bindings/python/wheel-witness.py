@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import platform
 import sys
-from typing import Iterator, List
+from typing import Any, Iterable, Iterator, List
 
 import traditional_games as tg
 from traditional_games.learning import AECEnv, VectorEnv
@@ -54,9 +54,9 @@ def rule_sets() -> Iterator[str]:
                     yield "%s:%s=%s" % (game.id, option.key, choice)
 
 
-def numbers(values: object) -> str:
+def numbers(values: Iterable[Any]) -> str:
     """A vector (list or numpy array) as exact decimal text, the same for both."""
-    return ",".join(repr(float(v)) for v in values)  # type: ignore[attr-defined]
+    return ",".join(repr(float(v)) for v in values)
 
 
 def bots(state: tg.State, seed: int) -> List[str]:
@@ -114,7 +114,8 @@ def aec_episode(spec: str) -> List[str]:
             if not env.agents:
                 break
             agent = env.agent_selection
-            observation, reward, terminated, truncated, _ = env.last()
+            _, reward, terminated, truncated, _ = env.last(observe=False)
+            observation = env.observe(agent)
             if terminated or truncated:
                 action = None
             else:
