@@ -2,8 +2,9 @@
 # The full check, exactly as CI runs it (.ci/run): install what is missing, then
 #   1. gcc, -Dwerror=true: build everything and run the whole `meson test` suite;
 #   2. the platform matrix: cross builds for aarch64, armhf, s390x and Windows x86-64, their C
-#      unit suites under qemu-user or wine, and their output and exports against step 1's
-#      (scripts/test-platforms.sh, docs/platforms.md); then the Doxygen reference (`docs`
+#      unit suites under qemu-user or wine, and their output and exports against step 1's,
+#      and the Python wheels for Windows (checked by contents) and aarch64 (installed and run
+#      under qemu-user) (scripts/test-platforms.sh, docs/platforms.md); then the Doxygen reference (`docs`
 #      target: any warning is an error);
 #   3. install into a private prefix, build the C examples of README.md and docs/mainpage.md
 #      out of tree with pkg-config, and run them and the README's Python snippet against the
@@ -62,7 +63,7 @@ meson test -C "$gcc_dir" --print-errorlogs --timeout-multiplier "$(timeout_multi
 
 # The platform matrix (docs/platforms.md): aarch64, armhf, s390x and Windows x86-64 cross
 # builds, their C unit suites under qemu-user or wine, and their witness output and exports
-# against this gcc build's. Here, right after the native suites: it needs this build and
+# against this gcc build's; the Python wheels for Windows and aarch64. Here, right after the native suites: it needs this build and
 # nothing later, and a platform that diverges stops the run before the slower instrumented ones.
 step "the platform matrix (cross builds under qemu-user and wine)"
 ./scripts/test-platforms.sh --native-build "$gcc_dir" --build-root "$root/platforms"
