@@ -3,9 +3,9 @@
 #   1. gcc, -Dwerror=true: build everything and run the whole `meson test` suite;
 #   2. the platform matrix: cross builds for aarch64, armhf, s390x and Windows x86-64, their C
 #      unit suites under qemu-user or wine, and their output and exports against step 1's,
-#      and the Python wheels for Windows (checked by contents) and aarch64 (installed and run
-#      under qemu-user) (scripts/test-platforms.sh, docs/platforms.md); then the Doxygen reference (`docs`
-#      target: any warning is an error);
+#      and the Python wheels for Windows (checked by contents) and aarch64 (installed and
+#      run under qemu-user) (scripts/test-platforms.sh, docs/platforms.md); then the Doxygen
+#      reference (`docs` target: any warning is an error);
 #   3. install into a private prefix, build the C examples of README.md and docs/mainpage.md
 #      out of tree with pkg-config, and run them and the README's Python snippet against the
 #      installed library; then build the Python wheel, install it into a fresh venv and run the
