@@ -63,8 +63,9 @@ meson test -C "$gcc_dir" --print-errorlogs --timeout-multiplier "$(timeout_multi
 
 # The platform matrix (docs/platforms.md): aarch64, armhf, s390x and Windows x86-64 cross
 # builds, their C unit suites under qemu-user or wine, and their witness output and exports
-# against this gcc build's; the Python wheels for Windows and aarch64. Here, right after the native suites: it needs this build and
-# nothing later, and a platform that diverges stops the run before the slower instrumented ones.
+# against this gcc build's; the Python wheels for Windows and aarch64. Here, right after the
+# native suites: it needs this build and nothing later, and a platform that diverges stops the
+# run before the slower instrumented ones.
 step "the platform matrix (cross builds under qemu-user and wine)"
 ./scripts/test-platforms.sh --native-build "$gcc_dir" --build-root "$root/platforms"
 
