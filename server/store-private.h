@@ -33,6 +33,8 @@ enum stmt_id {
     S_LOAD_RESULT,
     S_PUT_CLOCK,
     S_LOAD_CLOCK,
+    S_PUT_DEADLINE,
+    S_OVERDUE,
     S_LOAD_MOVES,
     S_COUNT,
     S_COUNT_LIVE,
