@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include <stdio.h>
 #include <time.h>
 
 int64_t correspondence_left_ms(const struct stored_clock *c)
@@ -41,4 +42,31 @@ bool store_overdue_matches(struct store *st, uint64_t *ids, size_t max, size_t *
         ids[(*count)++] = store_as_unsigned(sqlite3_column_int64(s, 0));
     sqlite3_reset(s);
     return rc == SQLITE_ROW || rc == SQLITE_DONE || store_failed(st, rc);
+}
+
+bool store_each_correspondence(struct store *st, uint64_t account_id, size_t max,
+                               void (*each)(const struct correspondence_game *, void *),
+                               void *ctx)
+{
+    if (st->pg)
+        return pg_each_correspondence(st->pg, account_id, max, each, ctx);
+    sqlite3_stmt *s = store_prepared(st, S_EACH_CORRESPONDENCE);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)account_id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct correspondence_game g = {.match_id = store_as_unsigned(sqlite3_column_int64(s, 0)),
+                                        .seat = sqlite3_column_int(s, 2),
+                                        .days = sqlite3_column_int(s, 4)};
+        const unsigned char *spec = sqlite3_column_text(s, 1), *name = sqlite3_column_text(s, 3);
+        snprintf(g.spec, sizeof g.spec, "%s", spec ? (const char *)spec : "");
+        snprintf(g.opponent, sizeof g.opponent, "%s", name ? (const char *)name : "");
+        g.to_move = sqlite3_column_type(s, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 5);
+        g.deadline_ms = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 6);
+        each(&g, ctx);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE || store_failed(st, rc);
 }

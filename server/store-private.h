@@ -35,6 +35,7 @@ enum stmt_id {
     S_LOAD_CLOCK,
     S_PUT_DEADLINE,
     S_OVERDUE,
+    S_EACH_CORRESPONDENCE,
     S_LOAD_MOVES,
     S_COUNT,
     S_COUNT_LIVE,

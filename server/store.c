@@ -143,7 +143,8 @@ static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS correspondence ("
     "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
     "  days     INTEGER NOT NULL CHECK (days IN (1, 2, 3, 5, 7, 14)),"
-    "  deadline INTEGER);"
+    "  deadline INTEGER,"
+    "  to_move  INTEGER CHECK (to_move IN (0, 1)));"
     "CREATE INDEX IF NOT EXISTS correspondence_by_deadline ON correspondence (deadline);"
     "UPDATE meta SET value = '6' WHERE key = 'schema' AND value IN ('1', '2', '3', '4', '5');"
     SET_ASIDE_TABLE_SQL,
@@ -177,8 +178,19 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_LOAD_CLOCK] = "SELECT c.base_ms, c.increment_ms, c.left0_ms, c.left1_ms, c.started, "
                      "c.flagged, k.days, k.deadline FROM clocks c LEFT JOIN correspondence k "
                      "ON k.match_id = c.match_id WHERE c.match_id = ?1",
-    [S_PUT_DEADLINE] = "INSERT OR REPLACE INTO correspondence (match_id, days, deadline) "
-                       "VALUES (?1, ?2, ?3)",
+    [S_PUT_DEADLINE] = "INSERT OR REPLACE INTO correspondence (match_id, days, deadline, "
+                       "to_move) VALUES (?1, ?2, ?3, ?4)",
+    /* An account's correspondence matches being played (LIVE as S_OVERDUE says). */
+    [S_EACH_CORRESPONDENCE] =
+        "SELECT m.id, m.spec, me.seat, a.name, k.days, k.to_move, k.deadline FROM seat_accounts "
+        "me JOIN correspondence k ON k.match_id = me.match_id JOIN matches m ON m.id = "
+        "me.match_id LEFT JOIN seat_accounts o ON o.match_id = me.match_id AND o.seat = 1 - "
+        "me.seat LEFT JOIN accounts a ON a.id = o.account_id WHERE me.account_id = ?1 "
+        "AND NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = m.id) "
+        "AND NOT EXISTS (SELECT 1 FROM clocks c WHERE c.match_id = m.id AND "
+        "c.flagged IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM aborted x WHERE x.match_id = "
+        "m.id) AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.match_id = m.id) "
+        "ORDER BY k.deadline IS NULL, k.deadline LIMIT ?2",
     /* Being played (LIVE as S_COUNT_LIVE says), both seats taken, the deadline passed. */
     [S_OVERDUE] = "SELECT k.match_id FROM correspondence k WHERE k.deadline <= ?1 "
                   "AND NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = k.match_id) "

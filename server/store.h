@@ -40,6 +40,7 @@ struct stored_clock {
     int flagged;        /* -1, or the seat whose time ran out (the match is over) */
     int64_t used_ms;    /* as loaded: how long the current turn has run (PostgreSQL stores when
                            each turn began; SQLite does not, and a restart gives it back) */
+    int to_move;        /* correspondence: the seat to move after the change, -1 if none */
     int days;           /* correspondence: days per move (base_ms is that many days), else 0;
                            stored with the deadline of the seat to move, in wall-clock time,
                            from which a load computes used_ms on either store */
@@ -329,6 +330,24 @@ struct played_game {
  * most max of them. */
 bool store_each_played_game(struct store *st, uint64_t account_id, uint64_t skip, size_t max,
                             void (*each)(const struct played_game *, void *), void *ctx);
+
+/* A correspondence match being played that one account holds a seat of (the player page's
+ * "your turn" list). */
+struct correspondence_game {
+    uint64_t match_id;
+    char spec[HISTORY_SPEC_MAX];
+    int seat;                            /* the account's */
+    char opponent[ACCOUNT_NAME_MAX + 1]; /* "" for a guest or a deleted account */
+    int days;
+    int to_move;         /* the seat to move, -1 while a seat is not yet joined or unknown */
+    int64_t deadline_ms; /* the seat to move's, Unix milliseconds; -1 if none */
+};
+
+/* Calls each for the account's correspondence matches being played, the nearest deadline first;
+ * at most max of them. */
+bool store_each_correspondence(struct store *st, uint64_t account_id, size_t max,
+                               void (*each)(const struct correspondence_game *, void *),
+                               void *ctx);
 
 /* One seat of a stored match: its account, if any, and the rating a rated result moved. */
 struct summary_seat {

@@ -10,12 +10,15 @@ test-tg-server.py in the same run, and on PostgreSQL by test-tg-server-pg.py
   the stored deadlines (`result=W by=time`), rated once in the `correspondence` category;
 - a restart keeps the deadline (the time before it is not given back, unlike a clock's);
 - `--abandon-after` does not abort a correspondence match before its deadline;
+- `player-page` (GET /players/NAME.json) lists the player's running correspondence matches,
+  each with `your_turn` and its deadline, and no longer once one has ended;
 - an old database (schema 5) is brought to 6 in place.
 
 `--day-seconds` (documented as for tests) makes a day a few seconds.
 """
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -188,6 +191,42 @@ class CorrespondenceTests(StoreTests):
         info = base.show(Conn(s.port), mid)
         self.assertEqual((info["result"], info["by"]), (str(mover), "time"))
         self.assertEqual(self.rows("SELECT count(*) FROM aborted"), [("0",)])
+
+
+    def test_the_player_page_lists_running_matches_and_whose_turn(self) -> None:
+        s = self.open_server()
+        alice, bob = self.signed_in(s.port, "alice"), self.signed_in(s.port, "bob")
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus days=3 casual"))
+        clocked, clocked_tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+0 casual"))
+        del clocked_tokens
+        alice_seat = [int(seat) for seat, a in self.rows(
+            "SELECT seat, account_id FROM seat_accounts WHERE match_id = %d" % mid)
+            if int(a) == self.account_id("alice")][0]
+
+        def listed(name: str) -> "list[dict[str, Any]]":
+            reply = Conn(s.port).ok("player-page %s" % name)
+            return list(json.loads(reply)["correspondence"])
+
+        def check(turn: int) -> None:
+            before_ms = time.time() * 1000
+            for name, seat in (("alice", alice_seat), ("bob", 1 - alice_seat)):
+                entries = listed(name)
+                self.assertEqual([e["match"] for e in entries], [mid], name)  # not the clocked one
+                e = entries[0]
+                self.assertEqual((e["seat"], e["days"], e["your_turn"]), (seat, 3, seat == turn))
+                self.assertEqual(e["opponent"], "bob" if name == "alice" else "alice")
+                self.assertEqual(e["spec"].split(":")[0], "hus")
+                # The deadline: three days from the last change, in Unix milliseconds.
+                self.assertLess(abs(e["deadline"] - (before_ms + 3 * 86400000)), 60000)
+
+        turn = int(base.show(alice, mid)["turn"])
+        check(turn)
+        self.play_first(alice, mid, tokens)
+        check(1 - turn)
+        self.assertNotIn(clocked, [e["match"] for e in listed("alice")])
+        alice.ok("resign %d %s" % (mid, tokens[alice_seat]))
+        self.assertEqual(listed("alice"), [])
+        self.assertEqual(listed("bob"), [])
 
 
 class CorrespondenceTest(SqliteStore, CorrespondenceTests, unittest.TestCase):
