@@ -142,11 +142,18 @@ function correspondenceLine(c) {
   return li;
 }
 
+// The player's own page says in the tab's title how many wait for their move; also once the
+// page knows who is signed in (a link to the page may open it first).
+function renderListedTurns() {
+  const data = shown?.kind === 'player' ? shown.data : null;
+  const account = document.body.dataset.account ?? '';
+  const own = data !== null && account !== '' && account.toLowerCase() === data.name.toLowerCase();
+  setListedTurns(own ? (data.correspondence ?? []).filter((c) => c.your_turn).length : 0);
+}
+
 function renderCorrespondence(data, into) {
   const matches = data.correspondence ?? [];
-  // The player's own page says in the tab's title how many wait for their move.
-  const own = document.body.dataset.account && document.body.dataset.account.toLowerCase() === data.name.toLowerCase();
-  setListedTurns(own ? matches.filter((c) => c.your_turn).length : 0);
+  renderListedTurns();
   if (!matches.length) return;
   into.append(element('h3', t('history.correspondence')));
   const list = element('ul', '', { list: 'correspondence' });
@@ -186,7 +193,6 @@ function renderMatch() {
   const { id, data } = shown;
   const into = $('history-view');
   into.replaceChildren();
-  setListedTurns(0);
   into.dataset.view = 'match';
   into.dataset.match = String(id);
   into.append(element('h2', t('history.match-heading', id)));
@@ -231,6 +237,7 @@ export async function openMatchPage(id) {
   const answer = await getJson(`matches/${encodeURIComponent(id)}.json`);
   if (!answer.data) return showFailure(answer, 'match');
   shown = { kind: 'match', id, data: answer.data };
+  renderListedTurns();
   renderMatch();
   return undefined;
 }
@@ -277,6 +284,7 @@ export function wireHistory(accountName) {
       openPlayerPage(name);
     }
   });
+  new MutationObserver(renderListedTurns).observe(document.body, { attributes: true, attributeFilter: ['data-account'] });
   // No tg-server behind the page (the Account panel finds out and hides): no history either.
   new MutationObserver(() => {
     $('history').hidden = $('account').hidden;

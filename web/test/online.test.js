@@ -975,18 +975,25 @@ test('correspondence: days per move from the lobby, the tab title says whose tur
   assert.ok(moverEntry.text.includes('Their turn') && moverEntry.text.includes('3 days per move'), moverEntry.text);
   assert.equal(otherEntry.yourTurn, 'true');
   assert.ok(otherEntry.text.includes('Your turn') && otherEntry.text.includes('to move by'), otherEntry.text);
-  // A fresh tab of the player to move, on no match: its own page's list alone titles the tab.
+  // A fresh tab of the player to move on its own page (a link to it), no match open: the
+  // list alone titles the tab.
+  const readerName = names[other === alice ? 0 : 1];
   const reader = await contexts[other === alice ? 0 : 1].newPage();
   reader.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
-  await reader.goto(`http://127.0.0.1:${webPort}/`);
-  await waitFor(reader, (name) => document.body.dataset.account === name, {}, names[other === alice ? 0 : 1]);
-  assert.equal(await reader.title(), plainTitle);
-  await reader.click('#account-games');
+  await reader.goto(`http://127.0.0.1:${webPort}/?player=${readerName}`);
+  await waitFor(reader, (name) => document.body.dataset.account === name, {}, readerName);
+  await waitFor(reader, () => document.title === '• Your turn (1) - correspondence');
+  // Another player's page counts nothing in this tab's title.
+  await reader.$eval('#history-name', (n, name) => { n.value = name; }, names[other === alice ? 1 : 0]);
+  await reader.click('#history-show');
+  await waitFor(reader, (title) => document.title === title, {}, plainTitle);
+  await reader.$eval('#history-name', (n, name) => { n.value = name; }, readerName);
+  await reader.click('#history-show');
   await waitFor(reader, () => document.title === '• Your turn (1) - correspondence');
   // Resigned: gone from the list, and the title is the page's again.
   const token = new URLSearchParams((await other.evaluate(() => location.hash)).slice(1)).get('token');
-  assert.equal(await ask(`resign ${id} ${token}`), 'ok');
-  await reader.click('#account-games');
+  assert.match(await ask(`resign ${id} ${token}`), /^ok/);
+  await reader.click('#history-show');
   await waitFor(reader, (title) => document.title === title
     && document.querySelector('#history-view [data-list="correspondence"]') === null, {}, plainTitle);
   await reader.close();
