@@ -9,6 +9,7 @@ test-tg-server.py in the same run, and on PostgreSQL by test-tg-server-pg.py
 - the deadline is stored: a match nobody has loaded is flagged by the once-a-second scan of
   the stored deadlines (`result=W by=time`), rated once in the `correspondence` category;
 - a restart keeps the deadline (the time before it is not given back, unlike a clock's);
+- a rematch is a correspondence match with the same days;
 - `--abandon-after` does not abort a correspondence match before its deadline;
 - `player-page` (GET /players/NAME.json) lists the player's running correspondence matches,
   each with `your_turn` and its deadline, and no longer once one has ended;
@@ -227,6 +228,18 @@ class CorrespondenceTests(StoreTests):
         alice.ok("resign %d %s" % (mid, tokens[alice_seat]))
         self.assertEqual(listed("alice"), [])
         self.assertEqual(listed("bob"), [])
+
+
+    def test_a_rematch_keeps_the_days_per_move(self) -> None:
+        s = self.open_server()
+        c = Conn(s.port)
+        mid, token_list = base.new_match(c, "hus days=2")
+        c.ok("resign %d %s" % (mid, token_list[0]))
+        new = int(c.ok("rematch %d %s" % (mid, token_list[0])).split()[0])
+        self.assertEqual(self.rows("SELECT days FROM correspondence WHERE match_id = %d" % new),
+                         [("2",)])
+        self.assertEqual(self.clock_of(c, new)[1], [2 * 86400000] * 2)
+        self.assertIn(" days=2", c.ok("watch %d" % new))
 
 
 class CorrespondenceTest(SqliteStore, CorrespondenceTests, unittest.TestCase):
