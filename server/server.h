@@ -540,8 +540,8 @@ int64_t clock_left(const struct match *m, int seat, double now);
 int clock_running(const struct match *m);
 /* A time control, clock=M+S or days=N (docs/server.md, "Clocks", "Correspondence"); false
  * for anything else, *out then unchanged or partly written. */
-#define TIME_CONTROL_HELP                                                                        \
-    "a time control is clock=M+S, minutes (up to 1440) and an increment in seconds (up to "       \
+#define TIME_CONTROL_HELP                                                                          \
+    "a time control is clock=M+S, minutes (up to 1440) and an increment in seconds (up to "        \
     "3600), e.g. clock=5+3, or days=N, N days per move: 1, 2, 3, 5, 7 or 14"
 bool parse_time_control(const char *text, double day_seconds, struct stored_clock *out);
 /* Whether a word is meant as a time control (clock=... or days=...), valid or not. */

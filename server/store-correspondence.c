@@ -45,8 +45,7 @@ bool store_overdue_matches(struct store *st, uint64_t *ids, size_t max, size_t *
 }
 
 bool store_each_correspondence(struct store *st, uint64_t account_id, size_t max,
-                               void (*each)(const struct correspondence_game *, void *),
-                               void *ctx)
+                               void (*each)(const struct correspondence_game *, void *), void *ctx)
 {
     if (st->pg)
         return pg_each_correspondence(st->pg, account_id, max, each, ctx);

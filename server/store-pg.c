@@ -294,6 +294,7 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
         "$3::bigint IS NULL THEN NULL ELSE (extract(epoch FROM clock_timestamp()) * 1000)::bigint "
         "+ $3 END, $4) ON CONFLICT (match_id) DO UPDATE SET days = EXCLUDED.days, deadline = "
         "EXCLUDED.deadline, to_move = EXCLUDED.to_move",
+    /* clang-format off */
     [P_EACH_CORRESPONDENCE] =
         "SELECT m.id, m.spec, me.seat, a.name, k.days, k.to_move, k.deadline FROM seat_accounts "
         "me JOIN correspondence k ON k.match_id = me.match_id JOIN matches m ON m.id = "
@@ -301,6 +302,7 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
         "me.seat LEFT JOIN accounts a ON a.id = o.account_id WHERE me.account_id = $1 AND "
         LIVE_MATCH("m.id") " AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.match_id = m.id) "
         "ORDER BY k.deadline NULLS LAST LIMIT $2",
+    /* clang-format on */
     [P_LOAD_MOVES] = "SELECT ply, move, notation, hash_after, seat FROM moves "
                      "WHERE match_id = $1 ORDER BY ply",
     [P_COUNT] = "SELECT count(*) FROM matches",

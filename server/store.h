@@ -346,8 +346,7 @@ struct correspondence_game {
 /* Calls each for the account's correspondence matches being played, the nearest deadline first;
  * at most max of them. */
 bool store_each_correspondence(struct store *st, uint64_t account_id, size_t max,
-                               void (*each)(const struct correspondence_game *, void *),
-                               void *ctx);
+                               void (*each)(const struct correspondence_game *, void *), void *ctx);
 
 /* One seat of a stored match: its account, if any, and the rating a rated result moved. */
 struct summary_seat {
