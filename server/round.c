@@ -155,6 +155,20 @@ static int seat_to_move(const tg_state *s)
     return p == 0 || p == 1 ? p : -1;
 }
 
+/* What a correspondence row says after the change: the seat to move, and whether a deadline
+ * runs (not once the match is over, nor while a seat waits to be taken). */
+static void correspondence_after(const struct change *ch, struct stored_clock *c)
+{
+    const struct match *m = ch->match;
+    const tg_state *after = ch->state ? ch->state : m->state;
+    bool ends = ch->kind == CH_RESIGN || ch->kind == CH_FLAG || ch->kind == CH_ABORT ||
+                ch->kind == CH_DRAW || (after && tg_state_is_terminal(after)) ||
+                (ch->kind != CH_NEW && match_over(m));
+    bool waiting = m->invite_seat >= 0 && ch->kind != CH_JOIN;
+    c->to_move = seat_to_move(after);
+    c->no_deadline = ends || waiting;
+}
+
 /* What the rows are written from and the clocks after the change, on the loop as it is staged
  * (the match is busy from now until the change is applied or refused). */
 static void prepare_rows(struct server *sv, struct change *ch)
@@ -164,7 +178,7 @@ static void prepare_rows(struct server *sv, struct change *ch)
     *r = (struct staged_rows){.id = m->id, .version = m->version};
     /* A correspondence row names the seat to move, for the player pages' "your turn". */
     if (ch->kind == CH_NEW) {
-        ch->clock.kept.to_move = seat_to_move(ch->state ? ch->state : m->state);
+        correspondence_after(ch, &ch->clock.kept);
         return;
     }
     r->ply = tg_state_ply(m->state);
@@ -181,7 +195,7 @@ static void prepare_rows(struct server *sv, struct change *ch)
         ch->clock.kept.flagged = ch->seat;
         ch->clock.kept.left_ms[ch->seat] = 0;
     }
-    ch->clock.kept.to_move = seat_to_move(ch->state ? ch->state : m->state);
+    correspondence_after(ch, &ch->clock.kept);
 }
 
 /* Writes the change's rows inside a savepoint of the round's transaction (on a shared

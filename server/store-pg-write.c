@@ -200,7 +200,9 @@ bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c
     char days[NUM_TEXT], left[NUM_TEXT];
     /* The deadline from the database's clock (P_PUT_DEADLINE): the one the scans compare. */
     const char *w[] = {a, pg_i64_text(days, c->days),
-                       c->flagged < 0 ? pg_i64_text(left, correspondence_left_ms(c)) : NULL,
+                       c->flagged < 0 && !c->no_deadline
+                           ? pg_i64_text(left, correspondence_left_ms(c))
+                           : NULL,
                        c->to_move == 0   ? "0"
                        : c->to_move == 1 ? "1"
                                          : NULL};

@@ -41,6 +41,8 @@ struct stored_clock {
     int64_t used_ms;    /* as loaded: how long the current turn has run (PostgreSQL stores when
                            each turn began; SQLite does not, and a restart gives it back) */
     int to_move;        /* correspondence: the seat to move after the change, -1 if none */
+    bool no_deadline;   /* correspondence: none runs (the match is over, or a seat is not yet
+                           taken), so that the scan's range holds only deadlines that run */
     int days;           /* correspondence: days per move (base_ms is that many days), else 0;
                            stored with the deadline of the seat to move, in wall-clock time,
                            from which a load computes used_ms on either store */

@@ -108,6 +108,10 @@ class CorrespondenceTests(StoreTests):
             self.assertGreater(min(clock), days * 86400000 - 5000)
             self.assertEqual(self.rows("SELECT days FROM correspondence WHERE match_id = %d"
                                        % mid), [(str(days),)])
+        # No deadline runs while the second seat is not taken: the join timeout decides then.
+        waiting = int(c.ok("new hus days=1").split()[0])
+        self.assertEqual(self.rows("SELECT count(*) FROM correspondence WHERE match_id = %d AND "
+                                   "deadline IS NULL" % waiting), [("1",)])
         # In the lobby: the seek line says days and the category.
         seek_id = alice.ok("seek hus days=2 rated")
         words = watcher.read().split()
@@ -226,6 +230,9 @@ class CorrespondenceTests(StoreTests):
         check(1 - turn)
         self.assertNotIn(clocked, [e["match"] for e in listed("alice")])
         alice.ok("resign %d %s" % (mid, tokens[alice_seat]))
+        # Over: no deadline left in the scan's range.
+        self.assertEqual(self.rows("SELECT count(*) FROM correspondence WHERE match_id = %d AND "
+                                   "deadline IS NULL" % mid), [("1",)])
         self.assertEqual(listed("alice"), [])
         self.assertEqual(listed("bob"), [])
 
