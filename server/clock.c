@@ -16,6 +16,10 @@ int clock_running(const struct match *m)
 {
     if (!m->clock.kept.on || !m->clock.kept.started || !m->state || match_over(m))
         return -1;
+    /* Correspondence runs from the start, but only once both seats are taken (until then the
+     * join timeout decides). */
+    if (m->clock.kept.days && m->invite_seat >= 0)
+        return -1;
     int p = tg_state_player(m->state);
     return p == 0 || p == 1 ? p : -1;
 }
@@ -49,6 +53,10 @@ struct match_clock clock_after(const struct match *m, double now, double charged
             c.kept.left_ms[decider] += c.kept.increment_ms;
         c.kept.started = true;
     }
+    /* Correspondence: every decision gives the seat then to move its whole allowance again
+     * (lichess's days per move); nothing is banked. */
+    if (c.kept.days && decider >= 0)
+        c.kept.left_ms[0] = c.kept.left_ms[1] = c.kept.base_ms;
     c.turn_began = now;
     return c;
 }
@@ -71,7 +79,7 @@ bool track_clock(struct server *sv, struct match *m)
 
 /* clock=M+S: M minutes (a fraction allowed: 0.5 is 30 s) for each seat, plus S seconds after
  * each of its decisions. */
-bool parse_clock(const char *text, struct stored_clock *out)
+static bool parse_clock(const char *text, struct stored_clock *out)
 {
     if (strncmp(text, "clock=", 6) != 0 || !isdigit((unsigned char)text[6]))
         return false;
@@ -89,6 +97,37 @@ bool parse_clock(const char *text, struct stored_clock *out)
                                  .flagged = -1};
     out->left_ms[0] = out->left_ms[1] = out->base_ms;
     return out->base_ms > 0;
+}
+
+/* days=N, N days per move: lichess's correspondence choices. The clock runs from the start
+ * (a correspondence game has no first-move grace: the first mover has its days too). */
+static bool parse_days(const char *text, double day_seconds, struct stored_clock *out)
+{
+    static const char *const allowed[] = {"1", "2", "3", "5", "7", "14"};
+    if (strncmp(text, "days=", 5) != 0)
+        return false;
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+        if (strcmp(text + 5, allowed[i]) == 0) {
+            int days = atoi(allowed[i]);
+            *out = (struct stored_clock){.on = true,
+                                         .base_ms = (int64_t)(days * day_seconds * 1000.0),
+                                         .started = true,
+                                         .flagged = -1,
+                                         .days = days};
+            out->left_ms[0] = out->left_ms[1] = out->base_ms;
+            return true;
+        }
+    return false;
+}
+
+bool parse_time_control(const char *text, double day_seconds, struct stored_clock *out)
+{
+    return parse_clock(text, out) || parse_days(text, day_seconds, out);
+}
+
+bool is_time_control(const char *word)
+{
+    return strncmp(word, "clock=", 6) == 0 || strncmp(word, "days=", 5) == 0;
 }
 
 /* A clock that has run out ends its match: staged like any change, so that the flag fall is
@@ -139,4 +178,22 @@ void check_flags(struct server *sv)
         m->flag_staged = kind == CH_FLAG;
         stage(sv, ch);
     }
+}
+
+/* Correspondence matches are not kept loaded for their days: the deadlines passed are found
+ * in the store, by any server, and each such match loaded (on a move worker, as a client's
+ * command would) so that check_flags ends it through a round like any flag fall; on a shared
+ * database the round's claim makes that happen once. */
+#define OVERDUE_PER_PASS 16
+
+void load_overdue_matches(struct server *sv)
+{
+    uint64_t ids[OVERDUE_PER_PASS];
+    size_t n;
+    if (sv->halted || store_in_transaction(sv->store) ||
+        !store_overdue_matches(sv->store, ids, OVERDUE_PER_PASS, &n))
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!loaded_match(sv, ids[i]) && !find_set_aside(sv, ids[i]))
+            (void)start_load(sv, NULL, ids[i]);
 }

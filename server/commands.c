@@ -75,19 +75,17 @@ void cmd_new(struct server *sv, struct client *c, char **w, size_t n)
     int creator = 0;
     bool clock_seen = false, seat_seen = false;
     for (size_t i = 2; i < n; i++) {
-        if (!clock_seen && strncmp(w[i], "clock=", 6) == 0) {
+        if (!clock_seen && is_time_control(w[i])) {
             clock_seen = true;
-            if (!parse_clock(w[i], &clock)) {
-                reply_error(c, "bad-option",
-                            "a time control is clock=M+S: minutes (up to 1440) and an "
-                            "increment in seconds (up to 3600), e.g. clock=5+3");
+            if (!parse_time_control(w[i], sv->opt.day_seconds, &clock)) {
+                reply_error(c, "bad-option", TIME_CONTROL_HELP);
                 return;
             }
         } else if (!seat_seen && (strcmp(w[i], "seat=0") == 0 || strcmp(w[i], "seat=1") == 0)) {
             seat_seen = true;
             creator = w[i][5] - '0';
         } else {
-            reply_error(c, "bad-option", "new SPEC [clock=M+S] [seat=0|1]");
+            reply_error(c, "bad-option", "new SPEC [clock=M+S|days=N] [seat=0|1]");
             return;
         }
     }
@@ -521,6 +519,8 @@ void cmd_watch(struct server *sv, struct client *c, struct match *m, const char 
     if (m->clock.kept.on)
         buf_printf(&c->out, " clock=%" PRId64 "+%" PRId64 "ms", m->clock.kept.base_ms,
                    m->clock.kept.increment_ms);
+    if (m->clock.kept.days)
+        buf_printf(&c->out, " days=%d", m->clock.kept.days);
     buf_append(&c->out, "\n", 1);
     catch_up(sv, c, m, from > m->ply_count + 1 ? m->ply_count + 1 : (size_t)from);
 }

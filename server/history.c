@@ -17,6 +17,7 @@
 #define POINTS_MAX 300    /* the latest points of rating history, all games together */
 #define GAMES_PER_PAGE 20 /* finished games a page */
 #define PAGE_MAX 100000   /* further back than any player plays: refused, never scanned */
+#define CORRESPONDENCE_MAX 50 /* running correspondence matches listed, nearest deadline first */
 
 /* A JSON string of text; what the store holds is ASCII (names, specs, words), but nothing
  * relies on it. */
@@ -105,6 +106,22 @@ static void game_json(const struct played_game *g, void *ctx)
     buf_printf(l->out, "}");
 }
 
+static void correspondence_json(const struct correspondence_game *g, void *ctx)
+{
+    struct page_lists *l = ctx;
+    buf_printf(l->out, "%s{\"match\":%" PRIu64 ",\"spec\":", l->count++ ? "," : "", g->match_id);
+    json_string(l->out, g->spec);
+    buf_printf(l->out, ",\"seat\":%d,\"opponent\":", g->seat);
+    if (g->opponent[0])
+        json_string(l->out, g->opponent);
+    else
+        buf_printf(l->out, "null");
+    buf_printf(l->out, ",\"days\":%d,\"your_turn\":%s", g->days,
+               g->to_move == g->seat ? "true" : "false");
+    json_ms(l->out, "deadline", g->deadline_ms);
+    buf_printf(l->out, "}");
+}
+
 static bool player_json(struct server *sv, const struct stored_account *a, uint64_t page,
                         struct buf *out)
 {
@@ -139,8 +156,12 @@ static bool player_json(struct server *sv, const struct stored_account *a, uint6
     if (!store_each_played_game(sv->store, a->id, page * GAMES_PER_PAGE, GAMES_PER_PAGE + 1,
                                 game_json, &l))
         return false;
-    buf_printf(out, "],\"page\":%" PRIu64 ",\"more\":%s}", page,
-               l.count > GAMES_PER_PAGE ? "true" : "false");
+    bool more = l.count > GAMES_PER_PAGE;
+    buf_printf(out, "],\"correspondence\":[");
+    l.count = 0;
+    if (!store_each_correspondence(sv->store, a->id, CORRESPONDENCE_MAX, correspondence_json, &l))
+        return false;
+    buf_printf(out, "],\"page\":%" PRIu64 ",\"more\":%s}", page, more ? "true" : "false");
     return true;
 }
 

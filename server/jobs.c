@@ -30,7 +30,7 @@ void job_free(struct job *j)
 bool job_submit(struct pool *pool, struct client *c, struct job *j, size_t address_max)
 {
     /* A connection whose address could not be recorded shares the budget-less owner "". */
-    const char *address = c->address ? c->address->name : "";
+    const char *address = c && c->address ? c->address->name : "";
     switch (pool_submit(pool, &j->base, address, address_max)) {
     case POOL_QUEUED:
         return true;
@@ -182,6 +182,12 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
         reply_error(c, "no-such-match", "no match has that id");
         return RUN_DONE;
     }
+    return start_load(sv, c, id);
+}
+
+enum run_result start_load(struct server *sv, struct client *c, uint64_t id)
+{
+    struct match *m;
     char why[256];
     if (!room_to_load(sv)) {
         reply_error(c, "overloaded", "every loaded match is in use; try again");

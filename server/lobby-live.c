@@ -77,9 +77,13 @@ static void match_started(struct server *sv, const struct change *ch)
     snprintf(names[1 - seat], sizeof names[1 - seat], "%s",
              taker && taker->account_id ? taker->account_name : "guest");
     struct buf rest = {0};
-    buf_printf(&rest, "%" PRIu64 " %s clock=%g+%g %s %s %s", m->id, tg_rules_spec(m->rules->rules),
-               (double)m->clock.kept.base_ms / 60000.0, (double)m->clock.kept.increment_ms / 1000.0,
-               ch->rated ? "rated" : "casual", names[0], names[1]);
+    buf_printf(&rest, "%" PRIu64 " %s ", m->id, tg_rules_spec(m->rules->rules));
+    if (m->clock.kept.days)
+        buf_printf(&rest, "days=%d", m->clock.kept.days);
+    else
+        buf_printf(&rest, "clock=%g+%g", (double)m->clock.kept.base_ms / 60000.0,
+                   (double)m->clock.kept.increment_ms / 1000.0);
+    buf_printf(&rest, " %s %s %s", ch->rated ? "rated" : "casual", names[0], names[1]);
     if (!rest.data)
         return;
     live_add(sv, m->id, rest.data);

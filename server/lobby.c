@@ -75,6 +75,13 @@ static bool sees(const struct client *c, const struct seek *k)
     return !k->s.target_account || owns(c, k) || (c->account_id == k->s.target_account);
 }
 
+/* A seek's time control as the protocol writes it: clock_text holds M+S for a clock (as
+ * servers before correspondence stored it in the site's seeks) and days=N whole. */
+static void time_control_word(const char *clock_text, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s", strncmp(clock_text, "days=", 5) == 0 ? "" : "clock=", clock_text);
+}
+
 static void seek_line(struct buf *b, const struct seek *k)
 {
     const struct stored_seek *s = &k->s;
@@ -83,7 +90,9 @@ static void seek_line(struct buf *b, const struct seek *k)
         buf_printf(b, "%.0f%s", s->rating, s->provisional ? "?" : "");
     else
         buf_printf(b, "-");
-    buf_printf(b, " %s clock=%s %s %s", s->spec, s->clock_text, clock_category(&k->clock),
+    char control[sizeof s->clock_text + 8];
+    time_control_word(s->clock_text, control, sizeof control);
+    buf_printf(b, " %s %s %s %s", s->spec, control, clock_category(&k->clock),
                s->rated ? "rated" : "casual");
     if (s->max)
         buf_printf(b, " range=%d-%d", s->min, s->max);
@@ -269,8 +278,9 @@ static void mirror_seek(const struct stored_seek *stored, void *ctx)
     size_t index;
     struct seek k = {.s = *stored, .created = sv->now};
     char clock_word[sizeof stored->clock_text + 8];
-    snprintf(clock_word, sizeof clock_word, "clock=%s", stored->clock_text);
-    if (seek_by_id(sv->lobby, stored->id, &index) || !parse_clock(clock_word, &k.clock))
+    time_control_word(stored->clock_text, clock_word, sizeof clock_word);
+    if (seek_by_id(sv->lobby, stored->id, &index) ||
+        !parse_time_control(clock_word, sv->opt.day_seconds, &k.clock))
         return;
     /* A seek of this server's own name is one it made before a restart: its connection is
      * gone, and the site's sweep takes it away. */
@@ -286,16 +296,17 @@ static void cmd_seek(struct server *sv, struct client *c, char **w, size_t n,
 {
     struct seek k = {.local = true, .created = sv->now, .address = c->address};
     struct stored_seek *s = &k.s;
-    const char *usage = target ? "challenge NAME SPEC clock=M+S rated|casual"
-                               : "seek SPEC clock=M+S rated|casual [range=MIN-MAX]";
+    const char *usage = target ? "challenge NAME SPEC clock=M+S|days=N rated|casual"
+                               : "seek SPEC clock=M+S|days=N rated|casual [range=MIN-MAX]";
     if (n < 3 || n > (target ? 3u : 4u)) {
         reply_error(c, "usage", "%s", usage);
         return;
     }
-    if (!parse_clock(w[1], &k.clock) || strlen(w[1] + 6) >= sizeof s->clock_text) {
-        reply_error(c, "bad-option",
-                    "a seek's time control is clock=M+S: minutes (up to 1440) and an increment "
-                    "in seconds (up to 3600), e.g. clock=5+3");
+    /* What clock_text keeps: M+S of a clock, days=N whole (time_control_word). */
+    const char *control_text = strncmp(w[1], "days=", 5) == 0 ? w[1] : w[1] + 6;
+    if (!parse_time_control(w[1], sv->opt.day_seconds, &k.clock) ||
+        strlen(control_text) >= sizeof s->clock_text) {
+        reply_error(c, "bad-option", "a seek's " TIME_CONTROL_HELP);
         return;
     }
     if (strcmp(w[2], "rated") != 0 && strcmp(w[2], "casual") != 0) {
@@ -343,7 +354,7 @@ static void cmd_seek(struct server *sv, struct client *c, char **w, size_t n,
     }
     if (owns_too_many(sv, c))
         return;
-    snprintf(s->clock_text, sizeof s->clock_text, "%s", w[1] + 6);
+    snprintf(s->clock_text, sizeof s->clock_text, "%s", control_text);
     snprintf(s->owner_name, sizeof s->owner_name, "%s",
              s->owner_account ? c->account_name : "guest");
     snprintf(s->instance, sizeof s->instance, "%s", store_owner(sv->store));

@@ -165,6 +165,7 @@ void expire_unplayed_matches(struct server *sv)
     size_t n;
     bool more;
     lobby_sweep(sv); /* the loop's once-a-second pass: the lobby's old seeks go with it */
+    load_overdue_matches(sv);
     if (sv->halted || store_in_transaction(sv->store) ||
         !store_expired_matches(sv->store, sv->expiry_cursor, EXPIRY_IDS_PER_PASS,
                                sv->opt.join_timeout, sv->opt.abandon_after, ids,
@@ -298,9 +299,10 @@ int seat_of(const struct match *m, const char *token)
 
 bool evictable(const struct match *m)
 {
-    /* A running clock is watched by the loop, and a watched match pushes its events. */
+    /* A running clock is watched by the loop, and a watched match pushes its events; a
+     * correspondence match lasts days, and its flag is found from the store (clock.c). */
     return !m->loading && !m->busy && m->undo_requested_by < 0 && !m->watchers &&
-           !(m->clock.kept.on && !match_over(m));
+           !(m->clock.kept.on && !m->clock.kept.days && !match_over(m));
 }
 
 /* Makes room for one more loaded match, besides `coming` ones not in the table yet (new

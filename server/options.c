@@ -27,7 +27,7 @@ static const char usage_text[] =
     "                 [--web-port-file PATH] [--origin ORIGIN]... [--trusted-proxy ADDR]...\n"
     "                 [--metrics-port N] [--metrics-port-file PATH] [--lease S]\n"
     "                 [--sign-in-rate N] [--address-sign-in-rate N] [--session-lifetime S]\n"
-    "                 [--secure-cookies] [--seek-lifetime S]\n"
+    "                 [--secure-cookies] [--seek-lifetime S] [--day-seconds S]\n"
     "       tg-server --db PATH --migrate-logs DIR\n"
     "       tg-server --db PATH --backup FILE\n";
 
@@ -83,6 +83,8 @@ static void usage(FILE *f)
           "                           2592000: 30 days)\n"
           "  --seek-lifetime S        a lobby seek nobody takes goes after S seconds (default\n"
           "                           1800)\n"
+          "  --day-seconds S          for tests only: the length of a correspondence day\n"
+          "                           (days=N per move), 86400 unless given\n"
           "  --max-buffered KB        output waiting for all clients together before watchers\n"
           "                           that do not read are let go (default 32768)\n"
           "  --check                  before serving, run PRAGMA integrity_check and replay\n"
@@ -167,6 +169,7 @@ int parse_options(int argc, char **argv, struct options *o)
                           .address_sign_in_rate = 100,
                           .session_lifetime = 30 * 86400,
                           .seek_lifetime = 1800,
+                          .day_seconds = 86400,
                           .web_port = -1,
                           .metrics_port = -1};
     for (int i = 1; i < argc; i++) {
@@ -319,6 +322,10 @@ int parse_options(int argc, char **argv, struct options *o)
             if (!parse_number(v, 86400, &n) || n == 0)
                 return bad_args("--seek-lifetime needs seconds, from 1 to 86400", v);
             o->seek_lifetime = (double)n;
+        } else if (strcmp(a, "--day-seconds") == 0) {
+            if (!parse_number(v, 86400, &n) || n == 0)
+                return bad_args("--day-seconds needs seconds, from 1 to 86400", v);
+            o->day_seconds = (double)n;
         } else if (strcmp(a, "--address-rate") == 0) {
             if (!parse_number(v, 1000000, &n) || n == 0)
                 return bad_args("--address-rate needs a number from 1 to 1000000", v);

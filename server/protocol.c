@@ -256,14 +256,15 @@ static size_t split_words(char *line, char **words, size_t max)
 }
 
 static const char help_text[] =
-    "ok commands: new SPEC [clock=M+S] [seat=0|1]; join ID INVITE; show ID; moves ID; "
+    "ok commands: new SPEC [clock=M+S|days=N] [seat=0|1]; join ID INVITE; show ID; moves ID; "
     "history ID; record ID; watch ID [PLY]; "
     "unwatch ID; list [AFTER]; status; "
     "play ID PLY MOVE TOKEN; bot ID PLY BOT TOKEN; undo ID PLY TOKEN; accept ID PLY TOKEN; "
     "decline ID PLY TOKEN; offer-draw ID PLY TOKEN; accept-draw ID PLY TOKEN; "
     "decline-draw ID PLY TOKEN; withdraw-draw ID PLY TOKEN; resign ID TOKEN; rematch ID TOKEN; register NAME PASSWORD; "
     "login NAME PASSWORD; session TOKEN; logout; logout-all; delete-account PASSWORD; whoami; "
-    "seek SPEC clock=M+S rated|casual [range=MIN-MAX]; challenge NAME SPEC clock=M+S "
+    "seek SPEC clock=M+S|days=N rated|casual [range=MIN-MAX]; challenge NAME SPEC "
+    "clock=M+S|days=N "
     "rated|casual; unseek [ID]; accept-seek ID; decline-seek ID; lobby; player NAME; "
     "player-page NAME [PAGE]; match-page ID; help; quit\n";
 

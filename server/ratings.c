@@ -18,6 +18,8 @@
 
 const char *clock_category(const struct stored_clock *clock)
 {
+    if (clock->days)
+        return "correspondence";
     /* The estimated length of one side's game: the base and 40 moves' increments. */
     int64_t estimate_ms = clock->base_ms + 40 * clock->increment_ms;
     if (estimate_ms < 180000)

@@ -23,6 +23,9 @@ static struct stored_clock fresh_clock(const struct stored_clock *old)
     c.base_ms = old->base_ms;
     c.increment_ms = old->increment_ms;
     c.left_ms[0] = c.left_ms[1] = old->base_ms;
+    /* A correspondence game's rematch is one too: its days run from the start (clock.c). */
+    c.days = old->days;
+    c.started = old->days != 0;
     return c;
 }
 

@@ -148,6 +148,27 @@ void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool 
         (void)store_find_rematch(st, ch->rematch_of, &r->rematch_winner);
 }
 
+/* The seat to move in a position (the one after the change when it has one), or -1. */
+static int seat_to_move(const tg_state *s)
+{
+    int p = s ? tg_state_player(s) : -1;
+    return p == 0 || p == 1 ? p : -1;
+}
+
+/* What a correspondence row says after the change: the seat to move, and whether a deadline
+ * runs (not once the match is over, nor while a seat waits to be taken). */
+static void correspondence_after(const struct change *ch, struct stored_clock *c)
+{
+    const struct match *m = ch->match;
+    const tg_state *after = ch->state ? ch->state : m->state;
+    bool ends = ch->kind == CH_RESIGN || ch->kind == CH_FLAG || ch->kind == CH_ABORT ||
+                ch->kind == CH_DRAW || (after && tg_state_is_terminal(after)) ||
+                (ch->kind != CH_NEW && match_over(m));
+    bool waiting = m->invite_seat >= 0 && ch->kind != CH_JOIN;
+    c->to_move = seat_to_move(after);
+    c->no_deadline = ends || waiting;
+}
+
 /* What the rows are written from and the clocks after the change, on the loop as it is staged
  * (the match is busy from now until the change is applied or refused). */
 static void prepare_rows(struct server *sv, struct change *ch)
@@ -155,8 +176,11 @@ static void prepare_rows(struct server *sv, struct change *ch)
     struct match *m = ch->match;
     struct staged_rows *r = &ch->rows;
     *r = (struct staged_rows){.id = m->id, .version = m->version};
-    if (ch->kind == CH_NEW)
+    /* A correspondence row names the seat to move, for the player pages' "your turn". */
+    if (ch->kind == CH_NEW) {
+        correspondence_after(ch, &ch->clock.kept);
         return;
+    }
     r->ply = tg_state_ply(m->state);
     r->score[0] = tg_state_score(m->state, 0);
     r->score[1] = tg_state_score(m->state, 1);
@@ -171,6 +195,7 @@ static void prepare_rows(struct server *sv, struct change *ch)
         ch->clock.kept.flagged = ch->seat;
         ch->clock.kept.left_ms[ch->seat] = 0;
     }
+    correspondence_after(ch, &ch->clock.kept);
 }
 
 /* Writes the change's rows inside a savepoint of the round's transaction (on a shared

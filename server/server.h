@@ -102,6 +102,7 @@ struct options {
     double session_lifetime;     /* seconds a session lasts from its sign-in */
     bool secure_cookies;         /* the session cookie is marked Secure (the site is on TLS) */
     double seek_lifetime;        /* seconds a lobby seek waits for a taker */
+    double day_seconds;          /* a correspondence day: 86400, shorter only in tests */
 };
 
 /* ---- rule sets, matches, clients ----------------------------------------------------- */
@@ -530,11 +531,21 @@ bool bot_is_cheap(const char *spec, unsigned long cap_ms, double now, double dea
 
 /* clock.c */
 void check_flags(struct server *sv);
+/* Loads the correspondence matches whose deadline passed while nobody had them loaded, for
+ * check_flags to flag (docs/server.md, "Correspondence"). Once a second. */
+void load_overdue_matches(struct server *sv);
 bool flag_fell(struct server *sv, struct match *m);
 struct match_clock clock_after(const struct match *m, double now, double charged, int decider);
 int64_t clock_left(const struct match *m, int seat, double now);
 int clock_running(const struct match *m);
-bool parse_clock(const char *text, struct stored_clock *out);
+/* A time control, clock=M+S or days=N (docs/server.md, "Clocks", "Correspondence"); false
+ * for anything else, *out then unchanged or partly written. */
+#define TIME_CONTROL_HELP                                                                          \
+    "a time control is clock=M+S, minutes (up to 1440) and an increment in seconds (up to "        \
+    "3600), e.g. clock=5+3, or days=N, N days per move: 1, 2, 3, 5, 7 or 14"
+bool parse_time_control(const char *text, double day_seconds, struct stored_clock *out);
+/* Whether a word is meant as a time control (clock=... or days=...), valid or not. */
+bool is_time_control(const char *word);
 bool track_clock(struct server *sv, struct match *m);
 
 /* commands.c */
@@ -598,6 +609,9 @@ void follow_claimed(struct server *sv, struct match *m);
 
 /* jobs.c */
 bool load_consistent(const struct job *j, char *why, size_t why_cap);
+/* Loads stored match id (not loaded, not set aside) on a move worker: RUN_WAIT once queued,
+ * RUN_DONE when it cannot be, c (NULL for the server's own loads) told why. */
+enum run_result start_load(struct server *sv, struct client *c, uint64_t id);
 enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
                            struct match **out);
 void job_free(struct job *j);

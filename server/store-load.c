@@ -140,6 +140,13 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
         c->flagged = sqlite3_column_type(s, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 5);
         if (c->base_ms <= 0 || c->increment_ms < 0 || c->flagged < -1 || c->flagged > 1)
             return damaged(st, s, out, why, why_cap, "clocks row is malformed", rc);
+        c->days = sqlite3_column_int(s, 6); /* 0: no correspondence row */
+        if (c->days && sqlite3_column_type(s, 7) != SQLITE_NULL) {
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            c->used_ms = correspondence_used_ms(c, sqlite3_column_int64(s, 7),
+                                                (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000);
+        }
         rc = sqlite3_step(s);
     }
     if (rc != SQLITE_DONE)

@@ -87,3 +87,29 @@ bool pg_expire_match(struct pg_store *pg, uint64_t id, double join_timeout, doub
     PQclear(r);
     return true;
 }
+
+bool pg_overdue_matches(struct pg_store *pg, uint64_t *ids, size_t max, size_t *count)
+{
+    *count = 0;
+    char a[NUM_TEXT];
+    const char *v[] = {pg_u64_text(a, max)};
+    /* A match leased by a live server is loaded there, and its loop flags it. */
+    PGresult *r = run_params(
+        pg,
+        "SELECT k.match_id FROM correspondence k WHERE k.deadline <= (extract(epoch FROM "
+        "clock_timestamp()) * 1000)::bigint "
+        "AND NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = k.match_id) "
+        "AND NOT EXISTS (SELECT 1 FROM clocks c WHERE c.match_id = k.match_id AND "
+        "c.flagged IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM aborted a WHERE a.match_id = "
+        "k.match_id) AND NOT EXISTS (SELECT 1 FROM invites i WHERE i.match_id = k.match_id) "
+        "AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.match_id = k.match_id) "
+        "AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.match_id = k.match_id AND "
+        "l.expires_at > clock_timestamp()) ORDER BY k.deadline LIMIT $1::bigint",
+        1, v);
+    if (!r)
+        return false;
+    for (int i = 0; i < PQntuples(r) && *count < max; i++)
+        ids[(*count)++] = strtoull(PQgetvalue(r, i, 0), NULL, 10);
+    PQclear(r);
+    return true;
+}

@@ -164,3 +164,25 @@ enum rated_result pg_match_summary(struct pg_store *pg, uint64_t id, struct matc
     PQclear(r);
     return read_seats(pg, v, out) ? RATED_YES : RATED_FAILED;
 }
+
+bool pg_each_correspondence(struct pg_store *pg, uint64_t account_id, size_t max,
+                            void (*each)(const struct correspondence_game *, void *), void *ctx)
+{
+    char a[NUM_TEXT], b[NUM_TEXT];
+    const char *v[] = {pg_u64_text(a, account_id), pg_u64_text(b, max)};
+    PGresult *r = read_rows(pg, P_EACH_CORRESPONDENCE, 2, v);
+    if (!r)
+        return false;
+    for (int i = 0; i < PQntuples(r); i++) {
+        struct correspondence_game g = {.match_id = strtoull(PQgetvalue(r, i, 0), NULL, 10),
+                                        .seat = atoi(PQgetvalue(r, i, 2)),
+                                        .days = atoi(PQgetvalue(r, i, 4))};
+        copy_value(g.spec, sizeof g.spec, r, i, 1);
+        copy_value(g.opponent, sizeof g.opponent, r, i, 3);
+        g.to_move = PQgetisnull(r, i, 5) ? -1 : atoi(PQgetvalue(r, i, 5));
+        g.deadline_ms = PQgetisnull(r, i, 6) ? -1 : strtoll(PQgetvalue(r, i, 6), NULL, 10);
+        each(&g, ctx);
+    }
+    PQclear(r);
+    return true;
+}

@@ -25,9 +25,13 @@ static const char load_sql[] =
     "WHERE match_id = $1 "
     "UNION ALL SELECT 3, winner, ply, NULL, NULL, NULL, NULL, NULL, reason FROM results "
     "WHERE match_id = $1 "
-    "UNION ALL SELECT 4, base_ms, increment_ms, left0_ms, left1_ms, started::int, flagged, "
-    "GREATEST(0, (extract(epoch FROM clock_timestamp() - turn_started_at) * 1000)::bigint), "
-    "NULL FROM clocks WHERE match_id = $1 "
+    /* t1: a correspondence match's days per move and its deadline as milliseconds from now by
+     * the database's clock ("3 -1200"; "3 -" once over), NULL for any other clock. */
+    "UNION ALL SELECT 4, c.base_ms, c.increment_ms, c.left0_ms, c.left1_ms, c.started::int, "
+    "c.flagged, GREATEST(0, (extract(epoch FROM clock_timestamp() - c.turn_started_at) * "
+    "1000)::bigint), k.days::text || ' ' || coalesce((k.deadline - (extract(epoch FROM "
+    "clock_timestamp()) * 1000)::bigint)::text, '-') FROM clocks c LEFT JOIN correspondence k "
+    "ON k.match_id = c.match_id WHERE c.match_id = $1 "
     "UNION ALL SELECT 5, NULL, NULL, NULL, NULL, NULL, NULL, NULL, notations FROM kept_throws "
     "WHERE match_id = $1 "
     "UNION ALL SELECT 6, seat, NULL, NULL, NULL, NULL, NULL, NULL, invite FROM invites "
@@ -123,6 +127,14 @@ static enum load_result read_rows(const PGresult *r, struct stored_match *out, c
         c->used_ms = num(r, i, 7);
         if (c->base_ms <= 0 || c->increment_ms < 0 || c->flagged < -1 || c->flagged > 1)
             return damaged(out, why, why_cap, "clocks row is malformed");
+        if (!PQgetisnull(r, i, COL_T1)) {
+            long long to_deadline;
+            int got = sscanf(PQgetvalue(r, i, COL_T1), "%d %lld", &c->days, &to_deadline);
+            if (got < 1 || c->days <= 0)
+                return damaged(out, why, why_cap, "correspondence row is malformed");
+            if (got == 2)
+                c->used_ms = correspondence_used_ms(c, to_deadline, 0);
+        }
         i++;
     }
     if (i < rows && atoi(PQgetvalue(r, i, COL_K)) == 5) {

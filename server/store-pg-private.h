@@ -30,6 +30,8 @@ enum pg_stmt {
     P_LOAD_RESULT,
     P_PUT_CLOCK,
     P_LOAD_CLOCK,
+    P_PUT_DEADLINE,
+    P_EACH_CORRESPONDENCE,
     P_LOAD_MOVES,
     P_COUNT,
     P_COUNT_LIVE,

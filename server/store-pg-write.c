@@ -193,7 +193,20 @@ bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c
                        c->flagged < 0 ? NULL
                        : c->flagged   ? "1"
                                       : "0"};
-    return pg_run_done(pg, P_PUT_CLOCK, 7, v);
+    if (!pg_run_done(pg, P_PUT_CLOCK, 7, v))
+        return false;
+    if (!c->days)
+        return true;
+    char days[NUM_TEXT], left[NUM_TEXT];
+    /* The deadline from the database's clock (P_PUT_DEADLINE): the one the scans compare. */
+    const char *w[] = {a, pg_i64_text(days, c->days),
+                       c->flagged < 0 && !c->no_deadline
+                           ? pg_i64_text(left, correspondence_left_ms(c))
+                           : NULL,
+                       c->to_move == 0   ? "0"
+                       : c->to_move == 1 ? "1"
+                                         : NULL};
+    return pg_run_done(pg, P_PUT_DEADLINE, 4, w);
 }
 
 bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply)

@@ -242,6 +242,15 @@ static const char *const migrations[] = {
     "CREATE INDEX rating_history_by_account ON rating_history (account_id, id);"
     "CREATE INDEX rating_history_by_match ON rating_history (match_id);"
     "CREATE INDEX seat_accounts_by_account_match ON seat_accounts (account_id, match_id);",
+    /* 7: a correspondence match's days per move and the deadline of its seat to move (store.c's
+     * schema 6; docs/server.md, "Correspondence"), in Unix milliseconds of the database's
+     * clock, the one every server of the site reads; NULL once it is over. */
+    "CREATE TABLE correspondence ("
+    "  match_id bigint   PRIMARY KEY REFERENCES matches (id),"
+    "  days     smallint NOT NULL CHECK (days IN (1, 2, 3, 5, 7, 14)),"
+    "  deadline bigint,"
+    "  to_move  smallint CHECK (to_move IN (0, 1)));"
+    "CREATE INDEX correspondence_by_deadline ON correspondence (deadline);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -280,6 +289,20 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_LOAD_CLOCK] = "SELECT base_ms, increment_ms, left0_ms, left1_ms, started, flagged, "
                      "GREATEST(0, (extract(epoch FROM clock_timestamp() - turn_started_at) "
                      "* 1000)::bigint) FROM clocks WHERE match_id = $1",
+    [P_PUT_DEADLINE] =
+        "INSERT INTO correspondence (match_id, days, deadline, to_move) VALUES ($1, $2, CASE WHEN "
+        "$3::bigint IS NULL THEN NULL ELSE (extract(epoch FROM clock_timestamp()) * 1000)::bigint "
+        "+ $3 END, $4) ON CONFLICT (match_id) DO UPDATE SET days = EXCLUDED.days, deadline = "
+        "EXCLUDED.deadline, to_move = EXCLUDED.to_move",
+    /* clang-format off */
+    [P_EACH_CORRESPONDENCE] =
+        "SELECT m.id, m.spec, me.seat, a.name, k.days, k.to_move, k.deadline FROM seat_accounts "
+        "me JOIN correspondence k ON k.match_id = me.match_id JOIN matches m ON m.id = "
+        "me.match_id LEFT JOIN seat_accounts o ON o.match_id = me.match_id AND o.seat = 1 - "
+        "me.seat LEFT JOIN accounts a ON a.id = o.account_id WHERE me.account_id = $1 AND "
+        LIVE_MATCH("m.id") " AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.match_id = m.id) "
+        "ORDER BY k.deadline NULLS LAST LIMIT $2",
+    /* clang-format on */
     [P_LOAD_MOVES] = "SELECT ply, move, notation, hash_after, seat FROM moves "
                      "WHERE match_id = $1 ORDER BY ply",
     [P_COUNT] = "SELECT count(*) FROM matches",

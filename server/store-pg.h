@@ -51,6 +51,9 @@ bool pg_expired_matches(struct pg_store *pg, uint64_t after, uint64_t span, doub
 bool pg_expire_match(struct pg_store *pg, uint64_t id, double join_timeout, double abandon_after,
                      bool *ended);
 bool pg_put_clock(struct pg_store *pg, uint64_t id, const struct stored_clock *c);
+bool pg_each_correspondence(struct pg_store *pg, uint64_t account_id, size_t max,
+                            void (*each)(const struct correspondence_game *, void *), void *ctx);
+bool pg_overdue_matches(struct pg_store *pg, uint64_t *ids, size_t max, size_t *count);
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason);
 bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply);
 bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how);

@@ -46,6 +46,8 @@ static const struct side_table side_tables[] = {
     /* Any match may have had a time control, or have ended by resignation: nothing tells. */
     {"clocks", "SELECT id FROM matches", "any match may have had a clock"},
     {"results", "SELECT id FROM matches", "any match may have ended by resignation"},
+    /* Without its row a correspondence match would read as one with a days-long clock. */
+    {"correspondence", "SELECT id FROM matches", "any match may have been a correspondence one"},
 };
 
 static bool table_exists(sqlite3 *db, const char *name)

@@ -137,6 +137,20 @@ bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c
     sqlite3_bind_int(s, 6, c->started);
     if (c->flagged >= 0)
         sqlite3_bind_int(s, 7, c->flagged);
+    if (!store_run(st, s))
+        return false;
+    if (!c->days)
+        return true;
+    if (!(s = store_prepared(st, S_PUT_DEADLINE)))
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int(s, 2, c->days);
+    /* The seat to move has the lesser time left (the other's was reset to the whole allowance
+     * by its own decision), from now, when the change is stored. */
+    if (c->flagged < 0 && !c->no_deadline)
+        sqlite3_bind_int64(s, 3, now_milliseconds() + correspondence_left_ms(c));
+    if (c->to_move == 0 || c->to_move == 1)
+        sqlite3_bind_int(s, 4, c->to_move);
     return store_run(st, s);
 }
 

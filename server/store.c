@@ -23,7 +23,7 @@ static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta ("
     "  key   TEXT PRIMARY KEY,"
     "  value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '5');"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '6');"
     /* plies counts the match's moves rows: a damaged page that loses the last rows of a
      * match leaves every remaining row valid, and only this count tells. */
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -135,6 +135,18 @@ static const char *const schema_sql[] = {
     "CREATE INDEX IF NOT EXISTS seat_accounts_by_account "
     "  ON seat_accounts (account_id, match_id);"
     "UPDATE meta SET value = '5' WHERE key = 'schema' AND value IN ('1', '2', '3', '4');"
+    /* Schema 6: a correspondence match's days per move and the deadline of its seat to move,
+     * in Unix milliseconds of the wall clock (NULL once it is over), written with its clocks
+     * row in each change: it survives a restart, and the deadlines passed are found by one
+     * indexed range read (docs/server.md, "Correspondence"). Created in place; 1 to 5 become
+     * 6 once it exists. */
+    "CREATE TABLE IF NOT EXISTS correspondence ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  days     INTEGER NOT NULL CHECK (days IN (1, 2, 3, 5, 7, 14)),"
+    "  deadline INTEGER,"
+    "  to_move  INTEGER CHECK (to_move IN (0, 1)));"
+    "CREATE INDEX IF NOT EXISTS correspondence_by_deadline ON correspondence (deadline);"
+    "UPDATE meta SET value = '6' WHERE key = 'schema' AND value IN ('1', '2', '3', '4', '5');"
     SET_ASIDE_TABLE_SQL,
 };
 
@@ -163,8 +175,30 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_LOAD_RESULT] = "SELECT winner, reason, ply FROM results WHERE match_id = ?1",
     [S_PUT_CLOCK] = "INSERT OR REPLACE INTO clocks (match_id, base_ms, increment_ms, left0_ms, "
                     "left1_ms, started, flagged) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    [S_LOAD_CLOCK] = "SELECT base_ms, increment_ms, left0_ms, left1_ms, started, flagged "
-                     "FROM clocks WHERE match_id = ?1",
+    [S_LOAD_CLOCK] = "SELECT c.base_ms, c.increment_ms, c.left0_ms, c.left1_ms, c.started, "
+                     "c.flagged, k.days, k.deadline FROM clocks c LEFT JOIN correspondence k "
+                     "ON k.match_id = c.match_id WHERE c.match_id = ?1",
+    [S_PUT_DEADLINE] = "INSERT OR REPLACE INTO correspondence (match_id, days, deadline, "
+                       "to_move) VALUES (?1, ?2, ?3, ?4)",
+    /* An account's correspondence matches being played (LIVE as S_OVERDUE says). */
+    [S_EACH_CORRESPONDENCE] =
+        "SELECT m.id, m.spec, me.seat, a.name, k.days, k.to_move, k.deadline FROM seat_accounts "
+        "me JOIN correspondence k ON k.match_id = me.match_id JOIN matches m ON m.id = "
+        "me.match_id LEFT JOIN seat_accounts o ON o.match_id = me.match_id AND o.seat = 1 - "
+        "me.seat LEFT JOIN accounts a ON a.id = o.account_id WHERE me.account_id = ?1 "
+        "AND NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = m.id) "
+        "AND NOT EXISTS (SELECT 1 FROM clocks c WHERE c.match_id = m.id AND "
+        "c.flagged IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM aborted x WHERE x.match_id = "
+        "m.id) AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.match_id = m.id) "
+        "ORDER BY k.deadline IS NULL, k.deadline LIMIT ?2",
+    /* Being played (LIVE as S_COUNT_LIVE says), both seats taken, the deadline passed. */
+    [S_OVERDUE] = "SELECT k.match_id FROM correspondence k WHERE k.deadline <= ?1 "
+                  "AND NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = k.match_id) "
+                  "AND NOT EXISTS (SELECT 1 FROM clocks c WHERE c.match_id = k.match_id AND "
+                  "c.flagged IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM aborted a WHERE "
+                  "a.match_id = k.match_id) AND NOT EXISTS (SELECT 1 FROM invites i WHERE "
+                  "i.match_id = k.match_id) AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE "
+                  "s.match_id = k.match_id) ORDER BY k.deadline LIMIT ?2",
     [S_LOAD_MOVES] = "SELECT ply, move, notation, hash_after, seat FROM moves "
                      "WHERE match_id = ?1 ORDER BY ply",
     [S_COUNT] = "SELECT count(*) FROM matches",
@@ -254,7 +288,7 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
                       "WHERE account_id = ?1 ORDER BY game, category",
 };
 
-#define SCHEMA_VERSION 5
+#define SCHEMA_VERSION 6
 
 bool store_failed(struct store *st, int code)
 {

@@ -40,6 +40,12 @@ struct stored_clock {
     int flagged;        /* -1, or the seat whose time ran out (the match is over) */
     int64_t used_ms;    /* as loaded: how long the current turn has run (PostgreSQL stores when
                            each turn began; SQLite does not, and a restart gives it back) */
+    int to_move;        /* correspondence: the seat to move after the change, -1 if none */
+    bool no_deadline;   /* correspondence: none runs (the match is over, or a seat is not yet
+                           taken), so that the scan's range holds only deadlines that run */
+    int days;           /* correspondence: days per move (base_ms is that many days), else 0;
+                           stored with the deadline of the seat to move, in wall-clock time,
+                           from which a load computes used_ms on either store */
 };
 
 /* A match's undo request at its current ply (docs/server.md, "Undo"): open, or how it ended;
@@ -138,6 +144,17 @@ bool store_expire_match(struct store *st, uint64_t id, double join_timeout, doub
 bool store_count_live_matches(struct store *st, uint64_t *count);
 /* Writes the match's clocks row (a match without a time control has none). */
 bool store_put_clock(struct store *st, uint64_t id, const struct stored_clock *c);
+/* A correspondence match's time left to its seat to move, as a change leaves it: the lesser of
+ * the two (each decision gives both seats the whole allowance; the seat to move is charged). */
+int64_t correspondence_left_ms(const struct stored_clock *c);
+/* How long the turn of a correspondence match's seat to move has run, from its deadline (Unix
+ * milliseconds) at now_ms; the load then gives both seats the whole allowance again, so
+ * that the time left is the deadline's. */
+int64_t correspondence_used_ms(struct stored_clock *c, int64_t deadline_ms, int64_t now_ms);
+/* Correspondence matches still being played whose seat to move is past its stored deadline
+ * (docs/server.md, "Correspondence"), the most overdue first, at most max; on a shared
+ * database, only those no live server holds the lease of (that server's loop flags them). */
+bool store_overdue_matches(struct store *st, uint64_t *ids, size_t max, size_t *count);
 /* Seat asks to take back the last decision of the match at ply (it replaces an earlier
  * request's row); the store notes when, in its own clock. */
 bool store_put_undo_request(struct store *st, uint64_t id, int seat, uint64_t ply);
@@ -315,6 +332,23 @@ struct played_game {
  * most max of them. */
 bool store_each_played_game(struct store *st, uint64_t account_id, uint64_t skip, size_t max,
                             void (*each)(const struct played_game *, void *), void *ctx);
+
+/* A correspondence match being played that one account holds a seat of (the player page's
+ * "your turn" list). */
+struct correspondence_game {
+    uint64_t match_id;
+    char spec[HISTORY_SPEC_MAX];
+    int seat;                            /* the account's */
+    char opponent[ACCOUNT_NAME_MAX + 1]; /* "" for a guest or a deleted account */
+    int days;
+    int to_move;         /* the seat to move, -1 while a seat is not yet joined or unknown */
+    int64_t deadline_ms; /* the seat to move's, Unix milliseconds; -1 if none */
+};
+
+/* Calls each for the account's correspondence matches being played, the nearest deadline first;
+ * at most max of them. */
+bool store_each_correspondence(struct store *st, uint64_t account_id, size_t max,
+                               void (*each)(const struct correspondence_game *, void *), void *ctx);
 
 /* One seat of a stored match: its account, if any, and the rating a rated result moved. */
 struct summary_seat {

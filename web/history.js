@@ -8,6 +8,7 @@
 import { t, say } from './i18n.js';
 import { $, S } from './session.js';
 import { openRecordText, viewPly } from './controller.js';
+import { setListedTurns } from './title.js';
 
 let shown = null; // { kind: 'player', name, page, data } or { kind: 'match', id, data }
 
@@ -124,6 +125,42 @@ function gameLine(g) {
   return li;
 }
 
+// A correspondence match being played: whose turn, against whom, the days per move and the
+// deadline of the seat to move, and the way to its match page.
+function correspondenceLine(c) {
+  const li = element('li', '', { match: String(c.match), yourTurn: String(c.your_turn) });
+  if (c.your_turn) li.append(element('strong', `${t('history.your-turn')} `));
+  else li.append(element('span', `${t('history.their-turn')} `));
+  li.append(`${t('history.against')} `);
+  li.append(playerName(c.opponent));
+  li.append(` ${t('history.correspondence-line', gameName(c.spec.split(':')[0]), c.days)}`);
+  if (c.deadline !== null) {
+    const deadline = new Date(c.deadline).toLocaleString(document.documentElement.lang);
+    li.append(` ${t('history.deadline', deadline)}`);
+  }
+  li.append(' ', button(t('history.match'), () => openMatchPage(c.match), { matchPage: String(c.match) }));
+  return li;
+}
+
+// The player's own page says in the tab's title how many wait for their move; also once the
+// page knows who is signed in (a link to the page may open it first).
+function renderListedTurns() {
+  const data = shown?.kind === 'player' ? shown.data : null;
+  const account = document.body.dataset.account ?? '';
+  const own = data !== null && account !== '' && account.toLowerCase() === data.name.toLowerCase();
+  setListedTurns(own ? (data.correspondence ?? []).filter((c) => c.your_turn).length : 0);
+}
+
+function renderCorrespondence(data, into) {
+  const matches = data.correspondence ?? [];
+  renderListedTurns();
+  if (!matches.length) return;
+  into.append(element('h3', t('history.correspondence')));
+  const list = element('ul', '', { list: 'correspondence' });
+  for (const c of matches) list.append(correspondenceLine(c));
+  into.append(list);
+}
+
 function renderPlayer() {
   const { name, page, data } = shown;
   const into = $('history-view');
@@ -131,6 +168,7 @@ function renderPlayer() {
   into.dataset.view = 'player';
   into.dataset.player = data.name;
   into.append(element('h2', t('history.player-heading', data.name)));
+  renderCorrespondence(data, into);
   renderRatings(data, into);
   into.append(element('h3', t('history.games')));
   if (!data.games.length) into.append(element('p', t('history.no-games'), { empty: 'games' }));
@@ -199,6 +237,7 @@ export async function openMatchPage(id) {
   const answer = await getJson(`matches/${encodeURIComponent(id)}.json`);
   if (!answer.data) return showFailure(answer, 'match');
   shown = { kind: 'match', id, data: answer.data };
+  renderListedTurns();
   renderMatch();
   return undefined;
 }
@@ -245,6 +284,7 @@ export function wireHistory(accountName) {
       openPlayerPage(name);
     }
   });
+  new MutationObserver(renderListedTurns).observe(document.body, { attributes: true, attributeFilter: ['data-account'] });
   // No tg-server behind the page (the Account panel finds out and hides): no history either.
   new MutationObserver(() => {
     $('history').hidden = $('account').hidden;

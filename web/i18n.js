@@ -94,9 +94,16 @@ export function showError(node, error, action, gameIds) {
   node.dataset.status = error.code;
 }
 
+// The tab's title: the page's name, unless title.js says it is the player's turn.
+let titleSource = () => t('page.title');
+
+export function setTitleSource(source) {
+  titleSource = source;
+}
+
 export function applyStatic(root = document) {
   for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of root.querySelectorAll('[data-i18n-placeholder]')) node.placeholder = t(node.dataset.i18nPlaceholder);
   for (const node of root.querySelectorAll('[data-i18n-label]')) node.setAttribute('aria-label', t(node.dataset.i18nLabel));
-  document.title = t('page.title');
+  document.title = titleSource();
 }

@@ -100,6 +100,9 @@ function renderWho() {
   say($('lobby-who'), () => (who ? t('lobby.signed-in', who) : t('lobby.guest')));
 }
 
+// A time control as a person reads it: clock=M+S as M+S, days=N in words.
+const controlText = (word) => (word.startsWith('days=') ? t('lobby.days', Number(word.slice(5))) : word.slice(6));
+
 // One line of the list: the words of the server's line, the rating and the clock as a person
 // reads them, and the button that acts.
 function item(text, buttonText, onClick) {
@@ -126,7 +129,7 @@ export function renderLists() {
   for (const [id, w] of seeks) {
     // lobby seek ID OWNER RATING SPEC clock=M+S CATEGORY rated|casual [range=..] [to=NAME]
     const mine = signedIn !== null && w[3] === signedIn;
-    const text = t('lobby.seek-line', w[3], w[4], w[5], w[6].slice(6), t(`lobby.${w[7]}`), t(`lobby.${w[8]}`));
+    const text = t('lobby.seek-line', w[3], w[4], w[5], controlText(w[6]), t(`lobby.${w[7]}`), t(`lobby.${w[8]}`));
     const li = mine ? item(text, t('lobby.withdraw'), () => withdraw(id))
       : item(text, t('lobby.accept'), () => acceptSeek(id));
     li.dataset.seek = id;
@@ -138,7 +141,7 @@ export function renderLists() {
   liveList.replaceChildren();
   for (const [id, w] of live) {
     // lobby live ID SPEC clock=M+S rated|casual NAME0 NAME1
-    const li = item(t('lobby.live-line', w[6], w[7], w[3], w[4].slice(6)), t('lobby.watch'), () => enterMatch(id, null, null));
+    const li = item(t('lobby.live-line', w[6], w[7], w[3], controlText(w[4])), t('lobby.watch'), () => enterMatch(id, null, null));
     li.dataset.match = id;
     for (const name of [w[6], w[7]]) if (name !== 'guest') li.append(' ', playerLink(name));
     liveList.append(li);
@@ -171,7 +174,9 @@ async function seek(event) {
   $('lobby-error').textContent = '';
   await openLobby();
   const spec = $('spec-input').value.trim();
-  const reply = await request(`seek ${spec} clock=${$('lobby-clock').value.trim()} ${$('lobby-rated').checked ? 'rated' : 'casual'}`);
+  const days = $('lobby-days').value; // days per move: a correspondence game, in place of a clock
+  const control = days ? `days=${days}` : `clock=${$('lobby-clock').value.trim()}`;
+  const reply = await request(`seek ${spec} ${control} ${$('lobby-rated').checked ? 'rated' : 'casual'}`);
   if (!reply.startsWith('ok')) say($('lobby-error'), () => errorText(reply));
 }
 

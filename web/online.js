@@ -438,6 +438,7 @@ export async function createOnlineMatch(event) {
   event.preventDefault();
   const spec = $('spec-input').value.trim();
   const clock = $('clock-input').value.trim();
+  const days = $('days-input').value; // days per move: a correspondence game, in place of a clock
   $('online-error').textContent = '';
   const open = socket && socket.readyState === WebSocket.OPEN;
   if (!open) {
@@ -446,7 +447,8 @@ export async function createOnlineMatch(event) {
       socket.addEventListener('error', () => reject(new Error('no server')), { once: true });
     }).catch(() => null);
   }
-  const reply = await request(`new ${spec}${clock ? ` clock=${clock}` : ''}`);
+  const control = days ? ` days=${days}` : clock ? ` clock=${clock}` : '';
+  const reply = await request(`new ${spec}${control}`);
   if (!reply.startsWith('ok')) {
     say($('online-error'), () => (reply.startsWith('err disconnected') ? t('online.no-server') : errorText(reply)));
     return;

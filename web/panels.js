@@ -11,6 +11,7 @@ import {
 import { activateCell, hoverCell, playPerson, lastThrowIn } from './controller.js';
 import { EVENT, endReasonName, storyLine, storyOf } from './story.js';
 import { levelsOf, levelOf, levelsRead, loadRatings, ratingsOf, ratingsRead, specHow } from './levels.js';
+import { setLiveTurn } from './title.js';
 
 export const sideName = (player) => t(`side.${player}`);
 
@@ -388,8 +389,12 @@ function renderMoveStory(state = S.state, log = S.log) {
   $('move-story').textContent = line;
 }
 
+// A correspondence allowance is days long: days and hours, or hours and minutes, above an hour
+// (no seconds ticking for days); a live clock's time as chess clocks show it.
 export function clockText(ms) {
   const total = Math.max(0, Math.ceil(ms / 100)) / 10;
+  if (total >= 86400) return t('clock.days', Math.floor(total / 86400), Math.floor((total % 86400) / 3600));
+  if (total >= 3600) return `${Math.floor(total / 3600)}:${String(Math.floor((total % 3600) / 60)).padStart(2, '0')}:${String(Math.floor(total % 60)).padStart(2, '0')}`;
   const minutes = Math.floor(total / 60);
   const seconds = total - minutes * 60;
   return total < 10 ? `${seconds.toFixed(1)}` : `${minutes}:${String(Math.floor(seconds)).padStart(2, '0')}`;
@@ -573,6 +578,9 @@ export function render() {
   renderMoveList();
   renderBanner();
   $('tagline').textContent = gameName(state.gameId);
+  const yourTurn = online && online.seat !== null && !online.result && !state.isTerminal && !S.ended
+    && online.waitingFor !== 0 && online.waitingFor !== 1 && !state.isChance && state.player === online.seat;
+  setLiveTurn(yourTurn ? gameName(state.gameId) : null);
   renderRules(state);
   const names = personToDecide() ? state.legalMoveNames() : [];
   $('legal-moves').replaceChildren(...names.map((name) => Object.assign(document.createElement('option'), { value: name })));

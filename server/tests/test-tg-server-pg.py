@@ -65,6 +65,7 @@ lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
 draw_tests: Any = sibling.load("tg_server_pg_draws", "test-tg-server-draws.py")
 admit_tests: Any = sibling.load("tg_server_pg_admit", "test-tg-server-pg-admit.py")
 history_tests: Any = sibling.load("tg_server_pg_history", "test-tg-server-history.py")
+corr_tests: Any = sibling.load("tg_server_pg_corr", "test-tg-server-correspondence.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
 
 CLUSTER: Optional[pgcluster.Cluster] = None
@@ -585,6 +586,57 @@ class HistoryPgTest(PgTestCase, history_tests.HistoryTests):
         return WebAccountsPgTest.start(self, *extra)  # type: ignore[arg-type]
 
 
+class CorrespondencePgTest(PgTestCase, corr_tests.CorrespondenceTests):
+    """Correspondence games on PostgreSQL: test-tg-server-correspondence.py's tests on one
+    server, and two servers racing for one match's flag: it falls once, rated once."""
+
+    def setUp(self) -> None:
+        corr_tests.SERVER = base.SERVER
+        super().setUp()
+
+    def start(self, *extra: str) -> base.Server:
+        self.stop_servers()
+        return self.server(*extra)
+
+    def test_two_servers_scanning_flag_an_unloaded_match_once(self) -> None:
+        day = 5
+        args = corr_tests.OPEN_BUDGETS + ("--day-seconds", str(day), "--unload-after", "1")
+        a, b = self.server(*args), self.server(*args)
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
+        seek_id = alice.ok("seek hus days=1 rated")
+        mid_text, seat, token = bob.ok("accept-seek %s" % seek_id).split()
+        mid_i = int(mid_text)
+        self.assertEqual(alice.read(), "lobby unseek %s taken" % seek_id)
+        words = alice.read().split()  # lobby matched SEEK ID SEAT TOKEN
+        tokens = {int(seat): token, int(words[4]): words[5]}
+        self.assertEqual(self.sql("SELECT category FROM rated_matches WHERE match_id = %d"
+                                  % mid_i), "correspondence")
+        # The seat to move moves through B, which made the match; then nobody touches it.
+        info = show(bob, mid_i)
+        mover = int(info["turn"])
+        moves = bob.ok("moves %d" % mid_i).split()
+        bob.ok("play %d %s %s %s" % (mid_i, info["ply"], moves[0], tokens[mover]))
+        moved = time.monotonic()
+        for c in (alice, bob):
+            c.close()
+        # Both servers let it go (no lease), and both scan the stored deadlines.
+        while self.sql("SELECT count(*) FROM leases WHERE match_id = %d" % mid_i) != "0":
+            self.assertLess(time.monotonic() - moved, day - 1, "the match stayed leased")
+            time.sleep(0.1)
+        flagged = self.wait_flagged(mid_i, day + 10)
+        self.assertEqual(int(flagged), 1 - mover)
+        self.assertGreaterEqual(time.monotonic() - moved, day - 0.5)
+        time.sleep(2.5)  # every scan of both servers since has found nothing more to do
+        self.assertEqual(self.sql("SELECT count(*) FROM rating_history WHERE match_id = %d"
+                                  % mid_i), "2")
+        self.assertEqual(self.sql("SELECT sum(games) FROM ratings"), "2")
+        self.assertEqual(self.sql("SELECT count(*) FROM rated_matches WHERE match_id = %d AND "
+                                  "rated_at IS NOT NULL" % mid_i), "1")
+        for s in (a, b):
+            info = show(Conn(s.port), mid_i)
+            self.assertEqual((info["result"], info["by"]), (str(mover), "time"))
+
+
 class AccountsPgTest(PgTestCase, account_tests.AccountTests):
     """Accounts on PostgreSQL: test-tg-server-accounts.py's tests, and the site's."""
 
@@ -631,13 +683,13 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
+        self.sql("DROP TABLE correspondence, rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
                  "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
         self.assertEqual(conn.ok("history %s" % mid), history)
         self.register(conn, "migrated")
-        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "6")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "7")
         self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
         conn.close()
 

@@ -152,18 +152,18 @@ class UndoSchemaTest(unittest.TestCase):
         s.stop()
         with sqlite3.connect(self.db) as db:
             self.assertEqual(db.execute("SELECT value FROM meta WHERE key = 'schema'")
-                             .fetchall(), [("5",)])
+                             .fetchall(), [("6",)])
             self.assertEqual(db.execute("SELECT count(*) FROM undo_requests").fetchall(),
                              [(0,)])
 
     def test_a_newer_schema_is_refused(self) -> None:
         self.made_by_schema_1()
         with sqlite3.connect(self.db) as db:
-            db.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
+            db.execute("UPDATE meta SET value = '7' WHERE key = 'schema'")
         r = subprocess.run([SERVER, "--port", "0", "--db", self.db], capture_output=True,
                            text=True, timeout=20)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("the database's schema is version 6, newer than this server's (5)",
+        self.assertIn("the database's schema is version 7, newer than this server's (6)",
                       r.stderr)
 
 

@@ -907,6 +907,7 @@ def load_websocket_tests():
                          ("test-tg-server-lobby.py", "Lobby_"),
                          ("test-tg-server-draws.py", "Draws_"),
                          ("test-tg-server-history.py", "History_"),
+                         ("test-tg-server-correspondence.py", "Correspondence_"),
                          ("test-tg-server-http.py", "Http_"),
                          ("test-tg-server-tgr.py", "Tgr_"),
                          ("test-tg-server-fair.py", "Fair_")):

@@ -4,6 +4,9 @@ const list = (items) => items.join('، ');
 const counters = (n) => (n === 1 ? 'حبة واحدة' : n === 2 ? 'حبتان' : n >= 3 && n <= 10 ? `${n} حبات` : `${n} حبة`);
 
 // The preposition li- before a name: with the article (al-) it is lil-, as Arabic writes it.
+// Days in Arabic's counted forms: one, two (dual), three to ten (plural), eleven on.
+const days = (n) => (n === 1 ? 'يوم واحد' : n === 2 ? 'يومان' : n <= 10 ? `${n} أيام` : `${n} يومًا`);
+
 const li = (who) => (who.startsWith('ال') ? `لل${who.slice(2)}` : `لـ${who}`);
 
 export default {
@@ -24,6 +27,9 @@ export default {
   'animation.normal': 'عادية',
   'animation.fast': 'سريعة',
   'page.title': 'الألعاب التقليدية: لوح اللعب على الويب',
+  'page.your-turn': (game) => `• دورك - ${game}`,
+  'page.your-turns': (n) => `• دورك (${n}) - بالمراسلة`,
+  'clock.days': (d, hours) => `${d} ي ${hours} س`,
   'page.heading': 'الألعاب التقليدية',
   'page.loading': 'جارٍ تحميل المكتبة…',
   'page.load-failed': (message) => `تعذر تحميل المكتبة: ${message}`,
@@ -203,6 +209,8 @@ export default {
   'online.note': 'مباراة بمواصفة القواعد أعلاه ضد شخص آخر، عبر الخادم الذي جاءت منه هذه الصفحة (tg-server --web). أنت تلعب الجنوب.',
   'online.clock': 'الساعة',
   'online.clock-placeholder': 'دقائق+ثوانٍ، مثلًا 5+3؛ فارغ: بلا ساعة',
+  'online.days': 'أيام لكل نقلة',
+  'online.days-none': 'بلا: لعبة مباشرة',
   'online.create': 'أنشئ مباراة عبر الشبكة',
   'online.link-opponent': 'رابط خصمك',
   'online.link-watch': 'رابط المشاهدة',
@@ -300,6 +308,8 @@ export default {
   'lobby.blitz': 'خاطفة',
   'lobby.rapid': 'سريعة',
   'lobby.classical': 'كلاسيكية',
+  'lobby.correspondence': 'بالمراسلة',
+  'lobby.days': (n) => `${days(n)} لكل نقلة`,
   'lobby.rated': 'مصنّفة',
   'lobby.casual': 'ودية',
 
@@ -420,4 +430,9 @@ export default {
   'history.no-such-player': 'لا أحد بهذا الاسم.',
   'history.no-such-match': 'لا مباراة بهذا الرقم.',
   'history.failed': (why) => `لم يستطع الخادم الإجابة (${why}).`,
+  'history.correspondence': 'مباريات بالمراسلة جارية',
+  'history.your-turn': 'دورك',
+  'history.their-turn': 'دور الخصم',
+  'history.correspondence-line': (game, n) => `— ${game}، ${days(n)} لكل نقلة`,
+  'history.deadline': (when) => `(النقلة قبل ${when})`,
 };

@@ -918,3 +918,85 @@ test('history: a rated game to the end, then the player page shows the rating ch
   for (const context of contexts) await context.close();
   assert.deepEqual(consoleProblems, []);
 });
+
+// Correspondence (docs/web.md, "Correspondence"): a seek of 3 days per move from the lobby; the
+// clock shows days and hours; the tab's title says "Your turn" on the page of the seat to move
+// only, and moves to the other page with the move; the player page lists the match, marked as
+// the player's turn for the one to move, and its tab's title counts it.
+test('correspondence: days per move from the lobby, the tab title says whose turn it is, the player page lists it as your turn', async () => {
+  const contexts = [await browser.createBrowserContext(), await browser.createBrowserContext()];
+  const pages = [];
+  for (const context of contexts) pages.push(await openAccountPage(context));
+  const [alice, bob] = pages;
+  const stamp = Date.now().toString(36).slice(-6);
+  const names = [`ca${stamp}`, `cb${stamp}`];
+  const plainTitle = enWords['page.title'];
+  for (const [i, page] of pages.entries()) {
+    await typeCredentials(page, names[i], 'corr-password-1');
+    await page.click('#account-register');
+    await waitFor(page, (name) => document.body.dataset.account === name, {}, names[i]);
+    await page.click('#lobby summary');
+    await waitFor(page, (name) => document.getElementById('lobby-who').textContent.includes(name), {}, names[i]);
+    assert.equal(await page.title(), plainTitle);
+  }
+  await alice.$eval('#spec-input', (n) => { n.value = 'hus'; });
+  await alice.select('#lobby-days', '3');
+  await alice.click('#lobby-rated');
+  await alice.click('#lobby-seek');
+  await waitFor(bob, () => document.querySelectorAll('#seek-list li').length === 1);
+  const line = await bob.$eval('#seek-list li', (n) => n.textContent);
+  assert.ok(line.includes('3 days per move') && line.includes('correspondence') && line.includes('rated'), line);
+  await bob.click('#seek-list li button:not([data-player])');
+  await Promise.all(pages.map((page) => waitFor(page, () => /^#match=\d+&seat=[01]&token=[0-9a-f]{32}$/.test(location.hash)
+    && document.body.dataset.connection === 'connected')));
+  const id = new URLSearchParams((await alice.evaluate(() => location.hash)).slice(1)).get('match');
+  const aliceSeat = Number(new URLSearchParams((await alice.evaluate(() => location.hash)).slice(1)).get('seat'));
+  assert.match(await ask(`show ${id}`), / clock=2591\d{5},259200000 | clock=259200000,2591\d{5} /);
+  const turn = Number(/ turn=([01])/.exec(await ask(`show ${id}`))[1]);
+  const mover = turn === aliceSeat ? alice : bob;
+  const other = mover === alice ? bob : alice;
+  // The seat to move: its tab says so; the other's does not. The clocks show days and hours.
+  await waitFor(mover, () => document.title === '• Your turn - Hus');
+  assert.equal(await other.title(), plainTitle);
+  await waitFor(mover, (seat) => /^2 d 23 h$|^3 d 0 h$/.test(document.getElementById(`clock-${seat}`)?.textContent ?? ''), {}, turn);
+  assert.equal(await waitForTurn(mover), 'person');
+  await clickOnline(mover, picker(5));
+  await waitFor(other, () => document.title === '• Your turn - Hus');
+  await waitFor(mover, (title) => document.title === title, {}, plainTitle);
+  // Each player's own page: the match listed, the turn marked for the one to move now.
+  for (const page of pages) {
+    await page.click('#account-games');
+    await waitFor(page, (match) => document.querySelector(`#history-view [data-list="correspondence"] li[data-match="${match}"]`) !== null, {}, id);
+  }
+  const entry = (page) => page.$eval(`#history-view li[data-match="${id}"]`, (n) => ({ yourTurn: n.dataset.yourTurn, text: n.textContent }));
+  const moverEntry = await entry(mover);
+  const otherEntry = await entry(other);
+  assert.equal(moverEntry.yourTurn, 'false');
+  assert.ok(moverEntry.text.includes('Their turn') && moverEntry.text.includes('3 days per move'), moverEntry.text);
+  assert.equal(otherEntry.yourTurn, 'true');
+  assert.ok(otherEntry.text.includes('Your turn') && otherEntry.text.includes('to move by'), otherEntry.text);
+  // A fresh tab of the player to move on its own page (a link to it), no match open: the
+  // list alone titles the tab.
+  const readerName = names[other === alice ? 0 : 1];
+  const reader = await contexts[other === alice ? 0 : 1].newPage();
+  reader.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
+  await reader.goto(`http://127.0.0.1:${webPort}/?player=${readerName}`);
+  await waitFor(reader, (name) => document.body.dataset.account === name, {}, readerName);
+  await waitFor(reader, () => document.title === '• Your turn (1) - correspondence');
+  // Another player's page counts nothing in this tab's title.
+  await reader.$eval('#history-name', (n, name) => { n.value = name; }, names[other === alice ? 1 : 0]);
+  await reader.click('#history-show');
+  await waitFor(reader, (title) => document.title === title, {}, plainTitle);
+  await reader.$eval('#history-name', (n, name) => { n.value = name; }, readerName);
+  await reader.click('#history-show');
+  await waitFor(reader, () => document.title === '• Your turn (1) - correspondence');
+  // Resigned: gone from the list, and the title is the page's again.
+  const token = new URLSearchParams((await other.evaluate(() => location.hash)).slice(1)).get('token');
+  assert.match(await ask(`resign ${id} ${token}`), /^ok/);
+  await reader.click('#history-show');
+  await waitFor(reader, (title) => document.title === title
+    && document.querySelector('#history-view [data-list="correspondence"]') === null, {}, plainTitle);
+  await reader.close();
+  for (const context of contexts) await context.close();
+  assert.deepEqual(consoleProblems, []);
+});
