@@ -47,13 +47,21 @@ export interface ExactMoveAnalysis extends MoveAnalysis {
 /** Where the files are: a directory path (Node) or the URL of a directory (http:, https:). */
 export type EgtbDirectory = string | { readonly href: string };
 
+/** Options of Egtb.open(). */
+export interface EgtbOpenOptions {
+  /** The names of the files the directory holds ("halusa-08.egtb"): a directory cannot be
+   * listed over HTTP, and any other file is then missing without a request for it. */
+  files?: readonly string[] | null;
+}
+
 /** An open directory of database files for one rule set, with one reader. */
 export declare class Egtb {
   private constructor();
   /** Opens a directory made by tg-egtb for a rule set. EgtbError UNSUPPORTED for rules that
    * have no database, IO_ERROR for a directory Node cannot read; missing and damaged files
    * are reported by the probes that need them. */
-  static open(tg: TraditionalGames, directory: EgtbDirectory, rules: Rules | string): Promise<Egtb>;
+  static open(tg: TraditionalGames, directory: EgtbDirectory, rules: Rules | string,
+    options?: EgtbOpenOptions): Promise<Egtb>;
   /** The directory as the library reads it (no trailing slash). */
   readonly directory: string;
   /** The canonical spec of the rule set. */

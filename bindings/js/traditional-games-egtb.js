@@ -140,12 +140,15 @@ class DiskFiles {
     }
   }
 
-  async size(path) {
+  async tail(path, length) {
+    let size;
     try {
-      return (await this.fs.stat(path)).size;
+      size = (await this.fs.stat(path)).size;
     } catch (e) {
       throw new ReadFailure(e.code === 'ENOENT' ? EgtbStatus.MISSING_FILE : EgtbStatus.IO_ERROR);
     }
+    if (size < length) throw new ReadFailure(EgtbStatus.DAMAGED);
+    return { size, bytes: await this.read(path, size - length, length) };
   }
 
   async read(path, offset, length) {
@@ -188,21 +191,34 @@ class HttpFiles {
     return response;
   }
 
-  async size(url) {
-    const response = await this.#fetch(url, { method: 'HEAD' });
-    const length = Number(response.headers.get('content-length'));
-    if (!Number.isSafeInteger(length) || length < 0) throw new ReadFailure(EgtbStatus.IO_ERROR);
-    return length;
+  async #body(response) {
+    try {
+      return new Uint8Array(await response.arrayBuffer());
+    } catch {
+      throw new ReadFailure(EgtbStatus.IO_ERROR);
+    }
+  }
+
+  // The last `length` bytes and the file's size, in one suffix range request (the size from
+  // its Content-Range), so that opening a file costs no HEAD request.
+  async tail(url, length) {
+    const response = await this.#fetch(url, { headers: { Range: `bytes=-${length}` } });
+    let body = await this.#body(response);
+    let size = body.length;
+    if (response.status === 206) {
+      const total = /\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+      if (!total) throw new ReadFailure(EgtbStatus.IO_ERROR);
+      size = Number(total[1]);
+    } else {
+      body = body.subarray(Math.max(0, size - length));
+    }
+    if (body.length !== length) throw new ReadFailure(EgtbStatus.DAMAGED);
+    return { size, bytes: body };
   }
 
   async read(url, offset, length) {
     const response = await this.#fetch(url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
-    let body;
-    try {
-      body = new Uint8Array(await response.arrayBuffer());
-    } catch {
-      throw new ReadFailure(EgtbStatus.IO_ERROR);
-    }
+    let body = await this.#body(response);
     // A server that ignores Range sends the whole file (200).
     if (response.status !== 206) body = body.subarray(offset, offset + length);
     if (body.length !== length) throw new ReadFailure(EgtbStatus.DAMAGED);
@@ -242,12 +258,9 @@ function describe(value) {
 /** The file at `path`, its header checked as the native reader does (file.c): the magic, the
  * trailer, the header frame's place and checksum. Its own fields are checked by the library. */
 async function readHeader(files, path, h64) {
-  const size = await files.size(path);
+  const { size, bytes: trailer } = await files.tail(path, TRAILER_BYTES);
   if (size < FILE_MAGIC.length + TRAILER_BYTES) throw new ReadFailure(EgtbStatus.DAMAGED);
-  const [magic, trailer] = await Promise.all([
-    files.read(path, 0, FILE_MAGIC.length),
-    files.read(path, size - TRAILER_BYTES, TRAILER_BYTES),
-  ]);
+  const magic = await files.read(path, 0, FILE_MAGIC.length);
   const view = new DataView(trailer.buffer, trailer.byteOffset, TRAILER_BYTES);
   const frameOffset = Number(view.getBigUint64(0, true));
   const frameSize = view.getUint32(8, true);
@@ -363,16 +376,27 @@ export class Egtb {
    * @param directory a directory path (Node) or the URL of a directory the files are served
    *   from (http:, https:; fetched with Range requests)
    * @param rules a Rules of `tg` or a spec string
+   * @param options files: the names of the files the directory holds (a directory cannot be
+   *   listed over HTTP; a server's list spares a request for each absent counter number): any
+   *   other file is then missing without being asked for
    * Throws EgtbError: UNSUPPORTED (no database for these rules), IO_ERROR (a directory Node
    * cannot read). Missing or damaged files are reported by the probes that need them.
    */
-  static async open(tg, directory, rules) {
+  static async open(tg, directory, rules, options = {}) {
     const api = tg?._internal?.egtb;
     if (!api) throw new TypeError(`the first argument must be a loaded library (load()), not ${describe(tg)}`);
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`options must be an object, not ${describe(options)}`);
+    }
+    const { files = null } = options;
+    if (files !== null && !(Array.isArray(files) && files.every((f) => typeof f === 'string'))) {
+      throw new TypeError('options.files must be an array of file names');
+    }
     if (!api.available) throw new Error('traditional-games: this WebAssembly module has no endgame databases');
     const db = new Egtb(CONSTRUCT);
     db.#api = api;
     db.#place = placeOf(directory);
+    db.#listed = files === null ? null : new Set(files);
     db.directory = db.#place.dir;
     const supported = api.supported(rules);
     if (supported !== EgtbStatus.OK) throw db.#error(supported, 'open');
@@ -402,6 +426,7 @@ export class Egtb {
   }
 
   #h64 = null;
+  #listed = null; // Set of the file names the directory holds, if the caller said
 
   #error(status, context) {
     return new EgtbError(status, this.#api.statusString(status), context);
@@ -445,6 +470,11 @@ export class Egtb {
     if (need.kind === 'dir') {
       this.dirStatus = await files.dirStatus(this.#place.dir);
     } else if (need.kind === 'file') {
+      const name = need.path.slice(need.path.lastIndexOf('/') + 1);
+      if (this.#listed !== null && !this.#listed.has(name)) {
+        this.files.set(need.path, { status: EgtbStatus.MISSING_FILE, frameOffset: 0, raw: null });
+        return;
+      }
       try {
         this.files.set(need.path, await readHeader(files, need.path, this.#h64));
       } catch (e) {

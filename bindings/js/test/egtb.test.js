@@ -178,14 +178,14 @@ test('over HTTP with Range requests, the same answers; a file the server lacks i
       response.writeHead(404).end();
       return;
     }
-    const range = /^bytes=(\d+)-(\d+)$/.exec(request.headers.range ?? '');
-    if (request.method === 'HEAD') {
-      response.writeHead(200, { 'Content-Length': body.length }).end();
-    } else if (range) {
+    const range = /^bytes=(\d*)-(\d+)$/.exec(request.headers.range ?? '');
+    if (range) {
       ranges++;
-      const part = body.subarray(Number(range[1]), Number(range[2]) + 1);
+      const first = range[1] === '' ? body.length - Number(range[2]) : Number(range[1]);
+      const last = range[1] === '' ? body.length - 1 : Number(range[2]);
+      const part = body.subarray(first, last + 1);
       response.writeHead(206, { 'Content-Length': part.length,
-        'Content-Range': `bytes ${range[1]}-${range[2]}/${body.length}` }).end(part);
+        'Content-Range': `bytes ${first}-${last}/${body.length}` }).end(part);
     } else {
       response.writeHead(200, { 'Content-Length': body.length }).end(body);
     }
