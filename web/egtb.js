@@ -25,7 +25,15 @@ function openFor(spec) {
       if (!list.length) return [];
       let Egtb;
       try {
-        ({ Egtb } = await import('./traditional-games/traditional-games-egtb.js'));
+        // The reader without bare imports, and its two dependencies beside it: the page is
+        // served under a Content-Security-Policy that refuses an inline import map.
+        const [core, { decompress }, { default: xxhash }] = await Promise.all([
+          import('./traditional-games/traditional-games-egtb-core.js'),
+          import('./traditional-games/fzstd.js'),
+          import('./traditional-games/xxhash-wasm.js'),
+        ]);
+        core.useDependencies({ decompress, xxhash });
+        ({ Egtb } = core);
       } catch {
         return []; // the reader could not be loaded (the browser said why): the engine's analysis
       }

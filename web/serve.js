@@ -39,8 +39,8 @@ const contentTypes = {
 // Only what a page needs: the package's loader and module, and the app without its tests
 // and its server.
 export const packageFiles = ['traditional-games.js', 'traditional-games.wasm',
-  'traditional-games-search.js', 'traditional-games-search-worker.js', 'traditional-games-egtb.js'];
-// The endgame databases' two dependencies, as the page's import map names them (index.html).
+  'traditional-games-search.js', 'traditional-games-search-worker.js', 'traditional-games-egtb-core.js'];
+// The endgame databases' reader's two dependencies, which the page imports from here (egtb.js).
 export const dependencyFiles = {
   'fzstd.js': 'node_modules/fzstd/esm/index.mjs',
   'xxhash-wasm.js': 'node_modules/xxhash-wasm/esm/xxhash-wasm.js',
