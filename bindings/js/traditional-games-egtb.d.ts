@@ -41,6 +41,7 @@ export declare class ExactValue {
 
 /** One move of an analysis with a database: `exact` where the database gave the move's value. */
 export interface ExactMoveAnalysis extends MoveAnalysis {
+  /** The move's exact value for the player to move, or null where the database did not give it. */
   readonly exact: ExactValue | null;
 }
 
@@ -56,6 +57,7 @@ export interface EgtbOpenOptions {
 
 /** An open directory of database files for one rule set, with one reader. */
 export declare class Egtb {
+  /** Not for callers: Egtb.open() makes them (a TypeError otherwise). */
   private constructor();
   /** Opens a directory made by tg-egtb for a rule set. EgtbError UNSUPPORTED for rules that
    * have no database, IO_ERROR for a directory Node cannot read; missing and damaged files
