@@ -273,37 +273,37 @@ async function readHeader(files, path, h64) {
 // during one synchronous call into it: the database's files and blocks, plus the blocks and the
 // failures of this asynchronous call, and the reads still needed.
 class Attempt {
-  constructor(db, blocks, failures) {
-    this.db = db;
+  constructor(read, blocks, failures) {
+    this.read = read;   // the database's: Egtb's #read
     this.blocks = blocks;     // key -> values: read during this call, kept until it returns
     this.failures = failures; // key -> status: what failed during this call
     this.needs = [];
   }
 
   dirStatus() {
-    if (this.db.dirStatus !== null) return this.db.dirStatus;
+    if (this.read.dirStatus !== null) return this.read.dirStatus;
     this.needs.push({ kind: 'dir' });
     return EgtbStatus.IO_ERROR;
   }
 
   openFile(path) {
-    const file = this.db.files.get(path);
+    const file = this.read.files.get(path);
     if (file === undefined) {
       this.needs.push({ kind: 'file', path });
       return -EgtbStatus.IO_ERROR;
     }
     if (file.status !== EgtbStatus.OK) return -file.status;
-    this.db.handles.push(path);
-    return this.db.handles.length - 1;
+    this.read.handles.push(path);
+    return this.read.handles.length - 1;
   }
 
   closeFile(number) {
-    this.db.handles[number] = null;
+    this.read.handles[number] = null;
   }
 
   #file(number) {
-    const path = this.db.handles[number];
-    return path == null ? null : this.db.files.get(path);
+    const path = this.read.handles[number];
+    return path == null ? null : this.read.files.get(path);
   }
 
   headerSize(number) {
@@ -316,15 +316,15 @@ class Attempt {
   }
 
   block(number, offset, size, want) {
-    const path = this.db.handles[number];
+    const path = this.read.handles[number];
     if (path == null) return EgtbStatus.IO_ERROR;
     const key = `${offset}@${path}`;
     let values = this.blocks.get(key);
     if (values === undefined) {
-      values = this.db.blocks.get(key);
+      values = this.read.blocks.get(key);
       if (values !== undefined) {
-        this.db.blocks.delete(key); // least recently used first: to the end
-        this.db.blocks.set(key, values);
+        this.read.blocks.delete(key); // least recently used first: to the end
+        this.read.blocks.set(key, values);
       }
     }
     if (values !== undefined) return values.length === want ? values : EgtbStatus.DAMAGED;
@@ -356,11 +356,10 @@ export class Egtb {
   /** The canonical spec of the rule set. */
   spec;
 
-  // What has been read, shared by the calls (the Attempt reads them).
-  dirStatus = null;
-  files = new Map(); // path -> { status, frameOffset, raw }
-  handles = [];      // the library's file numbers -> path
-  blocks = new Map(); // key -> values, least recently used first
+  // What has been read, shared by the calls (their Attempts read it): the directory's status,
+  // path -> { status, frameOffset, raw }, the library's file numbers -> path, and block key ->
+  // values (least recently used first).
+  #read = { dirStatus: null, files: new Map(), handles: [], blocks: new Map() };
 
   constructor(token) {
     if (token !== CONSTRUCT) throw new TypeError('use Egtb.open(tg, directory, rules)');
@@ -443,7 +442,7 @@ export class Egtb {
     const failures = new Map();
     const host = this.#api.host;
     for (;;) {
-      const attempt = new Attempt(this, blocks, failures);
+      const attempt = new Attempt(this.#read, blocks, failures);
       let result;
       host.session = attempt;
       try {
@@ -452,30 +451,31 @@ export class Egtb {
         host.session = null;
       }
       if (attempt.needs.length === 0) {
-        for (const [key, values] of blocks) this.blocks.set(key, values);
-        while (this.blocks.size > CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value);
+        const kept = this.#read.blocks;
+        for (const [key, values] of blocks) kept.set(key, values);
+        while (kept.size > CACHED_BLOCKS) kept.delete(kept.keys().next().value);
         return result;
       }
       if (undo && result.status === EgtbStatus.OK) undo(result.value);
-      await Promise.all(attempt.needs.map((need) => this.#read(need, blocks, failures)));
+      await Promise.all(attempt.needs.map((need) => this.#readNeed(need, blocks, failures)));
     }
   }
 
-  async #read(need, blocks, failures) {
+  async #readNeed(need, blocks, failures) {
     const files = this.#place.files;
     if (need.kind === 'dir') {
-      this.dirStatus = await files.dirStatus(this.#place.dir);
+      this.#read.dirStatus = await files.dirStatus(this.#place.dir);
     } else if (need.kind === 'file') {
       const name = need.path.slice(need.path.lastIndexOf('/') + 1);
       if (this.#listed !== null && !this.#listed.has(name)) {
-        this.files.set(need.path, { status: EgtbStatus.MISSING_FILE, frameOffset: 0, raw: null });
+        this.#read.files.set(need.path, { status: EgtbStatus.MISSING_FILE, frameOffset: 0, raw: null });
         return;
       }
       try {
-        this.files.set(need.path, await readHeader(files, need.path, this.#h64));
+        this.#read.files.set(need.path, await readHeader(files, need.path, this.#h64));
       } catch (e) {
         if (!(e instanceof ReadFailure)) throw e;
-        this.files.set(need.path, { status: e.status, frameOffset: 0, raw: null });
+        this.#read.files.set(need.path, { status: e.status, frameOffset: 0, raw: null });
       }
     } else {
       try {
@@ -552,7 +552,7 @@ export class Egtb {
     this.#api.close(this.#db);
     this.#db = 0;
     this.#reader = 0;
-    this.blocks.clear();
+    this.#read.blocks.clear();
   }
 
   [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
