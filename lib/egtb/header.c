@@ -29,7 +29,7 @@ void tg__egtb_header_free(struct tg_egtb_header *h)
 }
 
 tg_egtb_status tg__egtb_parse_header(const uint8_t *raw, size_t raw_size, uint64_t header_offset,
-                                   struct tg_egtb_header *h)
+                                     struct tg_egtb_header *h)
 {
     if (raw_size < TG__EGTB_HEADER_FIXED_BYTES)
         return TG_EGTB_DAMAGED;
@@ -66,7 +66,6 @@ tg_egtb_status tg__egtb_parse_header(const uint8_t *raw, size_t raw_size, uint64
     return TG_EGTB_OK;
 }
 
-
 uint64_t tg__egtb_block_length(const struct tg_egtb_header *h, uint64_t b)
 {
     uint64_t layer_blocks = (h->layer_entries + h->block_entries - 1) / h->block_entries;
@@ -75,8 +74,8 @@ uint64_t tg__egtb_block_length(const struct tg_egtb_header *h, uint64_t b)
                                                        : h->block_entries;
 }
 
-bool tg__egtb_file_name(const struct tg_config *cfg, unsigned counters, const char *dir,
-                        char *buf, size_t cap)
+bool tg__egtb_file_name(const struct tg_config *cfg, unsigned counters, const char *dir, char *buf,
+                        size_t cap)
 {
     /* Written out rather than with snprintf, whose stdio would make the WebAssembly module
      * import WASI's file writes. Counter numbers are at most 72: two digits. */

@@ -18,13 +18,13 @@ TG__HOST_IMPORT("open") int32_t tg__egtb_host_open(const char *path, size_t leng
 TG__HOST_IMPORT("close") void tg__egtb_host_close(int32_t file);
 /* The uncompressed size of the file's header (0 or more), its frame's offset in
  * `*frame_offset`; or minus a status (TG_EGTB_DAMAGED: bad magic, trailer or checksum). */
-TG__HOST_IMPORT("header_size") int32_t tg__egtb_host_header_size(int32_t file,
-                                                                 uint64_t *frame_offset);
+TG__HOST_IMPORT("header_size")
+int32_t tg__egtb_host_header_size(int32_t file, uint64_t *frame_offset);
 /* The uncompressed header into `out` (`size` bytes, as header_size said): a status. */
 TG__HOST_IMPORT("header") int32_t tg__egtb_host_header(int32_t file, uint8_t *out, size_t size);
 /* The `want` entries of the block whose frame is `size` bytes at `offset`, into `out`. */
-TG__HOST_IMPORT("block") int32_t tg__egtb_host_block(int32_t file, uint64_t offset,
-                                                     uint32_t size, int8_t *out, size_t want);
+TG__HOST_IMPORT("block")
+int32_t tg__egtb_host_block(int32_t file, uint64_t offset, uint32_t size, int8_t *out, size_t want);
 
 tg_egtb_status tg__egtb_dir_check(const char *dir)
 {
@@ -69,14 +69,13 @@ void tg__egtb_scratch_release(struct tg__egtb_scratch *scratch)
     scratch->packed_cap = 0;
 }
 
-tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint64_t b,
-                                   int8_t *out, size_t *n, struct tg__egtb_scratch *scratch)
+tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint64_t b, int8_t *out,
+                                   size_t *n, struct tg__egtb_scratch *scratch)
 {
     (void)scratch;
     size_t want = (size_t)tg__egtb_block_length(h, b);
     const struct tg_egtb_block_ref *ref = &h->blocks[b];
-    tg_egtb_status st =
-        (tg_egtb_status)tg__egtb_host_block(fd, ref->offset, ref->size, out, want);
+    tg_egtb_status st = (tg_egtb_status)tg__egtb_host_block(fd, ref->offset, ref->size, out, want);
     if (st == TG_EGTB_OK)
         *n = want;
     return st;
