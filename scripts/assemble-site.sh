@@ -30,10 +30,9 @@ cp -r docs/ratings "$site/docs/"
 cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm bindings/js/traditional-games-search.js \
   bindings/js/traditional-games-search-worker.js bindings/js/traditional-games-egtb-core.js "$site/traditional-games/"
 # Endgame databases: none on this site (tg-server answers no byte ranges, which the page's
-# reader asks for: docs/web.md, "Endgame databases"); the page reads the empty list and
-# analyses with the engine alone. The reader's two dependencies go along when installed.
-mkdir -p "$site/egtb"
-echo '{"databases":[]}' > "$site/egtb/egtb.json"
+# reader asks for: docs/web.md, "Endgame databases"); the page reads the empty list that
+# web/egtb/egtb.json is and analyses with the engine alone. The reader's two dependencies go
+# along when installed.
 if [ -d bindings/js/node_modules/fzstd ] && [ -d bindings/js/node_modules/xxhash-wasm ]; then
   cp bindings/js/node_modules/fzstd/esm/index.mjs "$site/traditional-games/fzstd.js"
   cp bindings/js/node_modules/xxhash-wasm/esm/xxhash-wasm.js "$site/traditional-games/xxhash-wasm.js"

@@ -10,8 +10,8 @@
 // traditional-games.wasm (default: bindings/js of this repository). --egtb names a folder of
 // endgame databases, one subfolder per rule set as tools/tg-egtb builds them: served at
 // /egtb/SUB/NAME.egtb with HTTP Range requests (the page reads single blocks), and listed at
-// /egtb/egtb.json ({"databases":[{"path":"SUB/","files":[...]}]}, empty without --egtb), from
-// which the page's analysis opens them (docs/web.md, "Endgame databases"). The browser tests
+// /egtb/egtb.json ({"databases":[{"path":"SUB/","files":[...]}]}; without --egtb the empty list
+// that the app's own web/egtb/egtb.json is), from which the page's analysis opens them (docs/web.md, "Endgame databases"). The browser tests
 // start the same server through startServer().
 import { readFile, readdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
