@@ -28,4 +28,12 @@ done
 cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
 cp -r docs/ratings "$site/docs/"
 cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm bindings/js/traditional-games-search.js \
-  bindings/js/traditional-games-search-worker.js "$site/traditional-games/"
+  bindings/js/traditional-games-search-worker.js bindings/js/traditional-games-egtb-core.js "$site/traditional-games/"
+# Endgame databases: none on this site (tg-server answers no byte ranges, which the page's
+# reader asks for: docs/web.md, "Endgame databases"); the page reads the empty list that
+# web/egtb/egtb.json is and analyses with the engine alone. The reader's two dependencies go
+# along when installed.
+if [ -d bindings/js/node_modules/fzstd ] && [ -d bindings/js/node_modules/xxhash-wasm ]; then
+  cp bindings/js/node_modules/fzstd/esm/index.mjs "$site/traditional-games/fzstd.js"
+  cp bindings/js/node_modules/xxhash-wasm/esm/xxhash-wasm.js "$site/traditional-games/xxhash-wasm.js"
+fi

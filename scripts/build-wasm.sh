@@ -7,7 +7,7 @@
 # reused: a second run only rebuilds what changed); clang then links all of it into one module,
 # FILE (default bindings/js/traditional-games.wasm), that exports every TG_API function plus
 # malloc and free (the bindings lend it memory for strings and out-parameters) and imports
-# nothing. --max-memory caps the module's memory (default: none below wasm32's 4 GiB); the
+# the clock and the endgame databases' file reads (lib/egtb/host.c), which the loader provides. --max-memory caps the module's memory (default: none below wasm32's 4 GiB); the
 # tests use a small cap to make the library run out of memory. Needs clang, lld, wasi-libc and libclang-rt-14-dev-wasm32 (scripts/setup-deps.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

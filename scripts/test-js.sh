@@ -10,7 +10,8 @@
 # --wasm-build is the wasm build directory (default build-wasm/). Both are reused from run to
 # run. `npm test` in bindings/js runs this script. Needs Node 20.19 or later, npm and the Debian
 # package chromium (/usr/bin/chromium, or TG_CHROMIUM); typescript and @types/node come from
-# the npm registry, pinned by bindings/js/package-lock.json, esbuild, webpack and
+# the npm registry, pinned by bindings/js/package-lock.json (with the package's own
+# dependencies fzstd and xxhash-wasm, which read endgame databases), esbuild, webpack and
 # puppeteer-core by bindings/js/test/bundlers/package-lock.json (`npm ci`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -62,6 +63,12 @@ cc -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -I"$top/include" \
   -o "$learning_oracle" bindings/js/test/learning-oracle.c \
   -L"$native_lib" -ltraditional-games -Wl,-rpath,"$native_lib"
 
+# The endgame databases' oracle (test/egtb.test.js): databases built and probed natively.
+egtb_oracle="$wasm_build/egtb-oracle"
+cc -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -I"$top/include" \
+  -o "$egtb_oracle" bindings/js/test/egtb-oracle.c \
+  -L"$native_lib" -ltraditional-games -Wl,-rpath,"$native_lib"
+
 chromium=${TG_CHROMIUM:-/usr/bin/chromium}
 [ -x "$chromium" ] || { echo "test-js.sh: no $chromium (apt-get install chromium)" >&2; exit 1; }
 
@@ -69,6 +76,6 @@ cd bindings/js
 npm ci --no-audit --no-fund --loglevel=error
 (cd test/bundlers && npm ci --no-audit --no-fund --loglevel=error)
 # --expose-gc: the tests of the finalizers collect garbage on purpose.
-TG_NATIVE_ORACLE="$oracle" TG_LEARNING_ORACLE="$learning_oracle" \
+TG_NATIVE_ORACLE="$oracle" TG_LEARNING_ORACLE="$learning_oracle" TG_EGTB_ORACLE="$egtb_oracle" \
   TG_WASM_CAPPED="$wasm_build/traditional-games-16mib.wasm" \
   TG_CHROMIUM="$chromium" node --expose-gc --test test/*.test.js test/bundlers/bundlers.test.js

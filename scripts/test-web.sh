@@ -2,7 +2,12 @@
 # The web board's tests in a real browser (web/test/web.test.js): Debian's chromium
 # driven by puppeteer-core, checked against the same npm package run in Node.
 #
-#   scripts/test-web.sh [--wasm-build DIR] [--screenshots DIR] [--server PATH]
+#   scripts/test-web.sh [--wasm-build DIR] [--native-build DIR] [--screenshots DIR] [--server PATH]
+#
+# --native-build names a meson build of the library for this machine (its lib/ holds
+# libtraditional-games.so), against which bindings/js/test/egtb-oracle.c is built: it builds
+# the endgame database the page's analysis is served; without it the library is built in
+# build-js-native/ (library only), as scripts/test-js.sh does.
 #
 # --wasm-build is the WebAssembly build directory that scripts/build-wasm.sh reuses (default
 # build-wasm/; scripts/test.sh passes the one its JavaScript step built). --screenshots writes
@@ -18,14 +23,16 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 top=$(pwd)
 
 wasm_build=build-wasm
+native_build=
 screenshots=
 server=
 while [ $# -gt 0 ]; do
   case "$1" in
     --wasm-build) wasm_build=$2; shift 2 ;;
+    --native-build) native_build=$2; shift 2 ;;
     --screenshots) screenshots=$2; shift 2 ;;
     --server) server=$2; shift 2 ;;
-    *) echo "usage: $0 [--wasm-build DIR] [--screenshots DIR] [--server PATH]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--wasm-build DIR] [--native-build DIR] [--screenshots DIR] [--server PATH]" >&2; exit 2 ;;
   esac
 done
 case "$screenshots" in /*|'') ;; *) screenshots="$top/$screenshots" ;; esac
@@ -37,10 +44,26 @@ chromium=${TG_CHROMIUM:-/usr/bin/chromium}
 
 scripts/build-wasm.sh --build-dir "$wasm_build"
 
+if [ -z "$native_build" ]; then
+  native_build="$top/build-js-native"
+  if [ ! -f "$native_build/build.ninja" ]; then
+    meson setup "$native_build" -Dbuildtype=release -Dtests=false -Ddocs=false -Dexamples=false \
+      -Dfuzzers=false > /dev/null
+  fi
+  meson compile -C "$native_build" > /dev/null
+fi
+case "$native_build" in /*) ;; *) native_build="$top/$native_build" ;; esac
+egtb_oracle="$wasm_build/egtb-oracle"
+cc -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -I"$top/include" \
+  -o "$egtb_oracle" bindings/js/test/egtb-oracle.c \
+  -L"$native_build/lib" -ltraditional-games -Wl,-rpath,"$native_build/lib"
+
+# The package's dependencies (the endgame databases' reader's), which the server hands the page.
+(cd bindings/js && npm ci --no-audit --no-fund --loglevel=error)
 cd web/test
 npm ci --no-audit --no-fund --loglevel=error
 TG_CHROMIUM="$chromium" TG_WEB_SCREENSHOTS="$screenshots" TG_PACKAGE_DIR="$top/bindings/js" \
-  node --test --test-reporter=spec web.test.js
+  TG_EGTB_ORACLE="$egtb_oracle" node --test --test-reporter=spec web.test.js
 if [ -n "$server" ]; then
   [ -x "$server" ] || { echo "test-web.sh: no tg-server at $server" >&2; exit 1; }
   TG_CHROMIUM="$chromium" TG_SERVER="$server" TG_PACKAGE_DIR="$top/bindings/js" \

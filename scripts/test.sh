@@ -113,7 +113,7 @@ step "WebAssembly build and the JavaScript package's tests (against the gcc buil
 
 # The web board in headless Chromium, on the module of the step above (its build directory reused).
 step "the web board in a real browser (Chromium driven by puppeteer-core)"
-./scripts/test-web.sh --wasm-build "$root/wasm" --server "$gcc_dir/server/tg-server"
+./scripts/test-web.sh --wasm-build "$root/wasm" --native-build "$gcc_dir" --server "$gcc_dir/server/tg-server"
 
 step "clang build with -Db_sanitize=address,undefined (and the libFuzzer targets)"
 CC=clang CXX=clang++ configure "$san_dir" \

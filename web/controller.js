@@ -17,6 +17,7 @@ import {
 } from './online.js';
 import { renderLearn } from './learn.js';
 import { animateStory } from './animate.js';
+import { exactAnalysis } from './egtb.js';
 import { storyOf } from './story.js';
 import { ANIMATION_SPEEDS } from './session.js';
 
@@ -79,6 +80,7 @@ export function advance() {
   const { state, online, seats } = S;
   S.selectedCell = null;
   $('hint').textContent = '';
+  showExactMoves(null);
   $('draw-answer').textContent = '';
   if (state.isTerminal || online?.result || S.ended) setPhase('over');
   else if (online && (online.waitingFor !== null || state.isChance || seats[state.player] === 'remote')) setPhase('remote');
@@ -186,16 +188,24 @@ export function requestAnalysis() {
   const pending = { ply, gen: S.generation, abort: new AbortController() };
   pendingAnalysis = pending;
   $('hint').textContent = t('analysis.thinking');
-  const asked = searcher.analyse(shown, ANALYSIS_SPEC, 0, { signal: pending.abort.signal });
+  showExactMoves(null);
+  // A position an endgame database covers is valued by it (egtb.js); any other by the worker.
+  const asked = exactAnalysis(shown, ANALYSIS_SPEC).then((exact) => exact ??
+    searcher.analyse(shown, ANALYSIS_SPEC, 0, { signal: pending.abort.signal }));
   asked.finally(() => shown.free()).catch(() => {});
   asked.then((analysis) => {
     if (pendingAnalysis !== pending) return;
     pendingAnalysis = null;
     if (pending.gen !== S.generation || pending.ply !== shownPly() || !analysisOpen()) return;
-    S.analysis = { ply: pending.ply, moves: analysis.map(({ move, name, value, proven }) => ({ move, name, value, proven })) };
+    S.analysis = { ply: pending.ply, moves: analysis.map(({ move, name, value, proven, exact }) => ({ move, name, value, proven, exact: exact ?? null })) };
     render();
     const best = S.analysis.moves[0];
-    $('hint').textContent = best ? t('analysis.best', best.name, best.value, best.proven) : '';
+    if (best?.exact) {
+      $('hint').textContent = t('analysis.exact-best', best.name, exactText(best.exact));
+      showExactMoves(S.analysis.moves);
+    } else {
+      $('hint').textContent = best ? t('analysis.best', best.name, best.value, best.proven) : '';
+    }
   }, (error) => {
     if (error?.name === 'AbortError' || pendingAnalysis !== pending) return;
     pendingAnalysis = null;
@@ -203,10 +213,26 @@ export function requestAnalysis() {
   });
 }
 
+// "win by 4, exact", in the page's language, for a database's value of a move.
+function exactText(exact) {
+  return t('analysis.exact', exact.outcome, exact.endless, Math.abs(exact.finalMargin));
+}
+
+// Every move's exact value under the hint (null: none shown).
+function showExactMoves(moves) {
+  const list = $('exact-moves');
+  list.replaceChildren(...(moves ?? []).map(({ name, exact }) =>
+    Object.assign(document.createElement('li'), { textContent: t('analysis.exact-move', name, exactText(exact)) })));
+  list.hidden = !moves;
+}
+
 export function toggleAnalysis() {
   if (engineClosed()) return;
   S.analysing = !S.analysing;
-  if (!S.analysing) S.analysis = null;
+  if (!S.analysing) {
+    S.analysis = null;
+    showExactMoves(null);
+  }
   render();
   if (S.analysing) requestAnalysis();
 }
@@ -434,7 +460,10 @@ export function viewPly(k) {
   // The analysis mode follows the position shown: a person's turn back at the game, or any
   // position of a finished game.
   if (S.analysing && analysisOpen() && S.analysis?.ply !== shownPly()) requestAnalysis();
-  else if (pendingAnalysis === null) $('hint').textContent = '';
+  else if (pendingAnalysis === null) {
+    $('hint').textContent = '';
+    showExactMoves(null);
+  }
 }
 
 export function stepView(delta) {

@@ -9,8 +9,10 @@
 //   state.free();                                // or `using`, or leave it to the collector
 //
 // Every rule lives in the C library; this file only moves numbers and text across the wasm
-// boundary. The module (a WASI reactor) imports one function, WASI's clock_time_get, which
-// timed searches read; this file provides it (a monotonic clock) and nothing else of WASI.
+// boundary. The module (a WASI reactor) imports one function of WASI, clock_time_get, which
+// timed searches read; this file provides it (a monotonic clock) and nothing else of WASI. It
+// also imports the endgame databases' file reads (module "tg_egtb", lib/egtb/host.c), which
+// this file passes on to the database in use (traditional-games/egtb, traditional-games-egtb.js).
 
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder('utf-8');
@@ -342,9 +344,51 @@ export async function load(source, options = {}) {
     new DataView(memory.buffer).setBigUint64(ptr >>> 0, ns, true);
     return 0;
   };
-  const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: { clock_time_get } });
+  const egtbHost = makeEgtbHost(() => memory);
+  const instance = await WebAssembly.instantiate(module, {
+    wasi_snapshot_preview1: { clock_time_get },
+    tg_egtb: egtbHost.imports,
+  });
   memory = instance.exports.memory;
-  return bind(instance.exports, liveStatesWarning);
+  return bind(instance.exports, liveStatesWarning, egtbHost);
+}
+
+// The endgame databases' reads (lib/egtb/host.c). A WebAssembly import cannot wait for a file
+// or a fetch, so each answers from what the database in use (host.session, set by
+// traditional-games-egtb.js around each call into the library) has read already; what it has
+// not, the session notes as needed and answers TG_EGTB_IO_ERROR, and its asynchronous caller
+// reads what was noted and calls again. This file only moves the bytes.
+const EGTB_IO_ERROR = 7;
+
+function makeEgtbHost(getMemory) {
+  const host = { session: null, imports: null };
+  const text = (ptr, length) => textDecoder.decode(new Uint8Array(getMemory().buffer, ptr >>> 0, length >>> 0));
+  host.imports = {
+    dir: (ptr, length) => host.session?.dirStatus(text(ptr, length)) ?? EGTB_IO_ERROR,
+    open: (ptr, length) => host.session?.openFile(text(ptr, length)) ?? -EGTB_IO_ERROR,
+    close: (file) => {
+      host.session?.closeFile(file);
+    },
+    header_size: (file, offsetPtr) => {
+      const answer = host.session?.headerSize(file) ?? EGTB_IO_ERROR;
+      if (typeof answer === 'number') return -answer;
+      new DataView(getMemory().buffer).setBigUint64(offsetPtr >>> 0, BigInt(answer.frameOffset), true);
+      return answer.size;
+    },
+    header: (file, outPtr, size) => {
+      const raw = host.session?.header(file);
+      if (!raw || raw.length !== size >>> 0) return EGTB_IO_ERROR;
+      new Uint8Array(getMemory().buffer, outPtr >>> 0, raw.length).set(raw);
+      return 0;
+    },
+    block: (file, offset, size, outPtr, want) => {
+      const answer = host.session?.block(file, Number(offset), size >>> 0, want >>> 0) ?? EGTB_IO_ERROR;
+      if (typeof answer === 'number') return answer;
+      new Uint8Array(getMemory().buffer, outPtr >>> 0, answer.length).set(answer);
+      return 0;
+    },
+  };
+  return host;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -352,7 +396,7 @@ export async function load(source, options = {}) {
 // instance is a pointer into that instance's memory only, so the classes are made per instance
 // and `instanceof` keeps handles from crossing over.
 
-function bind(wasm, liveStatesWarning) {
+function bind(wasm, liveStatesWarning, egtbHost) {
   const missing = REQUIRED_EXPORTS.filter((name) => !(name in wasm));
   if (missing.length) {
     throw new Error(`traditional-games: the WebAssembly module lacks ${missing.join(', ')}`);
@@ -386,9 +430,11 @@ function bind(wasm, liveStatesWarning) {
 
   // Out-parameters: one pointer, one size_t, one tg_move, the generator, two doubles and the
   // playout counters, each at its own aligned offset of one block kept for the instance's life.
+  // OUT_EXACT: a tg_egtb_value (four ints) and the bool beside it.
   const OUT_PTR = 0, OUT_SIZE = 4, OUT_MOVE = 8, OUT_RNG = 16, OUT_DOUBLES = 24, OUT_STATS = 40;
   const STAT_COUNT = 4;
-  const scratch = allocate(OUT_STATS + 8 * STAT_COUNT);
+  const OUT_EXACT = OUT_STATS + 8 * STAT_COUNT, EXACT_BYTES = 20;
+  const scratch = allocate(OUT_EXACT + EXACT_BYTES);
 
   // Two growable buffers: text going in, lists and text coming out (one call never needs two
   // of the same kind).
@@ -973,13 +1019,7 @@ function bind(wasm, liveStatesWarning) {
 
     /** A move in this game's notation; InvalidArgument if it cannot be written in this game. */
     moveToString(move) {
-      const handle = this.#handle();
-      moveNumber(move);
-      check(wasm.tg_move_to_string(handle, move, 0, 0, scratch + OUT_SIZE), 'move', move);
-      const size = readU32(scratch + OUT_SIZE) + 1;
-      const ptr = reserve(outBuffer, size);
-      check(wasm.tg_move_to_string(handle, move, ptr, size, 0), 'move', move);
-      return cString(ptr);
+      return moveName(this.#handle(), move);
     }
 
     /** A move read from notation (not checked for legality); ParseError if malformed. */
@@ -1093,34 +1133,7 @@ function bind(wasm, liveStatesWarning) {
      * (traditional-games-search.js).
      */
     analyse(spec, rng) {
-      const handle = this.#handle();
-      stringArg(spec, 'a bot spec');
-      rng = rngArg(rng);
-      const specPtr = inputText(spec, Status.TG_ERR_BAD_OPTION, 'bot');
-      check(wasm.tg_search_new(specPtr, scratch + OUT_PTR), 'bot', spec);
-      const search = readU32(scratch + OUT_PTR);
-      try {
-        withRng(rng, (rngPtr) => check(wasm.tg_search_analyse(search, handle, rngPtr), 'analyse'));
-        const count = wasm.tg_search_result_count(search) >>> 0;
-        const results = [];
-        for (let i = 0; i < count; i++) {
-          check(wasm.tg_search_result(search, i, scratch + OUT_MOVE, scratch + OUT_DOUBLES,
-            scratch + OUT_DOUBLES + 8), 'analyse');
-          const v = heap();
-          const move = v.getUint32(scratch + OUT_MOVE, true);
-          const value = v.getFloat64(scratch + OUT_DOUBLES, true);
-          const proven = v.getUint8(scratch + OUT_DOUBLES + 8) !== 0;
-          check(wasm.tg_search_result_line(search, i, 0, 0, scratch + OUT_SIZE), 'analyse');
-          const size = readU32(scratch + OUT_SIZE) + 1;
-          const ptr = reserve(outBuffer, size);
-          check(wasm.tg_search_result_line(search, i, ptr, size, 0), 'analyse');
-          const line = cString(ptr).split(' ').filter((m) => m !== '');
-          results.push({ move, name: line[0] ?? this.moveToString(move), value, proven, line });
-        }
-        return results;
-      } finally {
-        wasm.tg_search_free(search);
-      }
+      return analyseState(this.#handle(), spec, rng, 0).results;
     }
 
     // -- text ----------------------------------------------------------------------------------
@@ -1216,6 +1229,95 @@ function bind(wasm, liveStatesWarning) {
     }
   }
 
+  function moveName(handle, move) {
+    moveNumber(move);
+    check(wasm.tg_move_to_string(handle, move, 0, 0, scratch + OUT_SIZE), 'move', move);
+    const size = readU32(scratch + OUT_SIZE) + 1;
+    const ptr = reserve(outBuffer, size);
+    check(wasm.tg_move_to_string(handle, move, ptr, size, 0), 'move', move);
+    return cString(ptr);
+  }
+
+  /** tg_egtb_value at ptr, as { outcome, endless, marginToGo, finalMargin }. */
+  function readExactValue(ptr) {
+    const v = heap();
+    return {
+      outcome: v.getInt32(ptr, true),
+      endless: v.getInt32(ptr + 4, true) !== 0,
+      marginToGo: v.getInt32(ptr + 8, true),
+      finalMargin: v.getInt32(ptr + 12, true),
+    };
+  }
+
+  // State.analyse, and the same with an open database attached (egtb: a tg_egtb pointer, or 0):
+  // then each result also has `exact` (its exact value, or null) and the call says what the
+  // database did (tg_search_egtb_status).
+  function analyseState(handle, spec, rng, egtb) {
+    stringArg(spec, 'a bot spec');
+    rng = rngArg(rng);
+    const specPtr = inputText(spec, Status.TG_ERR_BAD_OPTION, 'bot');
+    check(wasm.tg_search_new(specPtr, scratch + OUT_PTR), 'bot', spec);
+    const search = readU32(scratch + OUT_PTR);
+    try {
+      if (egtb) check(wasm.tg_search_set_egtb(search, egtb), 'database', spec);
+      withRng(rng, (rngPtr) => check(wasm.tg_search_analyse(search, handle, rngPtr), 'analyse'));
+      const count = wasm.tg_search_result_count(search) >>> 0;
+      const results = [];
+      for (let i = 0; i < count; i++) {
+        check(wasm.tg_search_result(search, i, scratch + OUT_MOVE, scratch + OUT_DOUBLES,
+          scratch + OUT_DOUBLES + 8), 'analyse');
+        const v = heap();
+        const move = v.getUint32(scratch + OUT_MOVE, true);
+        const value = v.getFloat64(scratch + OUT_DOUBLES, true);
+        const proven = v.getUint8(scratch + OUT_DOUBLES + 8) !== 0;
+        check(wasm.tg_search_result_line(search, i, 0, 0, scratch + OUT_SIZE), 'analyse');
+        const size = readU32(scratch + OUT_SIZE) + 1;
+        const ptr = reserve(outBuffer, size);
+        check(wasm.tg_search_result_line(search, i, ptr, size, 0), 'analyse');
+        const line = cString(ptr).split(' ').filter((m) => m !== '');
+        const result = { move, name: line[0] ?? moveName(handle, move), value, proven, line };
+        if (egtb) {
+          check(wasm.tg_search_result_exact(search, i, scratch + OUT_EXACT, scratch + OUT_EXACT + 16),
+            'analyse');
+          result.exact = heap().getUint8(scratch + OUT_EXACT + 16) !== 0 ? readExactValue(scratch + OUT_EXACT) : null;
+        }
+        results.push(result);
+      }
+      return { results, egtbStatus: egtb ? wasm.tg_search_egtb_status(search) : 0 };
+    } finally {
+      wasm.tg_search_free(search);
+    }
+  }
+
+  // The endgame databases' calls, for traditional-games-egtb.js: each returns the
+  // tg_egtb_status and what the call gave.
+  const egtb = Object.freeze({
+    host: egtbHost,
+    available: ['tg_egtb_open', 'tg_egtb_reader_probe', 'tg_search_set_egtb'].every((name) => name in wasm),
+    statusString: (status) => cString(wasm.tg_egtb_status_string(status)),
+    supported: (rules) => withRules(rules, (ptr) => wasm.tg_egtb_supported(ptr)),
+    open(dir, rules) {
+      return withRules(rules, (rulesPtr) => {
+        // After the rules: reading a spec string uses the same input buffer.
+        const dirPtr = inputText(dir, Status.TG_ERR_INVALID_ARGUMENT, 'directory');
+        const status = wasm.tg_egtb_open(dirPtr, rulesPtr, scratch + OUT_PTR);
+        return { status, db: status === 0 ? readU32(scratch + OUT_PTR) : 0 };
+      });
+    },
+    close: (db) => wasm.tg_egtb_close(db),
+    maxCounters: (db) => wasm.tg_egtb_max_counters(db),
+    readerNew(db) {
+      const status = wasm.tg_egtb_reader_new(db, scratch + OUT_PTR);
+      return { status, reader: status === 0 ? readU32(scratch + OUT_PTR) : 0 };
+    },
+    readerFree: (reader) => wasm.tg_egtb_reader_free(reader),
+    readerProbe(reader, state) {
+      const status = wasm.tg_egtb_reader_probe(reader, stateHandle(state), scratch + OUT_EXACT);
+      return { status, value: status === 0 ? readExactValue(scratch + OUT_EXACT) : null };
+    },
+    analyse: (state, spec, rng, db) => analyseState(stateHandle(state), spec, rng, db),
+  });
+
   function moveList(ptr, count) {
     const v = heap();
     const moves = new Array(count);
@@ -1239,6 +1341,8 @@ function bind(wasm, liveStatesWarning) {
     versionNumber: wasm.tg_version() >>> 0,
     memory,
     // For the package's own modules (traditional-games/learning), not for applications.
-    _internal: Object.freeze({ wasm, check, rulesHandle: (r) => rulesHandle(r), stateHandle: (s) => stateHandle(s) }),
+    _internal: Object.freeze({
+      wasm, check, rulesHandle: (r) => rulesHandle(r), stateHandle: (s) => stateHandle(s), egtb,
+    }),
   });
 }

@@ -9,8 +9,9 @@
  * tg_egtb_close() releases it. A ::tg_egtb is never modified after tg_egtb_open() and may be
  * probed from any number of threads at once. A ::tg_egtb_reader (one per thread) probes faster:
  * it keeps its decompression context and its last blocks. tg_search_set_egtb() gives a search
- * handle a database, which `search` and its analysis then consult. Not available in the
- * WebAssembly build.
+ * handle a database, which `search` and its analysis then consult. The WebAssembly build has
+ * every function but tg_egtb_build(); its file reads are imported from its JavaScript host
+ * (docs/egtb.md, "JavaScript").
  */
 #ifndef TRADITIONAL_GAMES_TG_EGTB_H
 #define TRADITIONAL_GAMES_TG_EGTB_H

@@ -3,7 +3,9 @@
 
 #include "file.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,9 +16,9 @@
 static const char file_magic[8] = {'T', 'G', '-', 'E', 'G', 'T', 'B', '\n'};
 static const char trailer_magic[4] = {'E', 'G', 'T', 'B'};
 enum {
-    TRAILER_BYTES = 16,
-    HEADER_FIXED_BYTES = 4 + TG__SPEC_MAX + 4 * 4 + 8 + 8,
-    BLOCK_REF_BYTES = 12,
+    TRAILER_BYTES = TG__EGTB_TRAILER_BYTES,
+    HEADER_FIXED_BYTES = TG__EGTB_HEADER_FIXED_BYTES,
+    BLOCK_REF_BYTES = TG__EGTB_BLOCK_REF_BYTES,
     /* Checksums and small frames cost little; a higher level buys little on these runs. */
     COMPRESSION_LEVEL = 3
 };
@@ -33,29 +35,6 @@ static void put64(uint8_t *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-bool tg__egtb_file_name(const struct tg_config *cfg, unsigned counters, const char *dir,
-                        char *buf, size_t cap)
-{
-    int n = snprintf(buf, cap, "%s/%s-%02u.egtb", dir, cfg->game->id, counters);
-    return n > 0 && (size_t)n < cap;
 }
 
 tg_egtb_status tg__egtb_writer_open(struct tg_egtb_writer *w, const char *path,
@@ -174,12 +153,6 @@ tg_egtb_status tg__egtb_writer_finish(struct tg_egtb_writer *w)
     return st;
 }
 
-void tg__egtb_header_free(struct tg_egtb_header *h)
-{
-    tg__realloc(h->blocks, 0);
-    h->blocks = NULL;
-}
-
 /* pread of exactly n bytes: DAMAGED if the file is shorter, IO_ERROR if reading fails. */
 static tg_egtb_status read_at(int fd, void *buf, size_t n, uint64_t offset)
 {
@@ -195,44 +168,6 @@ static tg_egtb_status read_at(int fd, void *buf, size_t n, uint64_t offset)
         p += got;
         n -= (size_t)got;
         offset += (uint64_t)got;
-    }
-    return TG_EGTB_OK;
-}
-
-static tg_egtb_status parse_header(const uint8_t *raw, size_t raw_size, uint64_t header_offset,
-                                   struct tg_egtb_header *h)
-{
-    if (raw_size < HEADER_FIXED_BYTES)
-        return TG_EGTB_DAMAGED;
-    h->version = get32(raw);
-    if (h->version != TG__EGTB_FORMAT_VERSION)
-        return TG_EGTB_DAMAGED;
-    memcpy(h->spec, raw + 4, TG__SPEC_MAX);
-    if (memchr(h->spec, '\0', TG__SPEC_MAX) == NULL)
-        return TG_EGTB_DAMAGED;
-    const uint8_t *p = raw + 4 + TG__SPEC_MAX;
-    h->holes = get32(p);
-    h->counters = get32(p + 4);
-    h->quiet = get32(p + 8);
-    h->block_entries = get32(p + 12);
-    h->layer_entries = get64(p + 16);
-    h->block_count = get64(p + 24);
-    if (h->block_entries != TG__EGTB_BLOCK_ENTRIES || h->layer_entries == 0 ||
-        h->block_count != (raw_size - HEADER_FIXED_BYTES) / BLOCK_REF_BYTES ||
-        (raw_size - HEADER_FIXED_BYTES) % BLOCK_REF_BYTES != 0)
-        return TG_EGTB_DAMAGED;
-    h->blocks = tg__realloc(NULL, (size_t)h->block_count * sizeof *h->blocks + 1);
-    if (!h->blocks)
-        return TG_EGTB_NO_MEMORY;
-    p += 32;
-    for (uint64_t b = 0; b < h->block_count; b++, p += BLOCK_REF_BYTES) {
-        h->blocks[b].offset = get64(p);
-        h->blocks[b].size = get32(p + 8);
-        if (h->blocks[b].offset < sizeof file_magic || h->blocks[b].size == 0 ||
-            h->blocks[b].offset + h->blocks[b].size > header_offset) {
-            tg__egtb_header_free(h);
-            return TG_EGTB_DAMAGED;
-        }
     }
     return TG_EGTB_OK;
 }
@@ -253,8 +188,8 @@ tg_egtb_status tg__egtb_read_header(int fd, struct tg_egtb_header *h)
         st = read_at(fd, trailer, sizeof trailer, file_size - TRAILER_BYTES);
     if (st != TG_EGTB_OK)
         return st;
-    uint64_t header_offset = get64(trailer);
-    uint32_t header_size = get32(trailer + 8);
+    uint64_t header_offset = tg__egtb_get64(trailer);
+    uint32_t header_size = tg__egtb_get32(trailer + 8);
     if (memcmp(magic, file_magic, sizeof magic) != 0 ||
         memcmp(trailer + 12, trailer_magic, sizeof trailer_magic) != 0 ||
         header_offset < sizeof file_magic ||
@@ -284,7 +219,7 @@ tg_egtb_status tg__egtb_read_header(int fd, struct tg_egtb_header *h)
     if (ZSTD_isError(got) || got != raw_size)
         st = TG_EGTB_DAMAGED;
     else
-        st = parse_header(raw, (size_t)raw_size, header_offset, h);
+        st = tg__egtb_parse_header(raw, (size_t)raw_size, header_offset, h);
     tg__realloc(raw, 0);
     return st;
 }
@@ -316,10 +251,7 @@ static bool scratch_ready(struct tg__egtb_scratch *scratch, size_t size)
 tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint64_t b,
                                    int8_t *out, size_t *n, struct tg__egtb_scratch *scratch)
 {
-    uint64_t layer_blocks = (h->layer_entries + h->block_entries - 1) / h->block_entries;
-    uint64_t first = b % layer_blocks * h->block_entries;
-    uint64_t want = h->layer_entries - first < h->block_entries ? h->layer_entries - first
-                                                                 : h->block_entries;
+    uint64_t want = tg__egtb_block_length(h, b);
     const struct tg_egtb_block_ref *ref = &h->blocks[b];
     struct tg__egtb_scratch once = {NULL, NULL, 0};
     struct tg__egtb_scratch *use = scratch ? scratch : &once;
@@ -344,4 +276,27 @@ tg_egtb_status tg__egtb_read_block(int fd, const struct tg_egtb_header *h, uint6
     if (st == TG_EGTB_OK)
         *n = (size_t)want;
     return st;
+}
+
+tg_egtb_status tg__egtb_dir_check(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOMEM ? TG_EGTB_NO_MEMORY : TG_EGTB_IO_ERROR;
+    closedir(d);
+    return TG_EGTB_OK;
+}
+
+tg_egtb_status tg__egtb_file_open(const char *path, int *fd)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return errno == ENOENT ? TG_EGTB_MISSING_FILE : TG_EGTB_IO_ERROR;
+    return TG_EGTB_OK;
+}
+
+void tg__egtb_file_close(int fd)
+{
+    if (fd >= 0)
+        close(fd);
 }

@@ -12,6 +12,14 @@
 
 #define TG__EGTB_FORMAT_VERSION 1u
 
+/* The fixed parts of the layout: magic, trailer, the header's fixed fields, one block entry. */
+enum {
+    TG__EGTB_MAGIC_BYTES = 8,
+    TG__EGTB_TRAILER_BYTES = 16,
+    TG__EGTB_HEADER_FIXED_BYTES = 4 + TG__SPEC_MAX + 4 * 4 + 8 + 8,
+    TG__EGTB_BLOCK_REF_BYTES = 12
+};
+
 struct tg_egtb_block_ref {
     uint64_t offset;
     uint32_t size;
@@ -52,9 +60,23 @@ tg_egtb_status tg__egtb_writer_block(struct tg_egtb_writer *w, uint64_t index, c
 tg_egtb_status tg__egtb_writer_finish(struct tg_egtb_writer *w);
 void tg__egtb_writer_abandon(struct tg_egtb_writer *w);
 
-/* Reading: the header of an open file (blocks allocated, freed by tg__egtb_header_free). */
+/* Reading. Native builds (file.c) read the files with open/pread and libzstd; the WebAssembly
+ * build (host.c) asks its JavaScript host, which reads and decompresses them. A "file" is an
+ * int either way: a descriptor, or the host's number for it. */
+tg_egtb_status tg__egtb_dir_check(const char *dir);
+tg_egtb_status tg__egtb_file_open(const char *path, int *fd);
+void tg__egtb_file_close(int fd);
+/* The header of an open file (blocks allocated, freed by tg__egtb_header_free). */
 tg_egtb_status tg__egtb_read_header(int fd, struct tg_egtb_header *h);
 void tg__egtb_header_free(struct tg_egtb_header *h);
+/* header.c: the checks and fields of a header's uncompressed bytes (`raw_size` of them) whose
+ * frame starts at `header_offset` (no block may reach past it). */
+tg_egtb_status tg__egtb_parse_header(const uint8_t *raw, size_t raw_size, uint64_t header_offset,
+                                     struct tg_egtb_header *h);
+/* Entries in block `b`: h->block_entries, fewer in the last block of a layer. */
+uint64_t tg__egtb_block_length(const struct tg_egtb_header *h, uint64_t b);
+uint32_t tg__egtb_get32(const uint8_t *p);
+uint64_t tg__egtb_get64(const uint8_t *p);
 /* What one reader reuses from block to block: a decompression context and the buffer the
  * compressed frame is read into (grown as needed). A reader's own: never shared by threads. */
 struct ZSTD_DCtx_s;

@@ -1,20 +1,12 @@
-/* pread, fileno, O_CLOEXEC: POSIX.1-2008 beyond C11. */
-#define _POSIX_C_SOURCE 200809L
-
 /* Reading a database directory: every file's header checked at open, one block read and
  * decompressed per probe (readers, reader.c, keep blocks and a context from probe to probe).
- * The handle is never written after tg_egtb_open() and blocks are read with pread(), so probes
- * need no lock. */
+ * The handle is never written after tg_egtb_open() and blocks are read with pread() (file.c;
+ * in the WebAssembly build the host's reads, host.c), so probes need no lock. */
 #include "probe.h"
 
 #include "../mancala/board.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct tier_file {
     tg_egtb_status status; /* TG_EGTB_OK when the file is there and sound */
@@ -67,9 +59,9 @@ static tg_egtb_status open_tier(tg_egtb *db, const char *dir, unsigned n)
     char path[4096];
     if (!tg__egtb_file_name(&db->rules.cfg, n, dir, path, sizeof path))
         return TG_EGTB_BAD_ARGUMENT;
-    tf->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (tf->fd < 0)
-        return errno == ENOENT ? TG_EGTB_MISSING_FILE : TG_EGTB_IO_ERROR;
+    tg_egtb_status opened = tg__egtb_file_open(path, &tf->fd);
+    if (opened != TG_EGTB_OK)
+        return opened;
     tf->shape = tg__realloc(NULL, sizeof *tf->shape);
     if (!tf->shape)
         return TG_EGTB_NO_MEMORY;
@@ -96,10 +88,9 @@ tg_egtb_status tg_egtb_open(const char *dir, const tg_rules *r, tg_egtb **out)
     tg_egtb_status st = tg__egtb_supported(&r->cfg);
     if (st != TG_EGTB_OK)
         return st;
-    DIR *d = opendir(dir);
-    if (!d)
-        return errno == ENOMEM ? TG_EGTB_NO_MEMORY : TG_EGTB_IO_ERROR;
-    closedir(d);
+    st = tg__egtb_dir_check(dir);
+    if (st != TG_EGTB_OK)
+        return st;
     tg_egtb *db = tg__calloc(sizeof *db);
     if (!db)
         return TG_EGTB_NO_MEMORY;
@@ -204,8 +195,7 @@ void tg_egtb_close(tg_egtb *db)
         return;
     for (unsigned n = 0; n < TG__MAX_CELLS; n++) {
         struct tier_file *tf = &db->tier[n];
-        if (tf->fd >= 0)
-            close(tf->fd);
+        tg__egtb_file_close(tf->fd);
         tg__egtb_header_free(&tf->header);
         tg__realloc(tf->shape, 0);
     }

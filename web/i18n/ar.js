@@ -19,6 +19,10 @@ export default {
   'analysis.hint': 'تلميح',
   'analysis.mode': 'التحليل',
   'analysis.after-game': 'لا تلميح ولا تحليل أثناء مباراة عبر الإنترنت: يُتاحان عند انتهائها.',
+  'analysis.exact': (outcome, endless, margin) => (endless ? `${outcome > 0 ? 'فوز' : 'خسارة'} بنقلة لا تنتهي، قيمة دقيقة`
+    : outcome === 0 ? 'تعادل، قيمة دقيقة' : `${outcome > 0 ? 'فوز' : 'خسارة'} بفارق ${margin}، قيمة دقيقة`),
+  'analysis.exact-best': (move, value) => `الأفضل: ${move}، ${value} (قاعدة بيانات نهايات اللعب).`,
+  'analysis.exact-move': (move, value) => `${move}: ${value}`,
   'analysis.thinking': 'المحرك ينظر في كل نقلة مسموحة…',
   'analysis.best': (move, value, proven) => `الأفضل: ${move}، قيمتها ${value > 0 ? '+' : ''}${value.toFixed(2)} لصاحب الدور (${proven ? 'مثبتة' : 'تقدير'}؛ +1 فوز، 0 تعادل، −1 خسارة).`,
   'animation.label': 'الحركة',

@@ -11,6 +11,10 @@ export default {
   'analysis.hint': 'Hint',
   'analysis.mode': 'Analysis',
   'analysis.after-game': 'No hint or analysis during an online game: they open when it ends.',
+  'analysis.exact': (outcome, endless, margin) => (endless ? `${outcome > 0 ? 'win' : 'loss'} by an endless move, exact`
+    : outcome === 0 ? 'draw, exact' : `${outcome > 0 ? 'win' : 'loss'} by ${margin}, exact`),
+  'analysis.exact-best': (move, value) => `Best: ${move}, ${value} (endgame database).`,
+  'analysis.exact-move': (move, value) => `${move}: ${value}`,
   'analysis.thinking': 'The engine is looking at every legal move…',
   'analysis.best': (move, value, proven) => `Best: ${move}, worth ${value > 0 ? '+' : ''}${value.toFixed(2)} for the player to move (${proven ? 'proven' : 'an estimate'}; +1 a win, 0 a draw, −1 a loss).`,
   'animation.label': 'Animation',

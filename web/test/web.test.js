@@ -5,7 +5,8 @@
 // Environment: TG_CHROMIUM (default /usr/bin/chromium); TG_WEB_SCREENSHOTS, a folder for the
 // screenshots of each game (scripts/test-web.sh --screenshots docs/images regenerates the
 // ones in the docs); TG_PACKAGE_DIR, the package folder with the built module (default
-// bindings/js). The page is checked against the same package run here in Node: every move
+// bindings/js); TG_EGTB_ORACLE, bindings/js/test/egtb-oracle built against the native library,
+// which builds the endgame database the server serves to the page's analysis. The page is checked against the same package run here in Node: every move
 // the page made is replayed here and the positions must agree.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import puppeteer from 'puppeteer-core';
 import { startServer } from '../serve.js';
 import en from '../i18n/en.js';
@@ -23,6 +25,12 @@ import { EVENT, storyLine, storyOf } from '../story.js';
 const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
 const { load, TGError } = await import(join(packageDir, 'traditional-games.js'));
 const tg = await load();
+const { Egtb } = await import(join(packageDir, 'traditional-games-egtb.js'));
+
+// The endgame database the server serves (serve.js --egtb): Halusa with quiet=3, up to 6
+// counters, built by the native library.
+const EGTB_SPEC = 'halusa:quiet=3';
+let egtbDir;
 
 const screenshotDir = process.env.TG_WEB_SCREENSHOTS || null;
 let server;
@@ -32,7 +40,13 @@ let base;
 const consoleProblems = [];
 
 before(async () => {
-  server = await startServer({ packageDir });
+  egtbDir = await mkdtemp(join(tmpdir(), 'tg-web-egtb-'));
+  await mkdir(join(egtbDir, 'halusa-q3'));
+  const oracle = process.env.TG_EGTB_ORACLE;
+  assert.ok(oracle, 'TG_EGTB_ORACLE is not set: run the web tests through scripts/test-web.sh');
+  const built = spawnSync(oracle, ['build', join(egtbDir, 'halusa-q3'), EGTB_SPEC, '6'], { encoding: 'utf8' });
+  assert.equal(built.status, 0, built.stderr);
+  server = await startServer({ packageDir, egtbDir });
   base = `http://127.0.0.1:${server.address().port}/`;
   userDataDir = await mkdtemp(join(tmpdir(), 'tg-web-chromium-'));
   browser = await puppeteer.launch({
@@ -48,6 +62,7 @@ after(async () => {
   await browser?.close();
   server?.close();
   if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  if (egtbDir) await rm(egtbDir, { recursive: true, force: true });
 });
 
 // A small seeded generator, so that the person's clicks are the same from run to run.
@@ -912,6 +927,41 @@ test('hint and analysis: the engine\'s value of every legal move, on the board, 
   next.free();
   assert.equal(await page.$eval('#board .cell.best', (n) => n.dataset.name), values[0].name);
   await page.close();
+});
+
+test('the analysis of a position the served endgame database covers: every move\'s exact value ("win by 4, exact"), in each language', async () => {
+  // Six counters left, South to move: the database answers it and every move.
+  const position = 'halusa:remainder=last-mover,quiet=3 0,0,0,0,2,2/0,0,1,1,0,0 0 38,28 quiet=1';
+  const db = await Egtb.open(tg, join(egtbDir, 'halusa-q3'), EGTB_SPEC);
+  const state = tg.State.fromString(new tg.Rules(EGTB_SPEC), position);
+  const expected = await db.analyse(state, 'search:depth=4', 0);
+  state.free();
+  db.close();
+  assert.ok(expected.length > 1 && expected.every((m) => m.exact !== null));
+  for (const languages of [['en-GB'], ['ar']]) {
+    const catalogue = languages[0] === 'ar' ? ar : en;
+    const said = (m) => catalogue['analysis.exact'](m.exact.outcome, m.exact.endless, Math.abs(m.exact.finalMargin));
+    const page = await openPage({ languages });
+    await newGame(page, { game: 'halusa', south: 'person', north: 'person' });
+    await page.type('#paste-input', position);
+    await page.click('#paste-form button[type="submit"]');
+    await page.waitForFunction(() => document.body.dataset.phase === 'person');
+    await page.click('#hint-button');
+    await page.waitForFunction(() => !document.querySelector('#exact-moves').hidden, { timeout: 60000 });
+    assert.deepEqual(await page.$$eval('#exact-moves li', (items) => items.map((li) => li.textContent)),
+      expected.map((m) => catalogue['analysis.exact-move'](m.name, said(m))));
+    assert.equal(await textOf(page, '#hint'), catalogue['analysis.exact-best'](expected[0].name, said(expected[0])));
+    if (languages[0] === 'en-GB') {
+      // The English line is the package's own wording (ExactValue.describe()).
+      assert.equal(said(expected[0]), expected[0].exact.describe());
+      assert.match(await textOf(page, '#hint'), /^Best: [a-f][12], (win|loss) by \d+, exact \(endgame database\)\.$|^Best: [a-f][12], draw, exact/);
+    }
+    assert.equal(await page.$eval('#board .cell.best', (n) => n.dataset.name), expected[0].name);
+    // A move played: the position is no longer the one analysed, and the list goes.
+    await clickOneMove(page, clicker(4));
+    await page.waitForFunction(() => document.querySelector('#exact-moves').hidden);
+    await page.close();
+  }
 });
 
 test('animation speed: a setting, off when the system asks for reduced motion', async () => {

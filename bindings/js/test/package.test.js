@@ -24,16 +24,19 @@ test('npm pack, install the tarball into an empty folder, run programs from ther
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], packageDir));
   const files = packed[0].files.map((f) => f.path).sort();
   assert.deepEqual(files, ['LICENSE', 'README.md', 'example.js', 'learning.d.ts', 'learning.js',
-    'package.json', 'traditional-games-search-worker.js', 'traditional-games-search.d.ts',
+    'package.json', 'traditional-games-egtb-core.js', 'traditional-games-egtb.d.ts', 'traditional-games-egtb.js',
+    'traditional-games-search-worker.js', 'traditional-games-search.d.ts',
     'traditional-games-search.js', 'traditional-games.d.ts', 'traditional-games.js',
     'traditional-games.wasm']);
 
   const app = join(work, 'app');
   run('mkdir', [app], work);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  // No dependencies to fetch: the install works offline.
+  // The two dependencies (the endgame databases' decompression and checksum) come from npm's
+  // cache, filled by `npm ci` in the package folder: the install works offline.
   run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed[0].filename)], app);
-  assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')), ['traditional-games']);
+  assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')).sort(),
+    ['fzstd', 'traditional-games', 'xxhash-wasm']);
 
   const example = run(process.execPath, [join(app, 'node_modules/traditional-games/example.js'), '3'], app);
   assert.match(example, /^winner: [01], scores: \d+-\d+, after \d+ plies$/m);
@@ -64,6 +67,17 @@ test('npm pack, install the tarball into an empty folder, run programs from ther
   ].join('\n'));
   assert.equal(run(process.execPath, ['learn.js'], app).trim(), '6 20');
 
+  // So does the endgame databases' one, with its dependencies installed beside it: a folder
+  // with no database files opens and covers nothing.
+  writeFileSync(join(app, 'egtb.js'), [
+    "import { load } from 'traditional-games';",
+    "import { Egtb } from 'traditional-games/egtb';",
+    "const db = await Egtb.open(await load(), '.', 'halusa:quiet=3');",
+    'console.log(db.maxCounters(), db.spec);',
+    '',
+  ].join('\n'));
+  assert.equal(run(process.execPath, ['egtb.js'], app).trim(), '0 halusa:remainder=last-mover,quiet=3');
+
   // require() of the ES module, in a CommonJS program (Node 20.19+ and 22.12+: the versions
   // `engines` names).
   writeFileSync(join(app, 'main.cjs'), [
@@ -92,6 +106,11 @@ test('npm pack, install the tarball into an empty folder, run programs from ther
     'const mine: number = state.score(state.turn);',
     'void mine;',
     'state.playout(new Rng(1n));',
+    "const { Egtb } = await import('traditional-games/egtb');",
+    "const db = await Egtb.open(tg, '.', 'halusa');",
+    'const exact = await db.probe(state);',
+    "const said: string | undefined = exact?.describe();",
+    'void said;',
     'export { hash };',
     '',
   ].join('\n'));

@@ -31,7 +31,7 @@ test('traditional-games.d.ts type-checks the same program with the DOM library (
 });
 
 test('every declaration and member of the .d.ts has a documentation comment', () => {
-  const files = ['traditional-games.d.ts', 'traditional-games-search.d.ts'];
+  const files = ['traditional-games.d.ts', 'traditional-games-search.d.ts', 'traditional-games-egtb.d.ts'];
   const undocumented = [];
   for (const file of files) {
     const path = fileURLToPath(new URL(`../${file}`, import.meta.url));
