@@ -30,7 +30,53 @@ san_dir="$root/clang-sanitize"
 tsan_dir="$root/clang-tsan"
 prefix="$root/install"
 
-step() { printf '\n==== %s\n' "$*"; }
+# Where the time goes: each step's wall time and CPU time (user + sys of the processes it ran
+# and waited for, read from this shell's cutime and cstime in /proc/$$/stat, so daemons such as
+# wineserver are not counted), one line when the step ends and a table when the run ends, even
+# a failed one. CPU time is the figure to compare between runs: wall time grows with whatever
+# else the machine is doing, CPU time hardly (docs/platforms.md, "Cost").
+clock_ticks=$(getconf CLK_TCK)
+step_names=()
+step_walls=()
+step_cpus=()
+step_name=
+run_start=$(date +%s)
+# children_cpu_ticks: the CPU time of this shell's finished children, in clock ticks.
+children_cpu_ticks() {
+  local fields
+  read -r -a fields < "/proc/$$/stat"
+  # Fields 16 and 17 (cutime, cstime); the command name, field 2, is "(bash)": no spaces.
+  echo $((fields[15] + fields[16]))
+}
+step_end() {
+  [ -n "$step_name" ] || return 0
+  local wall cpu
+  wall=$(($(date +%s) - step_start))
+  cpu=$((($(children_cpu_ticks) - step_cpu_start + clock_ticks / 2) / clock_ticks))
+  step_names+=("$step_name")
+  step_walls+=("$wall")
+  step_cpus+=("$cpu")
+  printf -- '---- %s: %d s wall, %d s CPU\n' "$step_name" "$wall" "$cpu"
+  step_name=
+}
+step() {
+  step_end
+  printf '\n==== %s\n' "$*"
+  step_name=$*
+  step_start=$(date +%s)
+  step_cpu_start=$(children_cpu_ticks)
+}
+timing_summary() {
+  step_end
+  local i total_cpu=0
+  printf '\n==== time by step (wall s, CPU s = user + sys)\n'
+  for i in "${!step_names[@]}"; do
+    printf '%6d %6d  %s\n' "${step_walls[$i]}" "${step_cpus[$i]}" "${step_names[$i]}"
+    total_cpu=$((total_cpu + step_cpus[i]))
+  done
+  printf '%6d %6d  the whole run\n' "$(($(date +%s) - run_start))" "$total_cpu"
+}
+trap timing_summary EXIT
 
 # timeout_multiplier SLOWDOWN: the suites' timeouts scaled by a build's slowdown and the
 # machine's load (the reasons are in the file).
