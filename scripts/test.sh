@@ -19,6 +19,7 @@
 #   6. clang with ThreadSanitizer: the 8-thread test 'threads' (halt on the first report).
 # Build directories live under build-ci/ (override with TG_BUILD_ROOT); they are reused, so a
 # second run only rebuilds what changed. Any failure stops the script with a non-zero status.
+# Each step's wall and CPU time is printed as it ends, and a table of them when the run ends.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 top=$(pwd)
