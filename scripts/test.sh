@@ -46,7 +46,7 @@ run_start=$(date +%s)
 children_cpu_ticks() {
   local fields
   read -r -a fields < "/proc/$$/stat"
-  # Fields 16 and 17 (cutime, cstime); the command name, field 2, is "(bash)": no spaces.
+  # Fields 16 and 17 (cutime, cstime); the command name, field 2, "(test.sh)", has no spaces.
   echo $((fields[15] + fields[16]))
 }
 step_end() {
