@@ -487,7 +487,7 @@ struct endless_case {
     /* The reference model's cycle finder needs seconds to see this move repeat (6.2 s natively,
      * three quarters of the suite's CPU time): it confirms it natively, in the gcc and
      * ASan/UBSan runs, and not under valgrind or emulation (TG_TEST_EMULATED=1), where that one
-     * confirmation cost about 2 minutes of CPU and checked none of the library's code; the
+     * confirmation cost over a minute of CPU and checked none of the library's code; the
      * library's side of the case runs everywhere. */
     bool slow_model;
 };
