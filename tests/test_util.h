@@ -46,8 +46,9 @@
 
 /* How many random games, positions or seeds a battery plays: @p full natively; a tenth (at
  * least 1) when TG_TEST_EMULATED is 1, as meson's test setup 'emulated' sets it for the cross
- * builds' suites that scripts/test-platforms.sh runs under qemu-user or wine. There the suites
- * check that the code is right for the platform's word size, byte order and char signedness,
+ * builds' suites that scripts/test-platforms.sh runs under qemu-user or wine (so do the setup
+ * 'valgrind', and tests/meson.build for the prover's suite in a sanitizer build). There the
+ * suites check that the code is right for the platform's word size, byte order and char signedness,
  * which a tenth of the games shows as well, at 5 to 20 times a native run's cost; the native
  * runs keep every game. */
 static inline int tu_battery(int full)
