@@ -403,6 +403,11 @@ static struct seek *find_seek(struct server *sv, struct client *c, const char *i
         mirror_seek(&stored, sv);
         k = seek_by_id(l, id, index);
     }
+    if (k && k->taking && sees(c, k)) {
+        reply_error(c, "busy", "seek %s is being taken; if that fails it stays open: try again",
+                    id_text);
+        return NULL;
+    }
     if (k && sees(c, k) && (!k->local || client_by_serial(sv, k->s.owner_serial)))
         return k;
     reply_error(c, "no-such-seek", "no seek %s: it was taken, withdrawn, or never was", id_text);
@@ -468,11 +473,24 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
     ch->seek_owner_seat = owner_seat;
     snprintf(ch->seek_owner_instance, sizeof ch->seek_owner_instance, "%s", s->instance);
     snprintf(ch->seek_owner_name, sizeof ch->seek_owner_name, "%s", s->owner_name);
-    /* Taken here at once, so that a second taker through this server finds it gone; the
-     * site's row goes in the match's own change (lobby_stage_new). */
-    seek_remove(sv, index, "taken", c, false);
+    /* Held here at once, so that a second taker through this server is told to wait; the
+     * site's row goes in the match's own change (lobby_stage_new), and the seek leaves this
+     * lobby once that change is committed (lobby_seek_settled): a change refused (the row
+     * locked by another server, the database away) leaves the seek open here as on the site. */
+    k->taking = true;
     c->awaiting = true;
     stage(sv, ch);
+}
+
+void lobby_seek_settled(struct server *sv, const struct change *ch, bool taken)
+{
+    size_t index;
+    struct seek *k = ch->seek_id ? seek_by_id(sv->lobby, ch->seek_id, &index) : NULL;
+    if (!k)
+        return; /* withdrawn, swept, or taken through another server meanwhile */
+    k->taking = false;
+    if (taken)
+        seek_remove(sv, index, "taken", client_by_serial(sv, ch->client_serial), false);
 }
 
 bool lobby_stage_new(struct store *st, const struct change *ch)
