@@ -171,7 +171,9 @@ void lobby_sweep(struct server *sv)
     struct lobby *l = sv->lobby;
     for (size_t i = 0; l && i < l->seek_count;) {
         const struct seek *s = &l->seeks[i];
-        if (s->local && !client_by_serial(sv, s->s.owner_serial))
+        if (s->taking) /* its match is being stored: settled with it (lobby_seek_settled) */
+            i++;
+        else if (s->local && !client_by_serial(sv, s->s.owner_serial))
             seek_remove(sv, i, "owner-gone", NULL, true);
         else if (s->local && sv->now - s->created >= sv->opt.seek_lifetime)
             seek_remove(sv, i, "expired", NULL, true);
@@ -532,10 +534,18 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
         reply_error(c, "usage", "unseek [ID]");
         return;
     }
-    size_t mine = 0;
+    /* A seek being taken is not withdrawn: its match is being stored (lobby_seek_settled). */
+    size_t mine = 0, taking = 0;
     for (size_t i = 0; l && i < l->seek_count; i++) {
         const struct seek *k = &l->seeks[i];
-        mine += k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id);
+        bool named = k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id);
+        mine += named && !k->taking;
+        taking += named && k->taking;
+    }
+    if (id && taking) {
+        reply_error(c, "busy", "seek %" PRIu64 " is being taken; if that fails it stays open",
+                    id);
+        return;
     }
     if (id && !mine) {
         reply_error(c, "no-such-seek", "no seek %" PRIu64 " of this connection", id);
@@ -544,7 +554,7 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
     buf_printf(&c->out, "ok %zu\n", mine);
     for (size_t i = 0; l && i < l->seek_count;) {
         const struct seek *k = &l->seeks[i];
-        if (k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id))
+        if (k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id) && !k->taking)
             seek_remove(sv, i, "withdrawn", c, true);
         else
             i++;
