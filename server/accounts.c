@@ -3,8 +3,8 @@
  * account workers (Argon2id is slow on purpose, never on the loop); the writes a command makes
  * are made, each in its own transaction, on a database thread on a shared database (db-pool.c:
  * a lock another server holds never stalls the loop), and between rounds on SQLite (whose round
- * holds the one connection), then answered on the loop. A session token is what an HTTP cookie will carry: `session TOKEN` is how any
- * connection, a WebSocket's included, signs in with it. */
+ * holds the one connection), then answered on the loop. A session token is what an HTTP cookie
+ * will carry: `session TOKEN` is how any connection, a WebSocket's included, signs in with it. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "server.h"
@@ -411,8 +411,8 @@ static enum write_outcome write_task(struct store *st, struct account_task *t)
         case ACCOUNT_TAKEN: /* registered meanwhile, through this server or another */
             return WRITE_REFUSED;
         default:
-            snprintf(t->why, sizeof t->why,
-                     "the account could not be stored (%s); nothing changed", store_error(st));
+            snprintf(t->why, sizeof t->why, "the account could not be stored (%s); nothing changed",
+                     store_error(st));
             return WRITE_FAILED;
         }
     case OP_LOGIN:
@@ -499,8 +499,8 @@ static void wait_for_settle(struct server *sv, struct client *c, struct account_
 {
     t->session_lifetime_ms = (int64_t)(sv->opt.session_lifetime * 1000.0);
     t->outcome = WRITE_FAILED;
-    snprintf(t->why, sizeof t->why, "the database's threads did not take the write; nothing "
-                                    "changed, try again");
+    snprintf(t->why, sizeof t->why,
+             "the database's threads did not take the write; nothing changed, try again");
     if (sv->db_pool) {
         struct job *j = calloc(1, sizeof *j);
         if (!j) {

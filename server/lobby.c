@@ -543,8 +543,7 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
         taking += named && k->taking;
     }
     if (id && taking) {
-        reply_error(c, "busy", "seek %" PRIu64 " is being taken; if that fails it stays open",
-                    id);
+        reply_error(c, "busy", "seek %" PRIu64 " is being taken; if that fails it stays open", id);
         return;
     }
     if (id && !mine) {

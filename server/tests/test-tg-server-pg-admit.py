@@ -213,7 +213,7 @@ class AdmissionTests:
                          "0")
         # The seek's taker waited for its row and was told to try again, each time, nothing
         # made; the seek is still the site's, and still in this server's lobby (it used to be
-        # answered `err io` once and dropped here, then `err no-such-seek`).
+        # answered `err io`, the seek dropped here each time).
         self.assertEqual(set(hammers[2].replies), {"err busy"}, hammers[2].replies)
         self.assertIn("try again", hammers[2].last)
         self.assertEqual(self.sql("SELECT count(*) FROM seeks WHERE id = %s" % seek_id), "1")
