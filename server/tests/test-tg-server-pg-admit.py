@@ -166,7 +166,11 @@ class AdmissionTests:
 
         def take_a_seek() -> str:
             seek_id = answer(seeker, "seek hus clock=5+0 casual")[3:]
-            return answer(taker, "accept-seek %s" % seek_id)
+            reply = answer(taker, "accept-seek %s" % seek_id)
+            if not reply.startswith("ok "):  # refused, the seek stays open: withdrawn here
+                withdrawn = answer(seeker, "unseek %s" % seek_id)
+                self.assertEqual(withdrawn, "ok 1")
+            return reply
 
         hammers = [Hammer(lambda: str(newer.ask("new hus"))),
                    Hammer(lambda: str(rematcher.ask("rematch %d %s" % (old, old_tokens[0])))),
