@@ -266,6 +266,7 @@ static void claim_on_db_thread(struct job *j, struct store *st)
     enum claim_result r = store_claim(st, j->claim_id, j->claim_version, false);
     j->claimed = store_commit_round(st) ? r : CLAIM_FAILED;
 }
+
 /* Loads a match no server plays any more, so that its clocks keep running here. */
 static struct match *adopt(struct server *sv, uint64_t id)
 {
@@ -348,9 +349,7 @@ static void take_over_expired(struct server *sv)
         j->claim_id = m->id;
         j->claim_version = m->version;
         j->claimed = CLAIM_FAILED;
-        /* Busy until the claim is done, as for a change: nothing else changes, reloads or
-         * unloads it meanwhile. */
-        store_keep_lease(sv->store, m->id);
+        store_keep_lease(sv->store, m->id); /* claimed on the database thread's connection */
         if (!db_submit(sv, NULL, j)) {
             job_free(j);
             if (adopted && !m->watchers) {
@@ -359,6 +358,8 @@ static void take_over_expired(struct server *sv)
             }
             return;
         }
+        /* Busy until the claim is done, as for a change: nothing else changes, reloads or
+         * unloads it meanwhile. */
         m->busy = true;
     }
 }
