@@ -1,9 +1,10 @@
 /* Accounts on the line protocol (docs/server.md, "Accounts"): register, login, session,
  * logout, logout-all, delete-account and whoami. A password is hashed or checked on the
  * account workers (Argon2id is slow on purpose, never on the loop); the writes a command makes
- * wait for the end of the round and are made between rounds, each in its own transaction, then
- * answered. A session token is what an HTTP cookie will carry: `session TOKEN` is how any
- * connection, a WebSocket's included, signs in with it. */
+ * are made, each in its own transaction, on a database thread on a shared database (db-pool.c:
+ * a lock another server holds never stalls the loop), and between rounds on SQLite (whose round
+ * holds the one connection), then answered on the loop. A session token is what an HTTP cookie
+ * will carry: `session TOKEN` is how any connection, a WebSocket's included, signs in with it. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "server.h"
@@ -15,6 +16,10 @@
 
 enum account_op { OP_REGISTER, OP_LOGIN, OP_DELETE, OP_LOGOUT, OP_LOGOUT_ALL };
 
+/* How a task's writes went: made; refused for a reason the client is told (a wrong password,
+ * a name taken meanwhile, no memory for the hash); or the database failed (nothing changed). */
+enum write_outcome { WRITE_MADE, WRITE_REFUSED, WRITE_FAILED };
+
 struct account_task {
     enum account_op op;
     uint64_t client_serial;
@@ -25,6 +30,11 @@ struct account_task {
     char password_hash[PASSWORD_HASH_MAX]; /* made (register) or stored (login, delete) */
     char session_hash[SESSION_HASH_HEX_LEN + 1];
     bool worked; /* the worker's answer: hashed, or the password is the account's */
+    /* What the writes did (write_task), for the answer (answer_task). */
+    enum write_outcome outcome;
+    int64_t session_lifetime_ms;
+    char token[SESSION_TOKEN_HEX_LEN + 1]; /* OP_REGISTER, OP_LOGIN: the new session's */
+    char why[300];                         /* WRITE_FAILED: the database's error */
 };
 
 void account_task_free(struct account_task *t)
@@ -166,20 +176,7 @@ static struct account_task *task_new(struct client *c, enum account_op op)
     return t;
 }
 
-/* The task's client waits for its reply, which comes once the round has ended. */
-static void wait_for_settle(struct server *sv, struct client *c, struct account_task *t)
-{
-    struct account_task **grown = array_reserve(sv->account_tasks, &sv->account_task_cap,
-                                                sv->account_task_count + 1, sizeof *grown, 8);
-    if (!grown) {
-        account_task_free(t);
-        reply_status(c, TG_ERR_NO_MEMORY);
-        return;
-    }
-    sv->account_tasks = grown;
-    sv->account_tasks[sv->account_task_count++] = t;
-    c->awaiting = true;
-}
+static void wait_for_settle(struct server *sv, struct client *c, struct account_task *t);
 
 /* Hands the task's password to an account worker; its client waits. */
 static void submit_task(struct server *sv, struct client *c, struct account_task *t)
@@ -383,90 +380,155 @@ void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
     }
 }
 
-/* ---- the writes, between rounds ------------------------------------------------------------- */
+/* ---- the writes: on a database thread, or between rounds ----------------------------------- */
 
-/* A fresh session for the client, its token the reply. */
-static bool open_session(struct server *sv, struct client *c, const struct account_task *t)
+/* A fresh session for the task's account; its token is the reply. */
+static enum write_outcome open_session(struct store *st, struct account_task *t)
 {
-    char token[SESSION_TOKEN_HEX_LEN + 1], hash[SESSION_HASH_HEX_LEN + 1];
-    session_token_new(token);
-    session_token_hash(token, hash);
-    int64_t lifetime_ms = (int64_t)(sv->opt.session_lifetime * 1000.0);
-    if (!store_create_session(sv->store, t->account_id, hash, lifetime_ms)) {
-        reply_error(c, "io", "the session could not be stored (%s)", store_error(sv->store));
-        return false;
+    char hash[SESSION_HASH_HEX_LEN + 1];
+    session_token_new(t->token);
+    session_token_hash(t->token, hash);
+    if (store_create_session(st, t->account_id, hash, t->session_lifetime_ms)) {
+        snprintf(t->session_hash, sizeof t->session_hash, "%s", hash);
+        return WRITE_MADE;
     }
-    struct stored_account a = {.id = t->account_id};
-    snprintf(a.name, sizeof a.name, "%s", t->name);
-    sign_in(c, &a, hash);
-    buf_printf(&c->out, "ok %s\n", token);
-    password_wipe(token, sizeof token);
-    return true;
+    password_wipe(t->token, sizeof t->token);
+    snprintf(t->why, sizeof t->why, "the session could not be stored (%s)", store_error(st));
+    return WRITE_FAILED;
 }
 
-/* Makes the task's writes and answers it; false if the database refused a write. */
-static bool settle(struct server *sv, struct client *c, struct account_task *t)
+/* Makes the task's writes; reads and writes nothing but the task and the store, so that it
+ * runs on a database thread as well as on the loop. */
+static enum write_outcome write_task(struct store *st, struct account_task *t)
 {
-    if (sv->halted) {
-        reply_error(c, "halted",
-                    "a write to the server's disk failed and what it holds is not known yet; "
-                    "no change is taken until it is (reads still work)");
-        return true;
-    }
     switch (t->op) {
     case OP_REGISTER:
-        if (!t->worked) {
-            reply_status(c, TG_ERR_NO_MEMORY);
-            return true;
-        }
-        switch (
-            store_create_account(sv->store, t->name, t->folded, t->password_hash, &t->account_id)) {
+        if (!t->worked)
+            return WRITE_REFUSED;
+        switch (store_create_account(st, t->name, t->folded, t->password_hash, &t->account_id)) {
         case ACCOUNT_OK:
-            return open_session(sv, c, t);
+            return open_session(st, t);
         case ACCOUNT_TAKEN: /* registered meanwhile, through this server or another */
-            reply_error(c, "name-taken",
-                        "that name, or one that differs from it only by case, "
-                        "is taken");
-            return true;
+            return WRITE_REFUSED;
         default:
-            reply_error(c, "io", "the account could not be stored (%s); nothing changed",
-                        store_error(sv->store));
-            return false;
+            snprintf(t->why, sizeof t->why, "the account could not be stored (%s); nothing changed",
+                     store_error(st));
+            return WRITE_FAILED;
         }
     case OP_LOGIN:
-        if (t->worked)
-            return open_session(sv, c, t);
-        reply_error(c, "bad-login", "wrong name or password");
-        return true;
+        return t->worked ? open_session(st, t) : WRITE_REFUSED;
     case OP_DELETE:
-        if (!t->worked) {
+        if (!t->worked)
+            return WRITE_REFUSED;
+        if (store_delete_account(st, t->account_id))
+            return WRITE_MADE;
+        snprintf(t->why, sizeof t->why, "the account could not be deleted (%s); nothing changed",
+                 store_error(st));
+        return WRITE_FAILED;
+    case OP_LOGOUT:
+    case OP_LOGOUT_ALL:
+        if (t->op == OP_LOGOUT ? store_delete_session(st, t->session_hash)
+                               : store_delete_sessions(st, t->account_id))
+            return WRITE_MADE;
+        snprintf(t->why, sizeof t->why, "the sessions could not be revoked (%s); nothing changed",
+                 store_error(st));
+        return WRITE_FAILED;
+    }
+    return WRITE_FAILED;
+}
+
+/* Tells the client how the task's writes went, and signs connections in or out to match. */
+static void answer_task(struct server *sv, struct client *c, struct account_task *t)
+{
+    if (t->outcome == WRITE_FAILED) {
+        reply_error(c, "io", "%s", t->why);
+        return;
+    }
+    struct stored_account a = {.id = t->account_id};
+    switch (t->op) {
+    case OP_REGISTER:
+    case OP_LOGIN:
+        if (t->outcome == WRITE_REFUSED && t->op == OP_LOGIN)
+            reply_error(c, "bad-login", "wrong name or password");
+        else if (t->outcome == WRITE_REFUSED && !t->worked)
+            reply_status(c, TG_ERR_NO_MEMORY);
+        else if (t->outcome == WRITE_REFUSED)
+            reply_error(c, "name-taken",
+                        "that name, or one that differs from it only by case, is taken");
+        if (t->outcome == WRITE_REFUSED)
+            return;
+        snprintf(a.name, sizeof a.name, "%s", t->name);
+        sign_in(c, &a, t->session_hash);
+        buf_printf(&c->out, "ok %s\n", t->token);
+        return;
+    case OP_DELETE:
+        if (t->outcome == WRITE_REFUSED) {
             reply_error(c, "bad-login", "wrong password");
-            return true;
-        }
-        if (!store_delete_account(sv->store, t->account_id)) {
-            reply_error(c, "io", "the account could not be deleted (%s); nothing changed",
-                        store_error(sv->store));
-            return false;
+            return;
         }
         sign_out_everywhere(sv, t->account_id);
         buf_printf(&c->out, "ok\n");
-        return true;
+        return;
     case OP_LOGOUT:
     case OP_LOGOUT_ALL:
-        if (!(t->op == OP_LOGOUT ? store_delete_session(sv->store, t->session_hash)
-                                 : store_delete_sessions(sv->store, t->account_id))) {
-            reply_error(c, "io", "the sessions could not be revoked (%s); nothing changed",
-                        store_error(sv->store));
-            return false;
-        }
         if (t->op == OP_LOGOUT)
             sign_out(c);
         else
             sign_out_everywhere(sv, t->account_id);
         buf_printf(&c->out, "ok\n");
-        return true;
+        return;
     }
-    return true;
+}
+
+static void write_on_db_thread(struct job *j, struct store *st)
+{
+    j->account->outcome = write_task(st, j->account);
+}
+
+static void written_on_db_thread(struct server *sv, struct job *j)
+{
+    struct client *c = client_by_serial(sv, j->client_serial);
+    if (!c)
+        return; /* gone: what was written stays (a session nobody holds expires) */
+    c->awaiting = false;
+    answer_task(sv, c, j->account);
+}
+
+/* The task's writes: on a database thread on a shared database, else between rounds. */
+static void wait_for_settle(struct server *sv, struct client *c, struct account_task *t)
+{
+    t->session_lifetime_ms = (int64_t)(sv->opt.session_lifetime * 1000.0);
+    t->outcome = WRITE_FAILED;
+    snprintf(t->why, sizeof t->why,
+             "the database's threads did not take the write; nothing changed, try again");
+    if (sv->db_pool) {
+        struct job *j = calloc(1, sizeof *j);
+        if (!j) {
+            account_task_free(t);
+            reply_status(c, TG_ERR_NO_MEMORY);
+            return;
+        }
+        j->client_serial = c->serial;
+        j->account = t; /* freed with the job */
+        j->db_work = write_on_db_thread;
+        j->db_done = written_on_db_thread;
+        if (!db_submit(sv, c, j)) {
+            job_free(j);
+            return;
+        }
+        c->awaiting = true;
+        return;
+    }
+    struct account_task **grown = array_reserve(sv->account_tasks, &sv->account_task_cap,
+                                                sv->account_task_count + 1, sizeof *grown, 8);
+    if (!grown) {
+        account_task_free(t);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    sv->account_tasks = grown;
+    sv->account_tasks[sv->account_task_count++] = t;
+    c->awaiting = true;
 }
 
 void accounts_settle(struct server *sv)
@@ -474,11 +536,18 @@ void accounts_settle(struct server *sv)
     for (size_t i = 0; i < sv->account_task_count; i++) {
         struct account_task *t = sv->account_tasks[i];
         struct client *c = client_by_serial(sv, t->client_serial);
-        if (c) {
+        if (c && sv->halted) {
             c->awaiting = false;
+            reply_error(c, "halted",
+                        "a write to the server's disk failed and what it holds is not known "
+                        "yet; no change is taken until it is (reads still work)");
+        } else if (c) {
+            c->awaiting = false;
+            t->outcome = write_task(sv->store, t);
+            answer_task(sv, c, t);
             /* A write refused by the database: as after a round's failed commit, what it may
              * have left in the log must not reappear after a crash. */
-            if (!settle(sv, c, t))
+            if (t->outcome == WRITE_FAILED)
                 settle_after_failure(sv);
         }
         account_task_free(t);

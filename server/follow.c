@@ -255,15 +255,16 @@ static void poll_versions(struct server *sv, bool all)
 
 /* ---- leases: this server's, and the ones that ran out ----------------------------------- */
 
-/* Takes the lease of a loaded match in a transaction of its own. */
-static enum claim_result claim_alone(struct server *sv, struct match *m)
+/* The take-over claim, on a database thread: the lease of a match whose server stopped
+ * renewing it, in a transaction of its own. Its statements may wait for a lock another session
+ * holds (a frozen server's, up to lock_timeout) or a slow database; the loop does not. */
+static void claim_on_db_thread(struct job *j, struct store *st)
 {
-    if (!store_begin_round(sv->store))
-        return CLAIM_FAILED;
-    enum claim_result r = store_claim(sv->store, m->id, m->version, false);
-    if (!store_commit_round(sv->store))
-        r = CLAIM_FAILED;
-    return r;
+    j->claimed = CLAIM_FAILED;
+    if (!store_begin_round(st))
+        return;
+    enum claim_result r = store_claim(st, j->claim_id, j->claim_version, false);
+    j->claimed = store_commit_round(st) ? r : CLAIM_FAILED;
 }
 
 /* Loads a match no server plays any more, so that its clocks keep running here. */
@@ -307,6 +308,24 @@ static struct match *adopt(struct server *sv, uint64_t id)
     return ok ? m : NULL;
 }
 
+/* A take-over claim done (on the loop): the match is this server's, read again, or, if another
+ * server was quicker and nobody here watches it, let go. */
+static void take_over_done(struct server *sv, struct job *j)
+{
+    struct match *m = j->match; /* busy while the claim ran: nothing freed it */
+    m->busy = false;
+    if (j->claimed == CLAIM_OK) {
+        follow_claimed(sv, m);
+        sv->taken_over++;
+        fprintf(stderr, "tg-server: match %" PRIu64 " taken over (its lease ran out)\n", m->id);
+    } else if (j->claimed == CLAIM_STALE) {
+        follow_refresh(sv, m); /* its clocks and flag from what it now is */
+    } else if (j->adopted && !m->watchers) {
+        table_remove(sv, m); /* another server was quicker, or the database did not answer */
+        match_free(sv, m);
+    }
+}
+
 static void take_over_expired(struct server *sv)
 {
     uint64_t ids[TAKE_OVER_PER_TICK];
@@ -318,24 +337,30 @@ static void take_over_expired(struct server *sv)
         bool adopted = !m;
         if (!m && !(m = adopt(sv, ids[i])))
             continue;
-        if (m->loading || m->busy)
+        if (m->loading || m->busy) /* a claim under way (a change's, or the last tick's) */
             continue;
-        enum claim_result r = claim_alone(sv, m);
-        bool failed = r == CLAIM_FAILED;
-        if (r == CLAIM_OK) {
-            follow_claimed(sv, m);
-            sv->taken_over++;
-            fprintf(stderr, "tg-server: match %" PRIu64 " taken over (its lease ran out)\n", m->id);
-        } else if (r == CLAIM_STALE) {
-            follow_refresh(sv, m); /* claimed at the next tick, on what it now is */
-        } else if (adopted && !m->watchers) {
-            table_remove(sv, m); /* another server was quicker */
-            match_free(sv, m);
+        struct job *j = calloc(1, sizeof *j);
+        if (!j)
+            return;
+        j->db_work = claim_on_db_thread;
+        j->db_done = take_over_done;
+        j->match = m;
+        j->adopted = adopted;
+        j->claim_id = m->id;
+        j->claim_version = m->version;
+        j->claimed = CLAIM_FAILED;
+        store_keep_lease(sv->store, m->id); /* claimed on the database thread's connection */
+        if (!db_submit(sv, NULL, j)) {
+            job_free(j);
+            if (adopted && !m->watchers) {
+                table_remove(sv, m);
+                match_free(sv, m);
+            }
+            return;
         }
-        /* A database that failed (or timed out) once this tick would likely cost each of the
-         * others the same wait on the loop: the next tick tries again. */
-        if (failed)
-            break;
+        /* Busy until the claim is done, as for a change: nothing else changes, reloads or
+         * unloads it meanwhile. */
+        m->busy = true;
     }
 }
 

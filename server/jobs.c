@@ -405,12 +405,16 @@ void take_finished_jobs(struct server *sv)
     char drain[256];
     while (read(sv->wake_read, drain, sizeof drain) > 0)
         ;
-    struct pool *pools[4] = {sv->move_pool, sv->bot_pool, sv->record_pool, sv->account_pool};
-    for (int p = 0; p < 4; p++)
-        for (struct pool_job *pj = pool_take_done(pools[p]), *next; pj; pj = next) {
+    struct pool *pools[5] = {sv->move_pool, sv->bot_pool, sv->record_pool, sv->account_pool,
+                             db_pool_workers(sv)};
+    for (int p = 0; p < 5; p++)
+        for (struct pool_job *pj = pools[p] ? pool_take_done(pools[p]) : NULL, *next; pj;
+             pj = next) {
             next = pj->next;
             struct job *j = (struct job *)pj;
-            if (j->kind == JOB_LOAD)
+            if (j->kind == JOB_DB)
+                j->db_done(sv, j);
+            else if (j->kind == JOB_LOAD)
                 load_done(sv, j);
             else if (j->kind == JOB_ACCOUNT)
                 account_job_done(sv, j);

@@ -98,8 +98,10 @@ static void match_started(struct server *sv, const struct change *ch)
 
 void lobby_committed(struct server *sv, const struct change *ch)
 {
-    if (ch->kind == CH_NEW && ch->seek_id)
+    if (ch->kind == CH_NEW && ch->seek_id) {
+        lobby_seek_settled(sv, ch, true);
         match_started(sv, ch);
+    }
     if (!match_over(ch->match) || !live_end(sv, ch->match->id, result_word(ch->match)))
         return;
     struct lobby *l = sv->lobby;

@@ -11,6 +11,9 @@ struct seek {
     struct stored_seek s;
     struct stored_clock clock;
     bool local; /* its owner's connection is this server's (owner_serial is one of ours) */
+    /* Accepted here, its match being stored: still the site's until that commits, so it is
+     * listed as before, and a second taker here is told to try again (lobby.c). */
+    bool taking;
     double created;
     const struct address *address;
 };

@@ -180,7 +180,9 @@ void lobby_sweep(struct server *sv)
     struct lobby *l = sv->lobby;
     for (size_t i = 0; l && i < l->seek_count;) {
         const struct seek *s = &l->seeks[i];
-        if (s->local && !client_by_serial(sv, s->s.owner_serial))
+        if (s->taking) /* its match is being stored: settled with it (lobby_seek_settled) */
+            i++;
+        else if (s->local && !client_by_serial(sv, s->s.owner_serial))
             seek_remove(sv, i, "owner-gone", NULL, true);
         else if (s->local && sv->now - s->created >= sv->opt.seek_lifetime)
             seek_remove(sv, i, "expired", NULL, true);
@@ -414,6 +416,11 @@ static struct seek *find_seek(struct server *sv, struct client *c, const char *i
         mirror_seek(&stored, sv);
         k = seek_by_id(l, id, index);
     }
+    if (k && k->taking && sees(c, k)) {
+        reply_error(c, "busy", "seek %s is being taken; if that fails it stays open: try again",
+                    id_text);
+        return NULL;
+    }
     if (k && sees(c, k) && (!k->local || client_by_serial(sv, k->s.owner_serial)))
         return k;
     reply_error(c, "no-such-seek", "no seek %s: it was taken, withdrawn, or never was", id_text);
@@ -479,11 +486,24 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
     ch->seek_owner_seat = owner_seat;
     snprintf(ch->seek_owner_instance, sizeof ch->seek_owner_instance, "%s", s->instance);
     snprintf(ch->seek_owner_name, sizeof ch->seek_owner_name, "%s", s->owner_name);
-    /* Taken here at once, so that a second taker through this server finds it gone; the
-     * site's row goes in the match's own change (lobby_stage_new). */
-    seek_remove(sv, index, "taken", c, false);
+    /* Held here at once, so that a second taker through this server is told to wait; the
+     * site's row goes in the match's own change (lobby_stage_new), and the seek leaves this
+     * lobby once that change is committed (lobby_seek_settled): a change refused (the row
+     * locked by another server, the database away) leaves the seek open here as on the site. */
+    k->taking = true;
     c->awaiting = true;
     stage(sv, ch);
+}
+
+void lobby_seek_settled(struct server *sv, const struct change *ch, bool taken)
+{
+    size_t index;
+    struct seek *k = ch->seek_id ? seek_by_id(sv->lobby, ch->seek_id, &index) : NULL;
+    if (!k)
+        return; /* withdrawn, swept, or taken through another server meanwhile */
+    k->taking = false;
+    if (taken)
+        seek_remove(sv, index, "taken", client_by_serial(sv, ch->client_serial), false);
 }
 
 bool lobby_stage_new(struct store *st, const struct change *ch)
@@ -525,10 +545,17 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
         reply_error(c, "usage", "unseek [ID]");
         return;
     }
-    size_t mine = 0;
+    /* A seek being taken is not withdrawn: its match is being stored (lobby_seek_settled). */
+    size_t mine = 0, taking = 0;
     for (size_t i = 0; l && i < l->seek_count; i++) {
         const struct seek *k = &l->seeks[i];
-        mine += k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id);
+        bool named = k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id);
+        mine += named && !k->taking;
+        taking += named && k->taking;
+    }
+    if (id && taking) {
+        reply_error(c, "busy", "seek %" PRIu64 " is being taken; if that fails it stays open", id);
+        return;
     }
     if (id && !mine) {
         reply_error(c, "no-such-seek", "no seek %" PRIu64 " of this connection", id);
@@ -537,7 +564,7 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
     buf_printf(&c->out, "ok %zu\n", mine);
     for (size_t i = 0; l && i < l->seek_count;) {
         const struct seek *k = &l->seeks[i];
-        if (k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id))
+        if (k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id) && !k->taking)
             seek_remove(sv, i, "withdrawn", c, true);
         else
             i++;

@@ -132,6 +132,8 @@ int main(int argc, char **argv)
         fatal("cannot start the worker threads");
     if (!round_thread_start(&sv, err, sizeof err))
         fatal("the round threads' connections: %s", err);
+    if (!db_pool_start(&sv, err, sizeof err))
+        fatal("the database threads' connections: %s", err);
 
     unsigned port = 0;
     int listen_fd = listen_loopback(sv.opt.port, &port);
@@ -184,6 +186,7 @@ int main(int argc, char **argv)
 
     serve(&sv, listen_fd);
     round_thread_stop(&sv); /* the batches in flight end first; their changes are not answered */
+    db_pool_stop(&sv);      /* likewise the take-over claims and account writes under way */
 
     web_stop(web);
 

@@ -36,6 +36,8 @@ void change_discard(struct server *sv, struct change *ch)
         ch->match->busy = false;
     if (ch->kind == CH_NEW && ch->rematch_of)
         rematch_release(sv, ch->rematch_of);
+    if (ch->kind == CH_NEW && ch->seek_id)
+        lobby_seek_settled(sv, ch, false); /* not taken: open here again */
     if (ch->kind == CH_FLAG)
         ch->match->flag_staged = false;
 }
@@ -275,6 +277,15 @@ bool stage_settle(struct server *sv, struct change *ch)
             reply_error(c, "busy", "another server is admitting a new match; try again");
         return false;
     }
+    if (r->lock_wait && ch->kind == CH_NEW && ch->seek_id) {
+        uint64_t seek_id = ch->seek_id;
+        change_discard(sv, ch);
+        reply_error(c, "busy",
+                    "seek %" PRIu64 " is being taken through another server; it stays open "
+                    "if that fails: try again",
+                    seek_id);
+        return false;
+    }
     if (r->damage && ch->kind != CH_NEW) {
         /* The rows of this match sit on a damaged page: set it aside, keep serving others. */
         remember_set_aside(sv, m->id, r->why, false);
@@ -401,6 +412,8 @@ void apply_change(struct server *sv, struct change *ch, bool committed, const ch
     }
     if (kept)
         lobby_committed(sv, ch);
+    else if (ch->kind == CH_NEW && ch->seek_id) /* stored: the seek is gone all the same */
+        lobby_seek_settled(sv, ch, true);
     /* A new match's reply names the id its insert gave it, known only now on PostgreSQL; a
      * client that cannot be told its tokens is let go. */
     bool told = ch->kind != CH_NEW || new_match_reply(ch);

@@ -249,8 +249,10 @@ struct sign_in_entry {
     struct sign_in_entry *next;
 };
 
-enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD, JOB_ACCOUNT };
+enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD, JOB_ACCOUNT, JOB_DB };
 struct account_task;
+struct db_pool;
+struct server;
 
 struct job {
     struct pool_job base; /* first: the pool hands back this pointer */
@@ -282,7 +284,16 @@ struct job {
     size_t text_len;
     size_t reserved;       /* JOB_RECORD: its bytes as counted in server.record_bytes */
     struct record *record; /* JOB_RECORD: what it makes */
-    struct account_task *account; /* JOB_ACCOUNT: a password to hash or check (accounts.c) */
+    struct account_task *account; /* JOB_ACCOUNT: a password to hash or check (accounts.c);
+                                   * JOB_DB: the account writes to make */
+    /* JOB_DB (db-pool.c): db_work runs on a database thread with a connection of its own,
+     * then db_done on the loop. */
+    void (*db_work)(struct job *j, struct store *st);
+    void (*db_done)(struct server *sv, struct job *j);
+    struct db_pool *db;
+    bool adopted;             /* the take-over's match was loaded for it (follow.c) */
+    uint64_t claim_id, claim_version; /* the take-over's match, and the version of its copy */
+    enum claim_result claimed; /* the take-over's outcome; CLAIM_FAILED until it ran */
 };
 
 /* CH_UNDO takes moves back (an accepted undo); CH_UNDO_ASK and CH_UNDO_END open and end an
@@ -390,6 +401,9 @@ struct server {
      * each with its own connection, so that no database wait holds the loop (round-thread.c);
      * NULL on SQLite. */
     struct round_thread *round_thread;
+    /* A shared database: the loop's other writes (take-over claims, account writes) on
+     * threads with connections of their own (db-pool.c); NULL on SQLite. */
+    struct db_pool *db_pool;
     struct set_aside_entry *set_aside;
     size_t set_aside_count, set_aside_cap;
     struct match **clocked; /* loaded matches whose clocks may still run */
@@ -475,6 +489,9 @@ bool account_name_fold(const char *name, char folded[ACCOUNT_NAME_MAX + 1]);
 bool find_player(struct server *sv, struct client *c, const char *name, struct stored_account *a);
 
 /* lobby.c */
+/* An accepted seek's match (ch) stored (taken) or refused: the seek leaves this server's lobby,
+ * its watchers told, or is open here again. */
+void lobby_seek_settled(struct server *sv, const struct change *ch, bool taken);
 /* seek, challenge, unseek, accept-seek, decline-seek and lobby (docs/server.md, "Lobby"). */
 void cmd_lobby(struct server *sv, struct client *c, char **w, size_t n);
 /* A committed change: tells a seek's owner of its match, and the lobby of matches started
@@ -750,6 +767,19 @@ bool stage_settle(struct server *sv, struct change *ch);
 /* After the commit (committed or not): applies a change kept to memory and queues its reply,
  * or tells its client that nothing changed (why: the failed commit's error). */
 void apply_change(struct server *sv, struct change *ch, bool committed, const char *why);
+
+/* db-pool.c */
+/* A shared database: starts the database threads and their connections; false, why in err, if
+ * they cannot. Nothing to do on SQLite (true). */
+bool db_pool_start(struct server *sv, char *err, size_t err_cap);
+/* Stops the threads once their statements are done; the jobs not run are freed. */
+void db_pool_stop(struct server *sv);
+/* Queues j (its db_work and db_done set) for a database thread, for the client's address, or
+ * for nobody's (c NULL). False: not queued (the client, if any, is told why); j is the
+ * caller's. */
+bool db_submit(struct server *sv, struct client *c, struct job *j);
+/* The database threads' pool, whose finished jobs the loop takes; NULL on SQLite. */
+struct pool *db_pool_workers(const struct server *sv);
 
 /* round-thread.c */
 /* A shared database: starts the round threads and their connections; false, why in err, if

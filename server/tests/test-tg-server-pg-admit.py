@@ -6,7 +6,9 @@ the test cases of test-tg-server-pg.py (its cluster, its databases, its lock hol
   another client of the same server (`status`, `show`, `moves`, plays of another match) is
   answered meanwhile in milliseconds, since the loop no longer waits for that lock;
 - the same with rows locked instead: the old match's row that a rematch marks and the seek's
-  row that an accepted seek deletes; a `new` goes through meanwhile;
+  row that an accepted seek deletes; a `new` goes through meanwhile; the seek's taker is told
+  `err busy ... try again` each time and the seek stays in this server's lobby, taken once the
+  lock goes;
 - with the admission made slow (tg_admit wrapped in a sleep), `new` beyond --max-matches is
   refused at once while the ones before it are still being stored, and the database never
   holds more live matches than the limit; likewise --max-loaded: the matches being made count
@@ -63,6 +65,7 @@ class Hammer(threading.Thread):
         super().__init__(daemon=True)
         self.ask = ask
         self.replies: dict[str, int] = {}
+        self.last = ""
         self.first = threading.Event()
         self.stopping = threading.Event()
         self.error: list[BaseException] = []
@@ -70,7 +73,8 @@ class Hammer(threading.Thread):
     def run(self) -> None:
         try:
             while not self.stopping.is_set():
-                words = self.ask().split()
+                self.last = self.ask()
+                words = self.last.split()
                 key = "ok" if words[:1] == ["ok"] else " ".join(words[:2])
                 self.replies[key] = self.replies.get(key, 0) + 1
                 self.first.set()
@@ -162,7 +166,11 @@ class AdmissionTests:
 
         def take_a_seek() -> str:
             seek_id = answer(seeker, "seek hus clock=5+0 casual")[3:]
-            return answer(taker, "accept-seek %s" % seek_id)
+            reply = answer(taker, "accept-seek %s" % seek_id)
+            if not reply.startswith("ok "):  # refused, the seek stays open: withdrawn here
+                withdrawn = answer(seeker, "unseek %s" % seek_id)
+                self.assertEqual(withdrawn, "ok 1")
+            return reply
 
         hammers = [Hammer(lambda: str(newer.ask("new hus"))),
                    Hammer(lambda: str(rematcher.ask("rematch %d %s" % (old, old_tokens[0])))),
@@ -191,15 +199,9 @@ class AdmissionTests:
         newer, rematcher = Conn(s.port, timeout=30), Conn(s.port, timeout=30)
         seeker, taker = Conn(s.port, timeout=30), Conn(s.port, timeout=30)
         seek_id = answer(seeker, "seek hus clock=5+0 casual")[3:]
-        # The seek is taken once (this server forgets it as it is asked): one try, then the
-        # hammer asks `status`.
-        tries = [0]
 
         def take_the_seek() -> str:
-            tries[0] += 1
-            if tries[0] > 1:
-                time.sleep(0.05)
-            return answer(taker, "accept-seek %s" % seek_id if tries[0] == 1 else "status")
+            return answer(taker, "accept-seek %s" % seek_id)
 
         hammers = [Hammer(lambda: str(newer.ask("new hus"))),
                    Hammer(lambda: str(rematcher.ask("rematch %d %s" % (old, old_tokens[0])))),
@@ -213,18 +215,26 @@ class AdmissionTests:
         self.assertEqual(set(hammers[1].replies), {"err busy"}, hammers[1].replies)
         self.assertEqual(self.sql("SELECT count(*) FROM matches WHERE rematch_of = %d" % old),
                          "0")
-        # The seek's taker waited for its row and was refused (an error, nothing made), and the
-        # seek is still the site's.
-        refusals = {k: n for k, n in hammers[2].replies.items() if k != "ok"}
-        self.assertEqual(sum(refusals.values()), 1, hammers[2].replies)
-        self.assertEqual(list(refusals)[0].split()[0], "err")
+        # The seek's taker waited for its row and was told to try again, each time, nothing
+        # made; the seek is still the site's, and still in this server's lobby (it used to be
+        # answered `err io`, the seek dropped here each time).
+        self.assertEqual(set(hammers[2].replies), {"err busy"}, hammers[2].replies)
+        self.assertIn("try again", hammers[2].last)
         self.assertEqual(self.sql("SELECT count(*) FROM seeks WHERE id = %s" % seek_id), "1")
+        listing = Conn(s.port, timeout=30)
+        seeks, _ = listing.ok("lobby").split()
+        listed = [listing.read() for _ in range(int(seeks))]
+        self.assertIn(seek_id, [line.split()[2] for line in listed], listed)
+        listing.close()
         # A `new` needs neither row: made all along, each one stored.
         self.assertEqual(set(hammers[0].replies), {"ok"}, hammers[0].replies)
         self.assertEqual(self.sql("SELECT count(*) FROM matches WHERE id > %d" % before),
                          str(hammers[0].replies["ok"]))
         mid, seat, _ = rematcher.ok("rematch %d %s" % (old, old_tokens[0])).split()
         self.assertEqual(self.sql("SELECT id FROM matches WHERE rematch_of = %d" % old), mid)
+        # The lock gone, the seek is taken where it was asked, once.
+        self.assertTrue(take_the_seek().startswith("ok "))
+        self.assertEqual(self.sql("SELECT count(*) FROM seeks WHERE id = %s" % seek_id), "0")
         for c in (setup, newer, rematcher, seeker, taker):
             c.close()
 

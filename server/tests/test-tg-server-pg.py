@@ -28,6 +28,9 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   rows they need held elsewhere for 3 s while another client is answered in milliseconds, and
   --max-matches and --max-loaded counting the matches still being made
   (test-tg-server-pg-admit.py, run here);
+- the take-over claims and the account writes off the loop: a slow claim, or the rows they need
+  held elsewhere for 3 s, while another client is answered in milliseconds
+  (test-tg-server-pg-loop.py, run here);
 - accounts (test-tg-server-accounts.py's tests, and test-tg-server-web-accounts.py's over
   HTTP, run here on PostgreSQL), an account made
   through one server signing in through another and signed out everywhere from there, and a
@@ -64,6 +67,7 @@ web_account_tests: Any = sibling.load("tg_server_pg_web_accounts",
 lobby_tests: Any = sibling.load("tg_server_pg_lobby", "test-tg-server-lobby.py")
 draw_tests: Any = sibling.load("tg_server_pg_draws", "test-tg-server-draws.py")
 admit_tests: Any = sibling.load("tg_server_pg_admit", "test-tg-server-pg-admit.py")
+loop_tests: Any = sibling.load("tg_server_pg_loop", "test-tg-server-pg-loop.py")
 history_tests: Any = sibling.load("tg_server_pg_history", "test-tg-server-history.py")
 corr_tests: Any = sibling.load("tg_server_pg_corr", "test-tg-server-correspondence.py")
 Conn, show, new_match, GAMES = base.Conn, base.show, base.new_match, base.GAMES
@@ -761,8 +765,8 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
             oks = [r for r in replies.values() if r.startswith("ok ")]
             self.assertEqual(len(oks), 1, (attempt, replies))
             loser = [r for r in replies.values() if not r.startswith("ok ")][0]
-            self.assertTrue(loser.startswith("err no-such-seek ") or
-                            loser.startswith("err io "), loser)
+            self.assertTrue(loser.startswith(("err no-such-seek ", "err io ", "err busy ")),
+                            loser)
             mid = int(oks[0].split()[1])
             self.assertEqual(self.sql("SELECT count(*) FROM matches"), str(attempt + 1))
             self.assertEqual(alice.read(), "lobby unseek %s taken" % seek_id)
@@ -1540,6 +1544,10 @@ class HeldLockTest(PgTestCase):
 
 class AdmissionTest(PgTestCase, admit_tests.AdmissionTests):
     """New matches written off the loop (test-tg-server-pg-admit.py)."""
+
+
+class DatabaseThreadTest(PgTestCase, loop_tests.DatabaseThreadTests):
+    """Take-over claims and account writes off the loop (test-tg-server-pg-loop.py)."""
 
 
 class HistoryLockTest(PgTestCase):
