@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Check a built wheel by its contents, for a platform other than the build machine's:
+"""Check a built wheel by its contents, whatever platform it is for:
 
     python3 bindings/python/check-wheel.py WHEEL TAG LIBRARY [EXTRACT_TO]
 
 e.g. `check-wheel.py dist/traditional_games-0.4.0-py3-none-win_amd64.whl py3-none-win_amd64
 libtraditional-games-0.dll`. scripts/test-platforms.sh runs it on the Windows wheel, which wine
 cannot test by installing (Debian has no Windows Python), and on the aarch64 wheel before
-installing it under qemu-user. It requires:
+installing it under qemu-user; bindings/python/test-wheel.sh on the native wheel before
+installing it. It requires:
 - TAG as the file name's tag and as the WHEEL file's only Tag line;
 - the library traditional_games/LIBRARY, and no other shared library (.so, .dylib, .dll);
 - for a .dll, a PE32+ x86-64 DLL when TAG ends in win_amd64 (its PE header);
