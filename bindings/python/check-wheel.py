@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Check a built wheel by its contents, for a platform other than the build machine's:
+"""Check a built wheel by its contents, whatever platform it is for:
 
     python3 bindings/python/check-wheel.py WHEEL TAG LIBRARY [EXTRACT_TO]
 
 e.g. `check-wheel.py dist/traditional_games-0.4.0-py3-none-win_amd64.whl py3-none-win_amd64
 libtraditional-games-0.dll`. scripts/test-platforms.sh runs it on the Windows wheel, which wine
 cannot test by installing (Debian has no Windows Python), and on the aarch64 wheel before
-installing it under qemu-user. It requires:
+installing it under qemu-user; bindings/python/test-wheel.sh on the native wheel before
+installing it. It requires:
 - TAG as the file name's tag and as the WHEEL file's only Tag line;
 - the library traditional_games/LIBRARY, and no other shared library (.so, .dylib, .dll);
 - for a .dll, a PE32+ x86-64 DLL when TAG ends in win_amd64 (its PE header);
 - for a .so and a manylinux TAG, an ELF shared library (ET_DYN) for the tag's machine: its
-  ELF header's e_machine, class and byte order (aarch64: 183, 64-bit, little-endian);
+  ELF header's e_machine, class and byte order (aarch64: 183, 64-bit, little-endian); and
+  one that needs (DT_NEEDED, read from its dynamic section) only libraries of the manylinux
+  policy's list (MANYLINUX_LIBRARIES below): a manylinux wheel must load on any Linux with a
+  new enough glibc, which need not have libzstd.so.1, say;
 - a RECORD that lists every other file of the wheel, each with its right sha256 and size.
 With EXTRACT_TO, writes the library there, for checks with the target's tools (its exports).
 Prints what it checked; exits non-zero, naming the first problem, otherwise.
@@ -28,7 +32,7 @@ import re
 import struct
 import sys
 import zipfile
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 SHARED_LIBRARY = re.compile(r"(\.so(\.\d+)*|\.dylib|\.dll|\.pyd)$")
 PE32_PLUS = 0x20B  # the optional header's magic of a 64-bit image
@@ -64,8 +68,85 @@ ELF_SHARED_OBJECT = 3  # ET_DYN
 MANYLINUX_TAG = re.compile(r"-manylinux_\d+_\d+_([a-z0-9_]+)$")
 
 
-def check_elf_library(name: str, data: bytes, arch: str) -> None:
-    """An ELF shared library for the manylinux machine arch, from its ELF header."""
+# The libraries a manylinux library may need without carrying them, as PEP 599 lists them
+# for manylinux2014 and auditwheel's policy (its policy.json, "lib_whitelist") keeps for every
+# manylinux_X_Y tag since (PEP 600 makes auditwheel's policy the definition): glibc's own
+# libraries, libgcc_s, libstdc++, and the X11, OpenGL and GLib ones a desktop has. Anything
+# else (libzstd.so.1, say) must be linked in or carried inside the wheel.
+MANYLINUX_LIBRARIES = frozenset({
+    "libc.so.6", "libm.so.6", "libdl.so.2", "librt.so.1", "libpthread.so.0", "libutil.so.1",
+    "libnsl.so.1", "libresolv.so.2", "libgcc_s.so.1", "libstdc++.so.6",
+    "libX11.so.6", "libXext.so.6", "libXrender.so.1", "libICE.so.6", "libSM.so.6",
+    "libGL.so.1", "libgobject-2.0.so.0", "libgthread-2.0.so.0", "libglib-2.0.so.0"})
+PT_LOAD, PT_DYNAMIC = 1, 2
+DT_NULL, DT_NEEDED, DT_STRTAB = 0, 1, 5
+
+
+def elf_needed(name: str, data: bytes) -> List[str]:
+    """The libraries an ELF shared library needs (its DT_NEEDED entries, in order), read from
+    the dynamic segment, whose string table is found by its address through the PT_LOAD
+    segments. The header is known to be ELF of a known class and byte order."""
+    order = "<" if data[5] == 1 else ">"
+    wide = data[4] == 2
+    word, sword = (order + "Q", order + "q") if wide else (order + "I", order + "i")
+
+    def unpack(fmt: str, offset: int) -> int:
+        if offset < 0 or offset + struct.calcsize(fmt) > len(data):
+            raise WheelProblem("%s is truncated (offset %d)" % (name, offset))
+        (value,) = struct.unpack_from(fmt, data, offset)
+        return int(value)
+
+    phoff = unpack(word, 32 if wide else 28)
+    phentsize = unpack(order + "H", 54 if wide else 42)
+    phnum = unpack(order + "H", 56 if wide else 44)
+    loads: List[Tuple[int, int, int]] = []  # (address, file offset, size in the file)
+    dynamic: Optional[Tuple[int, int]] = None  # (file offset, size)
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        p_type = unpack(order + "I", at)
+        if wide:
+            p_offset, p_vaddr, p_filesz = (unpack(word, at + 8), unpack(word, at + 16),
+                                           unpack(word, at + 32))
+        else:
+            p_offset, p_vaddr, p_filesz = (unpack(word, at + 4), unpack(word, at + 8),
+                                           unpack(word, at + 16))
+        if p_type == PT_LOAD:
+            loads.append((p_vaddr, p_offset, p_filesz))
+        elif p_type == PT_DYNAMIC:
+            dynamic = (p_offset, p_filesz)
+    if dynamic is None:
+        raise WheelProblem("%s has no dynamic segment: not a shared library one can load" % name)
+    entry = 16 if wide else 8
+    needed_offsets: List[int] = []
+    strtab_address: Optional[int] = None
+    for at in range(dynamic[0], dynamic[0] + dynamic[1] - entry + 1, entry):
+        tag, value = unpack(sword, at), unpack(word, at + entry // 2)
+        if tag == DT_NULL:
+            break
+        if tag == DT_NEEDED:
+            needed_offsets.append(value)
+        elif tag == DT_STRTAB:
+            strtab_address = value
+    if not needed_offsets:
+        return []
+    strtab = next((offset + strtab_address - address for address, offset, size in loads
+                   if strtab_address is not None and address <= strtab_address < address + size),
+                  None)
+    if strtab is None:
+        raise WheelProblem("%s: its dynamic string table is in no loaded segment" % name)
+    names = []
+    for offset in needed_offsets:
+        start = strtab + offset
+        end = data.find(b"\0", start)
+        if start >= len(data) or end < 0:
+            raise WheelProblem("%s is truncated (a needed library's name)" % name)
+        names.append(data[start:end].decode("utf-8", "replace"))
+    return names
+
+
+def check_elf_library(name: str, data: bytes, arch: str) -> List[str]:
+    """An ELF shared library for the manylinux machine arch, from its ELF header, that needs
+    only the libraries the manylinux policy allows. Returns those it needs."""
     if len(data) < 20 or data[:4] != b"\x7fELF":
         raise WheelProblem("%s is not an ELF file (no ELF magic)" % name)
     if arch not in ELF_MACHINES:
@@ -77,6 +158,13 @@ def check_elf_library(name: str, data: bytes, arch: str) -> None:
                            % (name, arch, machine, elf_class, order))
     if e_type != ELF_SHARED_OBJECT:
         raise WheelProblem("%s is not a shared library (ELF type %d)" % (name, e_type))
+    needed = elf_needed(name, data)
+    outside = [lib for lib in needed if lib not in MANYLINUX_LIBRARIES]
+    if outside:
+        raise WheelProblem("%s needs %s, outside the manylinux policy's libraries: link it in "
+                           "(pyproject.toml's -Dstatic_zstd=true for libzstd) or carry it"
+                           % (name, ", ".join(outside)))
+    return needed
 
 
 def record_hash(data: bytes) -> str:
@@ -134,16 +222,18 @@ def check_wheel(path: str, tag: str, library: str, extract_to: Optional[str] = N
                                % (libraries, wanted))
         data = wheel.read(wanted)
         manylinux = MANYLINUX_TAG.search(tag)
+        needs = ""
         if library.endswith(".dll") and tag.endswith("win_amd64"):
             check_pe_amd64_dll(wanted, data)
         elif ".so" in library and manylinux:
-            check_elf_library(wanted, data, manylinux.group(1))
+            needs = " needing %s," % (", ".join(check_elf_library(wanted, data,
+                                                                  manylinux.group(1))) or "nothing")
         count = check_record(wheel, dist_info + "RECORD")
     if extract_to:
         with open(extract_to, "wb") as f:
             f.write(data)
-    return "%s: tag %s, %s (%d bytes) alone, RECORD right for %d files" % (
-        base, tag, library, len(data), count)
+    return "%s: tag %s, %s (%d bytes) alone,%s RECORD right for %d files" % (
+        base, tag, library, len(data), needs, count)
 
 
 if __name__ == "__main__":

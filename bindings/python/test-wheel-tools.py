@@ -20,7 +20,7 @@ import tempfile
 import unittest
 import zipfile
 from types import ModuleType
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -53,14 +53,48 @@ def fake_pe(machine: int = 0x8664, magic: int = 0x20B, characteristics: int = 0x
     return bytes(data)
 
 
-def fake_elf(machine: int = 183, elf_class: int = 2, order: int = 1, e_type: int = 3) -> bytes:
-    """The start of an ELF file's header, as far as the tools read it: the magic, the class
-    (2: 64-bit), the byte order (1: little-endian), e_type (3: a shared object) and
-    e_machine (183: aarch64) in that order."""
-    data = bytearray(64)
+def fake_elf(machine: int = 183, elf_class: int = 2, order: int = 1, e_type: int = 3,
+             needed: Sequence[str] = ("libm.so.6", "libc.so.6"),
+             dynamic: bool = True) -> bytes:
+    """An ELF file as far as the tools read it: the header's magic, class (2: 64-bit), byte
+    order (1: little-endian), e_type (3: a shared object) and e_machine (183: aarch64); a
+    PT_LOAD segment mapping the whole file at 0x10000 and, with dynamic, a PT_DYNAMIC one
+    whose DT_NEEDED entries name the libraries needed, in a string table found by its
+    address (DT_STRTAB), as the dynamic loader finds it."""
+    wide = elf_class == 2
+    end = "<" if order == 1 else ">"
+    word = end + ("Q" if wide else "I")
+    header_size, phentsize = (64, 56) if wide else (52, 32)
+    phnum = 2 if dynamic else 1
+    strtab_at = header_size + phnum * phentsize
+    strtab = b"\0" + b"".join(n.encode() + b"\0" for n in needed)
+    dynamic_at = (strtab_at + len(strtab) + 7) // 8 * 8
+    base = 0x10000
+    entries = [(1, 1 + sum(len(n) + 1 for n in needed[:i])) for i in range(len(needed))]
+    entries += [(5, base + strtab_at), (0, 0)]
+    dyn = b"".join(struct.pack(word + word[1], tag, value) for tag, value in entries)
+    data = bytearray(dynamic_at + len(dyn))
     data[0:4] = b"\x7fELF"
     data[4], data[5], data[6] = elf_class, order, 1
-    struct.pack_into("<HH" if order == 1 else ">HH", data, 16, e_type, machine)
+    struct.pack_into(end + "HH", data, 16, e_type, machine)
+    struct.pack_into(word, data, 32 if wide else 28, header_size)
+    struct.pack_into(end + "HH", data, 54 if wide else 42, phentsize, phnum)
+
+    def program_header(index: int, p_type: int, offset: int, size: int) -> None:
+        at = header_size + index * phentsize
+        struct.pack_into(end + "I", data, at, p_type)
+        if wide:
+            struct.pack_into(end + "QQQQQ", data, at + 8, offset, base + offset, base + offset,
+                             size, size)
+        else:
+            struct.pack_into(end + "IIIII", data, at + 4, offset, base + offset, base + offset,
+                             size, size)
+
+    program_header(0, 1, 0, len(data))
+    if dynamic:
+        program_header(1, 2, dynamic_at, len(dyn))
+    data[strtab_at:strtab_at + len(strtab)] = strtab
+    data[dynamic_at:] = dyn
     return bytes(data)
 
 
@@ -269,6 +303,67 @@ class TestCheckWheel(unittest.TestCase):
         with self.assertRaises(check_wheel.WheelProblem) as caught:
             check(fake_elf(), "py3-none-manylinux_2_29_riscv64")
         self.assertIn("no ELF machine known for the tag's riscv64", str(caught.exception))
+
+    def test_needed_libraries(self) -> None:
+        tag, name = "py3-none-manylinux_2_34_x86_64", "libtraditional-games.so.0"
+
+        def check(library: bytes, wheel_tag: str = tag) -> str:
+            with tempfile.TemporaryDirectory() as folder:
+                wheel = make_wheel(folder, wheel_tag, files={SO: library})
+                result: str = check_wheel.check_wheel(wheel, wheel_tag, name)
+                return result
+
+        self.assertIn("needing libm.so.6, libc.so.6, RECORD right", check(fake_elf(machine=62)))
+        self.assertIn("needing libpthread.so.0, libc.so.6,", check(fake_elf(
+            machine=40, elf_class=1, needed=["libpthread.so.0", "libc.so.6"]),
+            "py3-none-manylinux_2_17_armv7l"))
+        self.assertIn("needing libc.so.6,", check(fake_elf(machine=22, order=2,
+                                                           needed=["libc.so.6"]),
+                                                  "py3-none-manylinux_2_17_s390x"))
+        self.assertIn("needing nothing,", check(fake_elf(machine=62, needed=[])))
+        for library, message in (
+                (fake_elf(machine=62, needed=["libm.so.6", "libzstd.so.1", "libc.so.6"]),
+                 "needs libzstd.so.1, outside the manylinux policy's libraries"),
+                (fake_elf(machine=62, needed=["libzstd.so.1", "libcrypto.so.3"]),
+                 "needs libzstd.so.1, libcrypto.so.3, outside"),
+                # Big-endian and 32-bit dynamic sections are read as such.
+                (fake_elf(machine=22, order=2, needed=["libzstd.so.1"]), "needs libzstd.so.1"),
+                (fake_elf(machine=3, elf_class=1, needed=["libzstd.so.1"]), "needs libzstd.so.1"),
+                (fake_elf(machine=62, dynamic=False), "has no dynamic segment"),
+                (fake_elf(machine=62)[:100], "is truncated")):
+            arch = {62: "x86_64", 22: "s390x", 3: "i686"}[struct.unpack_from(
+                "<H" if library[5] == 1 else ">H", library, 18)[0]]
+            with self.subTest(message), self.assertRaises(check_wheel.WheelProblem) as caught:
+                check(library, "py3-none-manylinux_2_17_" + arch)
+            self.assertIn(message, str(caught.exception))
+
+    def test_real_library_needing_libzstd_is_refused(self) -> None:
+        # Libraries made by the build machine's compiler, as the native wheel's is: one that
+        # needs only libc and libm passes, one that also needs libzstd.so.1 (what the wheel's
+        # library needed before it linked libzstd.a in) does not.
+        gcc = shutil.which("gcc")
+        if gcc is None:
+            self.skipTest("no gcc")
+        source = os.path.join(self.tmp.name, "lib.c")
+        with open(source, "w") as f:
+            f.write("#include <math.h>\ndouble tg_log(double x) { return log(x); }\n")
+        tag, name = "py3-none-manylinux_2_29_x86_64", "libtraditional-games.so.0"
+        cases: List[Tuple[List[str], Optional[str]]] = [([], None),
+                                                        (["-lzstd"], "needs libzstd.so.1")]
+        for extra, message in cases:
+            library = os.path.join(self.tmp.name, "lib.so")
+            subprocess.run([gcc, "-shared", "-fPIC", "-O1", "-o", library, source,
+                            "-Wl,--no-as-needed", "-lm"] + extra, check=True)
+            with open(library, "rb") as f:
+                data = f.read()
+            with self.subTest(message), tempfile.TemporaryDirectory() as folder:
+                wheel = make_wheel(folder, tag, files={SO: data})
+                if message is None:
+                    self.assertIn("libm.so.6", check_wheel.check_wheel(wheel, tag, name))
+                else:
+                    with self.assertRaises(check_wheel.WheelProblem) as caught:
+                        check_wheel.check_wheel(wheel, tag, name)
+                    self.assertIn(message, str(caught.exception))
 
     def test_not_a_wheel(self) -> None:
         path = os.path.join(self.tmp.name, "traditional_games-0.4.0-%s.whl" % self.TAG)

@@ -12,8 +12,9 @@
 # ../shared/anchors/python (required: without them this fails, saying so).
 #
 # WORK_DIR is emptied first. Needs Debian's python3-mesonpy, python3-build, python3-venv,
-# patchelf, python3-mypy, python3-numpy, python3-cloudpickle, python3-typing-extensions and
-# binutils (objdump) (scripts/setup-deps.sh).
+# patchelf, python3-mypy, python3-numpy, python3-cloudpickle, python3-typing-extensions,
+# binutils (objdump) and libzstd-dev, whose libzstd.a the wheel's library links in
+# (scripts/setup-deps.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -48,6 +49,11 @@ case "$(basename "$wheel")" in
   traditional_games-*-py3-none-manylinux_*.whl) ;;
   *) echo "test-wheel.sh: unexpected wheel name $(basename "$wheel")" >&2; exit 1 ;;
 esac
+# Its contents as the platform matrix checks the cross wheels': the tag, the library alone, the
+# RECORD, and the libraries the library needs, all of them on the manylinux policy's list
+# (check-wheel.py): a library needing libzstd.so.1 would not load where libzstd is missing.
+"$py" "$top/bindings/python/check-wheel.py" "$wheel" "$(basename "$wheel" .whl | cut -d- -f3-)" \
+  libtraditional-games.so.0
 echo "built $(basename "$wheel") in $(($(date +%s) - started)) s"
 
 # --system-site-packages: Debian's numpy (python3-numpy) is visible, so that the tests of numpy

@@ -151,6 +151,16 @@ class TestWheel(unittest.TestCase):
         self.assertNotIn(".symtab", sections)  # gone with strip
         self.assertNotIn(".debug_info", sections)
 
+    def test_bundled_library_needs_only_glibc(self) -> None:
+        # A manylinux wheel's library may need only what every Linux has; the endgame
+        # databases' libzstd is linked in from libzstd.a (pyproject.toml's -Dstatic_zstd),
+        # not needed as libzstd.so.1, which a user's Linux may lack.
+        needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]",
+                                self.readelf("-d", "-W")))
+        self.assertIn("libc.so.6", needed)
+        glibc = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1"}
+        self.assertLessEqual(needed, glibc)
+
     def test_platform_tag_is_the_glibc_the_library_needs(self) -> None:
         needs = self.readelf("-V", "-W")
         versions = [(int(a), int(b)) for a, b in re.findall(r"GLIBC_(\d+)\.(\d+)", needs)]
