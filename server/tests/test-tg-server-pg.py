@@ -544,8 +544,10 @@ class FailoverPlayer(threading.Thread):
                         if reply.startswith("ok"):
                             self.acked[mid] += reply[3:].split()
                             self.acks += 1
+                        # busy: this server is claiming the match from a killed one (the
+                        # claim runs on a database thread, the match busy meanwhile).
                         elif reply.split()[:2] in (["err", "leased"], ["err", "stale"],
-                                                   ["err", "io"]):
+                                                   ["err", "io"], ["err", "busy"]):
                             self.refusals += 1
                             self.reconcile(conn, mid, True)
                             time.sleep(0.02)
@@ -1272,7 +1274,7 @@ class SeveralServersTest(PgTestCase):
                 watched += 1
         self.assertEqual(watched, 2 * 72)  # each match through both other servers
         print("# failover: 3 servers, 24 players, 72 matches, 4 SIGKILLs in %.1f s; %d "
-              "acknowledged moves, %d refused (leased/stale/io) and retried, %d watched copies "
+              "acknowledged moves, %d refused (leased/stale/io/busy) and retried, %d watched copies "
               "identical; %d clocked matches of killed servers taken over, the slowest "
               "%.2f s after its SIGKILL" % (elapsed, sum(p.acks for p in players),
                                             sum(p.refusals for p in players), watched, taken,
