@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Optional
+from typing import Any, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server",
                                 "tests"))
@@ -135,39 +135,55 @@ class User:
         self.writer.close()
 
 
-async def seek_and_take(owner: User, taker: User) -> tuple[int, dict[int, tuple[User, str]]]:
-    """A rated game made in the lobby: the match id and, per seat, its player and token."""
+async def open_seek(owner: User, line: str) -> tuple[str, float]:
+    """The seek's id and when the `seek` that made it was sent. An address may hold 10 open
+    seeks (all the users here share one): while the games being made hold them, try again."""
     while True:
-        reply = await owner.ask("seek halusa clock=5+3 rated")
-        if reply.startswith("err too-many-seeks") or reply.startswith("err lobby-full"):
-            await asyncio.sleep(0.05)  # the address's 10 open seeks: another game is being made
-            continue
+        sent = time.monotonic()
+        reply = await owner.ask(line)
+        if reply.startswith("ok "):
+            return reply[3:].split()[0], sent
+        if not reply.startswith("err too-many-seeks"):
+            raise RuntimeError("%s: %r" % (line, reply))
+        await asyncio.sleep(0.02)
+
+
+async def seek_and_take(owner: User, taker: User,
+                        errors: list[str]) -> tuple[int, dict[int, tuple[User, str]]]:
+    """A rated game made in the lobby: the match id and, per seat, its player and token. A
+    take that fails (noted in errors) is given up, its seek withdrawn, and tried again."""
+    while True:
+        seek, _ = await open_seek(owner, "seek halusa clock=5+3 rated")
+        matched: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
+        owner.matched[seek] = matched
+        reply = await taker.ask("accept-seek %s" % seek)
         if not reply.startswith("ok "):
-            raise RuntimeError("seek: %r" % reply)
-        break
-    seek = reply[3:].split()[0]
-    matched: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
-    owner.matched[seek] = matched
-    mid, seat, token = (await taker.ok("accept-seek %s" % seek)).split()[:3]
-    owner_mid, owner_seat, owner_token = await asyncio.wait_for(matched, 30)
-    assert owner_mid == mid and owner_seat != seat
-    return int(mid), {int(seat): (taker, token), int(owner_seat): (owner, owner_token)}
+            errors.append(reply)
+            owner.matched.pop(seek, None)
+            await owner.ask("unseek %s" % seek)
+            continue
+        mid, seat, token = reply[3:].split()[:3]
+        owner_mid, owner_seat, owner_token = await asyncio.wait_for(matched, 60)
+        assert owner_mid == mid and owner_seat != seat
+        return int(mid), {int(seat): (taker, token), int(owner_seat): (owner, owner_token)}
 
 
 async def play_games(owner: User, taker: User, until: float, moves: list[float],
-                     rng: random.Random) -> None:
-    mid, seats = await seek_and_take(owner, taker)
+                     errors: list[str], rng: random.Random) -> None:
+    mid, seats = await seek_and_take(owner, taker, errors)
     while time.monotonic() < until:
         fields = dict(f.split("=", 1) for f in
                       (await owner.ok("show %d" % mid)).split(" position=")[0].split())
         if fields["result"] != "running":
-            mid, seats = await seek_and_take(owner, taker)
+            mid, seats = await seek_and_take(owner, taker, errors)
             continue
         player, token = seats[int(fields["turn"])]
         legal = (await player.ok("moves %d" % mid)).split()
         reply = await player.ask("play %d %s %s %s" % (mid, fields["ply"], rng.choice(legal), token))
         if reply.startswith("ok"):
             moves.append(time.monotonic())
+        else:
+            errors.append(reply)
 
 
 async def measure_seeks(seeker: User, subscribers: int, count: int,
@@ -178,8 +194,7 @@ async def measure_seeks(seeker: User, subscribers: int, count: int,
     last: list[float] = []
     missed = 0
     for _ in range(count):
-        t0 = time.monotonic()
-        seek = (await seeker.ok("seek hus clock=10+5 casual")).split()[0]
+        seek, t0 = await open_seek(seeker, "seek hus clock=10+5 casual")
         deadline = t0 + 10
         while len(seen.get(seek, [])) < subscribers and time.monotonic() < deadline:
             await asyncio.sleep(0.002)
@@ -200,7 +215,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 async def run_load(ports: list[int], users: int, games: int, seconds: float,
-                   seeks: int) -> dict[str, float]:
+                   seeks: int) -> dict[str, Any]:
     seen: dict[str, list[float]] = {}
     people = [User(i, seen) for i in range(users)]
     # Players of one game share an instance: users 2g and 2g+1 on ports[g % n]; the others in
@@ -220,29 +235,33 @@ async def run_load(ports: list[int], users: int, games: int, seconds: float,
     registered = time.monotonic() - t0
     await asyncio.gather(*(user.ok("lobby") for user in people))
     moves: list[float] = []
+    errors: list[str] = []
     rng = random.Random(1)
     start = time.monotonic()
     until = start + seconds + 5  # 5 s for the games to start before the window
     players = [asyncio.create_task(play_games(people[2 * g], people[2 * g + 1], until, moves,
-                                              random.Random(rng.random())))
+                                              errors, random.Random(rng.random())))
                for g in range(games)]
     await asyncio.sleep(5)
     window = time.monotonic()
     each, last, missed = await measure_seeks(people[-1], users, seeks, seen)
     await asyncio.sleep(max(0.0, until - time.monotonic()))
     for task in players:
+        if task.done() and task.exception() is not None:
+            raise RuntimeError("a game's players failed") from task.exception()
         task.cancel()
+    kinds = sorted({" ".join(e.split()[:2]) for e in errors})
     done = [t for t in moves if window <= t <= until]
     for user in people:
         user.close()
     return {"registered_s": registered, "moves_per_s": len(done) / (until - window),
             "p50": pct(each, 0.5), "p95": pct(each, 0.95), "max": pct(each, 1.0),
             "all_p50": pct(last, 0.5), "all_max": pct(last, 1.0), "missed": missed,
-            "seeks": len(last)}
+            "seeks": len(last), "errors": len(errors), "error_kinds": kinds}
 
 
 def run_setup(server: str, work: str, pg: Optional[pgcluster.Cluster], instances: int,
-              args: argparse.Namespace) -> dict[str, float]:
+              args: argparse.Namespace) -> dict[str, Any]:
     if pg is None:
         procs = [Proc(server, os.path.join(work, "lobby-%d.db" % time.monotonic_ns()),
                       os.path.join(work, "sqlite.port")).start()]
@@ -291,19 +310,20 @@ def main() -> None:
             r["load"] = max(load_before, os.getloadavg()[0])
             rows.append((setup, instances, r))
             print("# %s x%d: %s" % (setup, instances,
-                                    ", ".join("%s=%.2f" % kv for kv in r.items())), flush=True)
+                                    ", ".join("%s=%s" % kv for kv in r.items())), flush=True)
     finally:
         if pg is not None:
             pg.stop()
         shutil.rmtree(work, ignore_errors=True)
     print("| store | instances | users | games | seek seen p50 / p95 / max (ms) | "
-          "until all saw it p50 / max (ms) | seeks missed | moves/s | load average |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "until all saw it p50 / max (ms) | seeks missed | moves/s | refused | load average |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for setup, instances, r in rows:
-        print("| %s | %d | %d | %d | %.1f / %.1f / %.1f | %.1f / %.1f | %d of %d | %.0f | %.1f |"
+        print("| %s | %d | %d | %d | %.1f / %.1f / %.1f | %.1f / %.1f | %d of %d | %.0f | %d %s | %.1f |"
               % ("SQLite" if setup == "sqlite" else "PostgreSQL", instances, args.users,
                  args.games, r["p50"], r["p95"], r["max"], r["all_p50"], r["all_max"],
-                 r["missed"], r["seeks"], r["moves_per_s"], r["load"]))
+                 r["missed"], r["seeks"], r["moves_per_s"], r["errors"],
+                 ", ".join(r["error_kinds"]), r["load"]))
 
 
 if __name__ == "__main__":
