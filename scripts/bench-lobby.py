@@ -158,7 +158,7 @@ async def seek_and_take(owner: User, taker: User,
         owner.matched[seek] = matched
         reply = await taker.ask("accept-seek %s" % seek)
         if not reply.startswith("ok "):
-            errors.append(reply)
+            errors.append("accept-seek: " + reply)
             owner.matched.pop(seek, None)
             await owner.ask("unseek %s" % seek)
             continue
@@ -183,7 +183,7 @@ async def play_games(owner: User, taker: User, until: float, moves: list[float],
         if reply.startswith("ok"):
             moves.append(time.monotonic())
         else:
-            errors.append(reply)
+            errors.append("play: " + reply)
 
 
 async def measure_seeks(seeker: User, subscribers: int, count: int,
@@ -250,14 +250,16 @@ async def run_load(ports: list[int], users: int, games: int, seconds: float,
         if task.done() and task.exception() is not None:
             raise RuntimeError("a game's players failed") from task.exception()
         task.cancel()
-    kinds = sorted({" ".join(e.split()[:2]) for e in errors})
+    # Each kind of refusal (the command and the error's word), with one example's words.
+    kinds = sorted({" ".join(e.split()[:3]): e for e in errors}.items())
     done = [t for t in moves if window <= t <= until]
     for user in people:
         user.close()
     return {"registered_s": registered, "moves_per_s": len(done) / (until - window),
             "p50": pct(each, 0.5), "p95": pct(each, 0.95), "max": pct(each, 1.0),
             "all_p50": pct(last, 0.5), "all_max": pct(last, 1.0), "missed": missed,
-            "seeks": len(last), "errors": len(errors), "error_kinds": kinds}
+            "seeks": len(last), "errors": len(errors), "error_kinds": kinds,
+            "error_list": errors}
 
 
 def run_setup(server: str, work: str, pg: Optional[pgcluster.Cluster], instances: int,
@@ -310,7 +312,8 @@ def main() -> None:
             r["load"] = max(load_before, os.getloadavg()[0])
             rows.append((setup, instances, r))
             print("# %s x%d: %s" % (setup, instances,
-                                    ", ".join("%s=%s" % kv for kv in r.items())), flush=True)
+                                    ", ".join("%s=%s" % kv for kv in r.items()
+                                              if kv[0] != "error_list")), flush=True)
     finally:
         if pg is not None:
             pg.stop()
@@ -323,7 +326,8 @@ def main() -> None:
               % ("SQLite" if setup == "sqlite" else "PostgreSQL", instances, args.users,
                  args.games, r["p50"], r["p95"], r["max"], r["all_p50"], r["all_max"],
                  r["missed"], r["seeks"], r["moves_per_s"], r["errors"],
-                 ", ".join(r["error_kinds"]), r["load"]))
+                 ", ".join("%s x%d" % (k, sum(e.startswith(k) for e in r["error_list"]))
+                           for k, _ in r["error_kinds"]), r["load"]))
 
 
 if __name__ == "__main__":
