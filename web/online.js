@@ -299,16 +299,33 @@ function takeBackTo(ply) {
   S.lastThrow = lastThrowIn(S.log);
 }
 
-export async function sendMove(move) {
+// Refusals that say "not now, try again": another change to the match is being made (busy),
+// or, on a site of several servers, the match is being played or taken over through another
+// server (leased) or this server's copy is a change behind (stale). The same move is sent again
+// while the page still stands where it was, up to RESEND_TRIES times (about 6 s in all).
+const RESEND_WORDS = new Set(['busy', 'leased', 'stale']);
+const RESEND_TRIES = 30;
+const RESEND_DELAY_MS = 200;
+
+export async function sendMove(move, tries = 0) {
   const { online } = S;
   const name = S.state.moveToString(move);
+  const ply = S.log.length;
   online.sending = true;
   setPhase('sending');
-  const reply = await request(`play ${online.id} ${S.log.length} ${name} ${online.token}`);
+  const reply = await request(`play ${online.id} ${ply} ${name} ${online.token}`);
   if (reply.startsWith('ok')) return; // the event has brought the move, or is on its way
   online.sending = false;
-  // stale-ply and busy mean the page is behind or early: the events will bring it up to date.
+  // stale-ply means the page is behind: the events will bring it up to date.
   const word = reply.split(' ')[1];
+  if (RESEND_WORDS.has(word) && tries < RESEND_TRIES) {
+    setTimeout(() => {
+      if (S.phase !== 'sending' || online.sending) return; // the events moved the page on
+      if (S.log.length === ply) sendMove(move, tries + 1);
+      else advance();
+    }, RESEND_DELAY_MS);
+    return;
+  }
   if (word === 'disconnected') {
     // Not sent (or its answer lost with the connection): the person plays it again once the
     // page is back; the catch-up then shows it if the server did store it.
@@ -317,9 +334,8 @@ export async function sendMove(move) {
     advance();
     return;
   }
-  if (word !== 'stale-ply' && word !== 'busy') say($('move-error'), () => errorText(reply));
-  if (word === 'busy') setTimeout(() => { if (S.phase === 'sending') advance(); }, 100);
-  else advance();
+  if (word !== 'stale-ply') say($('move-error'), () => errorText(reply));
+  advance();
 }
 
 // A seat the page's ?bot= plays: the server's bot chooses and plays its move (`bot ID PLY
@@ -332,7 +348,7 @@ export async function askServerBot(gen) {
   const word = reply.split(' ')[1];
   // Behind (the events bring the page up to date) or cut off (the catch-up asks again).
   if (word === 'stale-ply' || word === 'disconnected') return;
-  if (word === 'rate-limited' || word === 'busy') {
+  if (word === 'rate-limited' || RESEND_WORDS.has(word)) {
     setTimeout(() => { if (gen === S.generation && S.phase === 'bot') askServerBot(gen); }, 1000);
     return;
   }

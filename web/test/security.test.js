@@ -257,6 +257,10 @@ test('fair play in a rated match: the seat page asks for a bot move and is refus
   await waitFor(botPage, () => document.body.dataset.phase === 'error');
   const status = await botPage.$eval('#status-text', (n) => n.textContent);
   assert.ok(status.startsWith(enWords['status.bot-failed']('').trim()), status);
+  // In words that name the rated match's rule (the server's word, bots-forbidden, is shared
+  // with --no-bots-on-clock's refusal).
+  assert.ok(status.includes(enWords['server.bots-forbidden']), status);
+  assert.match(enWords['server.bots-forbidden'], /rated/);
   assert.match(await ask(site, `show ${id}`), /^ok ply=0 /);
   assert.equal(await botPage.$eval('#hint-button', (n) => n.disabled), true);
   await botPage.close();
