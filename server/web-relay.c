@@ -49,11 +49,21 @@ void browser_took(struct session *s, size_t n)
     }
 }
 
+/* What the kernel may hold of the line server's replies for one relay: the line server's own
+ * send buffer per client is as large (SOCKET_SEND_BUFFER, server.h). */
+#define RELAY_RECEIVE_BUFFER (64 * 1024)
+
 static int connect_line_server(unsigned port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    /* Bounded before connect (the window is agreed then): left to autotuning, the kernel may
+     * grow this buffer to tcp_rmem's maximum (32 MB on some machines), so a browser that does
+     * not read would hold a whole long record in kernel memory, the line server would never
+     * see it stall, and the relay's own bound (BACKLOG_HIGH) would mean nothing. */
+    int rcvbuf = RELAY_RECEIVE_BUFFER;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -256,8 +256,11 @@ class LongRecordDownloadsTest(unittest.TestCase):
         # timeout: here the relay, paused by a browser that does not read.
         self.start("--idle-timeout", "1")
         conn = http.client.HTTPConnection("127.0.0.1", self.server.web_port, timeout=60)
-        # A small receive buffer: the kernel's buffers on the way (about 2 MB here) hold less
-        # than the record (3 MB), so the line server still has some of it when it lets go.
+        # A small receive buffer: the kernel's buffers on the way hold less than the record
+        # (3 MB), so the line server still has some of it when it lets go. The relay's buffer
+        # from the line server is bounded by the server (web-relay.c): left to autotuning it
+        # could grow to tcp_rmem's maximum (32 MB on CI's machine) and take the whole record,
+        # and this test failed once so.
         conn.sock = socket.socket()
         conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         conn.sock.connect(("127.0.0.1", self.server.web_port))
