@@ -327,8 +327,9 @@ void reply_sign_in_spent(struct server *sv, struct client *c, bool account)
 {
     sv->refused_rate++;
     reply_error(c, "rate-limited",
-                account ? "too many sign-in attempts for this account; try again in a few minutes"
-                        : "too many sign-in attempts from this address; try again in a few minutes");
+                account
+                    ? "too many sign-in attempts for this account; try again in a few minutes"
+                    : "too many sign-in attempts from this address; try again in a few minutes");
 }
 
 bool spend_sign_in(struct server *sv, struct client *c, const char *folded)
