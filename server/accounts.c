@@ -41,6 +41,10 @@ struct account_task {
     char account_key[sizeof "n" + ACCOUNT_NAME_MAX];
     double address_budget, account_budget;
     enum sign_in_charge charge;
+    /* The account of the folded name, looked up after the charge (on the database thread
+     * with it on a shared database, the loop waiting for neither). */
+    enum account_result found;
+    struct stored_account account; /* found == ACCOUNT_OK */
 };
 
 void account_task_free(struct account_task *t)
@@ -244,14 +248,14 @@ static bool credentials_valid(struct client *c, const char *name, const char *pa
     return true;
 }
 
-/* The attempt's budgets charged: a registration's name checked free, or a password's account
- * looked up, and the password handed to a worker. */
+/* The attempt's budgets charged and its name looked up (t->found): a registration's name
+ * checked free, or a password's account checked, and the password handed to a worker. */
 static void after_charge(struct server *sv, struct client *c, struct account_task *t)
 {
-    struct stored_account a;
-    enum account_result found = store_find_account(sv->store, t->folded, &a);
+    const struct stored_account *a = &t->account;
+    enum account_result found = t->found;
     if (found != ACCOUNT_OK && found != ACCOUNT_NOT_FOUND) {
-        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
+        reply_error(c, "io", "%s", t->why);
     } else if (t->op == OP_REGISTER && found == ACCOUNT_OK) {
         reply_error(c, "name-taken",
                     "that name, or one that differs from it only by case, is "
@@ -261,18 +265,25 @@ static void after_charge(struct server *sv, struct client *c, struct account_tas
         return;
     } else if (found == ACCOUNT_NOT_FOUND) { /* the same answer as a wrong password */
         reply_error(c, "bad-login", "wrong name or password");
-    } else if (t->op == OP_DELETE && a.id != c->account_id) {
+    } else if (t->op == OP_DELETE && a->id != c->account_id) {
         reply_error(c, "not-signed-in", "this connection is not signed in");
     } else {
-        t->account_id = a.id;
-        snprintf(t->name, sizeof t->name, "%s", a.name);
-        snprintf(t->password_hash, sizeof t->password_hash, "%s", a.password_hash);
-        password_wipe(&a, sizeof a);
+        t->account_id = a->id;
+        snprintf(t->name, sizeof t->name, "%s", a->name);
+        snprintf(t->password_hash, sizeof t->password_hash, "%s", a->password_hash);
+        password_wipe(&t->account, sizeof t->account);
         submit_task(sv, c, t);
         return;
     }
-    password_wipe(&a, sizeof a);
     account_task_free(t);
+}
+
+/* The account of the attempt's name, into the task; a failure's words into t->why. */
+static void look_up(struct store *st, struct account_task *t)
+{
+    t->found = store_find_account(st, t->folded, &t->account);
+    if (t->found != ACCOUNT_OK && t->found != ACCOUNT_NOT_FOUND)
+        snprintf(t->why, sizeof t->why, "the accounts could not be read (%s)", store_error(st));
 }
 
 static void charge_on_db_thread(struct job *j, struct store *st)
@@ -285,6 +296,8 @@ static void charge_on_db_thread(struct job *j, struct store *st)
     if (t->charge == SIGN_IN_FAILED)
         snprintf(t->why, sizeof t->why, "the sign-in budgets could not be charged (%s)",
                  store_error(st));
+    else if (t->charge == SIGN_IN_TAKEN)
+        look_up(st, t);
 }
 
 static void charged_on_db_thread(struct server *sv, struct job *j)
@@ -310,16 +323,19 @@ static void charged_on_db_thread(struct server *sv, struct job *j)
     account_task_free(t);
 }
 
-/* Charges the attempt to its sign-in budgets before any password is hashed or checked: on a
- * shared database the site's, kept by the database and charged on a database thread (the loop
- * never waits for it); else this server's memory. A refused attempt goes no further. */
+/* Charges the attempt to its sign-in budgets before any password is hashed or checked, and
+ * looks its name up: on a shared database the budgets are the site's, kept by the database,
+ * charged and the name looked up on a database thread (the loop waits for neither); else the
+ * budgets are this server's memory. A refused attempt goes no further. */
 static void charge_sign_in(struct server *sv, struct client *c, struct account_task *t)
 {
     if (!sv->db_pool) {
-        if (spend_sign_in(sv, c, t->op == OP_REGISTER ? NULL : t->folded))
+        if (spend_sign_in(sv, c, t->op == OP_REGISTER ? NULL : t->folded)) {
+            look_up(sv->store, t);
             after_charge(sv, c, t);
-        else
+        } else {
             account_task_free(t);
+        }
         return;
     }
     if (c->address)
