@@ -35,6 +35,16 @@ struct account_task {
     int64_t session_lifetime_ms;
     char token[SESSION_TOKEN_HEX_LEN + 1]; /* OP_REGISTER, OP_LOGIN: the new session's */
     char why[300];                         /* WRITE_FAILED: the database's error */
+    /* On a shared database, the attempt's sign-in budgets as the database keeps them (charged
+     * on a database thread before anything else; address_key empty: no address). */
+    char address_key[sizeof "a" + sizeof((struct address *)0)->name];
+    char account_key[sizeof "n" + ACCOUNT_NAME_MAX];
+    double address_budget, account_budget;
+    enum sign_in_charge charge;
+    /* The account of the folded name, looked up after the charge (on the database thread
+     * with it on a shared database, the loop waiting for neither). */
+    enum account_result found;
+    struct stored_account account; /* found == ACCOUNT_OK */
 };
 
 void account_task_free(struct account_task *t)
@@ -238,69 +248,134 @@ static bool credentials_valid(struct client *c, const char *name, const char *pa
     return true;
 }
 
-static void cmd_register(struct server *sv, struct client *c, const char *name,
-                         const char *password)
+/* The attempt's budgets charged and its name looked up (t->found): a registration's name
+ * checked free, or a password's account checked, and the password handed to a worker. */
+static void after_charge(struct server *sv, struct client *c, struct account_task *t)
 {
-    struct account_task *t;
-    char folded[ACCOUNT_NAME_MAX + 1];
-    struct stored_account existing;
-    if (!credentials_valid(c, name, password, folded))
-        return;
-    if (!spend_sign_in(sv, c, NULL))
-        return;
-    switch (store_find_account(sv->store, folded, &existing)) {
-    case ACCOUNT_OK:
+    const struct stored_account *a = &t->account;
+    enum account_result found = t->found;
+    if (found != ACCOUNT_OK && found != ACCOUNT_NOT_FOUND) {
+        reply_error(c, "io", "%s", t->why);
+    } else if (t->op == OP_REGISTER && found == ACCOUNT_OK) {
         reply_error(c, "name-taken",
                     "that name, or one that differs from it only by case, is "
                     "taken");
+    } else if (t->op == OP_REGISTER) {
+        submit_task(sv, c, t);
         return;
-    case ACCOUNT_NOT_FOUND:
-        break;
-    default:
-        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
+    } else if (found == ACCOUNT_NOT_FOUND) { /* the same answer as a wrong password */
+        reply_error(c, "bad-login", "wrong name or password");
+    } else if (t->op == OP_DELETE && a->id != c->account_id) {
+        reply_error(c, "not-signed-in", "this connection is not signed in");
+    } else {
+        t->account_id = a->id;
+        snprintf(t->name, sizeof t->name, "%s", a->name);
+        snprintf(t->password_hash, sizeof t->password_hash, "%s", a->password_hash);
+        password_wipe(&t->account, sizeof t->account);
+        submit_task(sv, c, t);
         return;
     }
-    if (!(t = task_new(c, OP_REGISTER)))
+    account_task_free(t);
+}
+
+/* The account of the attempt's name, into the task; a failure's words into t->why. */
+static void look_up(struct store *st, struct account_task *t)
+{
+    t->found = store_find_account(st, t->folded, &t->account);
+    if (t->found != ACCOUNT_OK && t->found != ACCOUNT_NOT_FOUND)
+        snprintf(t->why, sizeof t->why, "the accounts could not be read (%s)", store_error(st));
+}
+
+static void charge_on_db_thread(struct job *j, struct store *st)
+{
+    struct account_task *t = j->account;
+    struct sign_in_budget address = {t->address_key, t->address_budget, SIGN_IN_WINDOW};
+    struct sign_in_budget account = {t->account_key, t->account_budget, SIGN_IN_WINDOW};
+    t->charge = store_charge_sign_in(st, t->address_key[0] ? &address : NULL,
+                                     t->op == OP_REGISTER ? NULL : &account);
+    if (t->charge == SIGN_IN_FAILED)
+        snprintf(t->why, sizeof t->why, "the sign-in budgets could not be charged (%s)",
+                 store_error(st));
+    else if (t->charge == SIGN_IN_TAKEN)
+        look_up(st, t);
+}
+
+static void charged_on_db_thread(struct server *sv, struct job *j)
+{
+    struct client *c = client_by_serial(sv, j->client_serial);
+    if (!c)
+        return; /* gone: the task goes with the job */
+    c->awaiting = false;
+    struct account_task *t = j->account;
+    j->account = NULL;
+    switch (t->charge) {
+    case SIGN_IN_TAKEN:
+        after_charge(sv, c, t);
+        return;
+    case SIGN_IN_ADDRESS_SPENT:
+    case SIGN_IN_ACCOUNT_SPENT:
+        reply_sign_in_spent(sv, c, t->charge == SIGN_IN_ACCOUNT_SPENT);
+        break;
+    case SIGN_IN_FAILED:
+        reply_error(c, "io", "%s; nothing changed, try again", t->why);
+        break;
+    }
+    account_task_free(t);
+}
+
+/* Charges the attempt to its sign-in budgets before any password is hashed or checked, and
+ * looks its name up: on a shared database the budgets are the site's, kept by the database,
+ * charged and the name looked up on a database thread (the loop waits for neither); else the
+ * budgets are this server's memory. A refused attempt goes no further. */
+static void charge_sign_in(struct server *sv, struct client *c, struct account_task *t)
+{
+    if (!sv->db_pool) {
+        if (spend_sign_in(sv, c, t->op == OP_REGISTER ? NULL : t->folded)) {
+            look_up(sv->store, t);
+            after_charge(sv, c, t);
+        } else {
+            account_task_free(t);
+        }
+        return;
+    }
+    if (c->address)
+        snprintf(t->address_key, sizeof t->address_key, "a%s", c->address->name);
+    snprintf(t->account_key, sizeof t->account_key, "n%s", t->folded);
+    t->address_budget = sv->opt.address_sign_in_rate;
+    t->account_budget = sv->opt.sign_in_rate;
+    t->charge = SIGN_IN_FAILED;
+    snprintf(t->why, sizeof t->why, "the database's threads did not take the charge");
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) {
+        account_task_free(t);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    j->client_serial = c->serial;
+    j->account = t; /* freed with the job */
+    j->db_work = charge_on_db_thread;
+    j->db_done = charged_on_db_thread;
+    if (!db_submit(sv, c, j)) {
+        job_free(j);
+        return;
+    }
+    c->awaiting = true;
+}
+
+/* register, login and delete-account: a name and a password, charged to the sign-in budgets. */
+static void cmd_credentials(struct server *sv, struct client *c, enum account_op op,
+                            const char *name, const char *password)
+{
+    char folded[ACCOUNT_NAME_MAX + 1];
+    if (!credentials_valid(c, name, password, folded))
+        return;
+    struct account_task *t = task_new(c, op);
+    if (!t)
         return;
     snprintf(t->name, sizeof t->name, "%s", name);
     snprintf(t->folded, sizeof t->folded, "%s", folded);
     snprintf(t->password, sizeof t->password, "%s", password);
-    submit_task(sv, c, t);
-}
-
-/* login, and delete-account: a password tried against an account's hash. */
-static void cmd_try_password(struct server *sv, struct client *c, enum account_op op,
-                             const char *name, const char *password)
-{
-    char folded[ACCOUNT_NAME_MAX + 1];
-    struct stored_account a;
-    if (!credentials_valid(c, name, password, folded))
-        return;
-    if (!spend_sign_in(sv, c, folded))
-        return;
-    switch (store_find_account(sv->store, folded, &a)) {
-    case ACCOUNT_OK:
-        break;
-    case ACCOUNT_NOT_FOUND: /* the same answer as a wrong password */
-        reply_error(c, "bad-login", "wrong name or password");
-        return;
-    default:
-        reply_error(c, "io", "the accounts could not be read (%s)", store_error(sv->store));
-        return;
-    }
-    if (op == OP_DELETE && a.id != c->account_id) {
-        reply_error(c, "not-signed-in", "this connection is not signed in");
-        return;
-    }
-    struct account_task *t = task_new(c, op);
-    if (!t)
-        return;
-    t->account_id = a.id;
-    snprintf(t->name, sizeof t->name, "%s", a.name);
-    snprintf(t->password, sizeof t->password, "%s", password);
-    snprintf(t->password_hash, sizeof t->password_hash, "%s", a.password_hash);
-    password_wipe(&a, sizeof a);
-    submit_task(sv, c, t);
+    charge_sign_in(sv, c, t);
 }
 
 static void cmd_session(struct server *sv, struct client *c, const char *token)
@@ -361,9 +436,9 @@ void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
     const char *cmd = w[0];
     (void)n;
     if (strcmp(cmd, "register") == 0) {
-        cmd_register(sv, c, w[1], w[2]);
+        cmd_credentials(sv, c, OP_REGISTER, w[1], w[2]);
     } else if (strcmp(cmd, "login") == 0) {
-        cmd_try_password(sv, c, OP_LOGIN, w[1], w[2]);
+        cmd_credentials(sv, c, OP_LOGIN, w[1], w[2]);
     } else if (strcmp(cmd, "session") == 0) {
         cmd_session(sv, c, w[1]);
     } else if (strcmp(cmd, "whoami") == 0) {
@@ -371,7 +446,7 @@ void cmd_account(struct server *sv, struct client *c, char **w, size_t n)
     } else if (!signed_in_account(sv, c)) {
         reply_error(c, "not-signed-in", "this connection is not signed in");
     } else if (strcmp(cmd, "delete-account") == 0) {
-        cmd_try_password(sv, c, OP_DELETE, c->account_name, w[1]);
+        cmd_credentials(sv, c, OP_DELETE, c->account_name, w[1]);
     } else {
         struct account_task *t =
             task_new(c, strcmp(cmd, "logout") == 0 ? OP_LOGOUT : OP_LOGOUT_ALL);

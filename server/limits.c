@@ -323,6 +323,15 @@ static struct sign_in_entry *sign_in_entry(struct server *sv, const char *folded
     return e;
 }
 
+void reply_sign_in_spent(struct server *sv, struct client *c, bool account)
+{
+    sv->refused_rate++;
+    reply_error(c, "rate-limited",
+                account
+                    ? "too many sign-in attempts for this account; try again in a few minutes"
+                    : "too many sign-in attempts from this address; try again in a few minutes");
+}
+
 bool spend_sign_in(struct server *sv, struct client *c, const char *folded)
 {
     double per_second = sv->opt.address_sign_in_rate / SIGN_IN_WINDOW;
@@ -330,9 +339,7 @@ bool spend_sign_in(struct server *sv, struct client *c, const char *folded)
     struct budget saved = from_address ? *from_address : (struct budget){0, 0};
     if (from_address &&
         !take_capped(from_address, per_second, sv->opt.address_sign_in_rate, sv->now)) {
-        sv->refused_rate++;
-        reply_error(c, "rate-limited",
-                    "too many sign-in attempts from this address; try again in a few minutes");
+        reply_sign_in_spent(sv, c, false);
         return false;
     }
     if (!folded)
@@ -343,15 +350,16 @@ bool spend_sign_in(struct server *sv, struct client *c, const char *folded)
     if (!e || !take_capped(&e->budget, per_second, sv->opt.sign_in_rate, sv->now)) {
         if (from_address)
             *from_address = saved; /* refused: the address is not charged */
-        sv->refused_rate++;
-        if (e || full)
+        if (e) {
+            reply_sign_in_spent(sv, c, true);
+        } else if (full) {
+            sv->refused_rate++;
             reply_error(c, "rate-limited",
-                        full
-                            ? "too many accounts are being signed in to; try again in a few minutes"
-                            : "too many sign-in attempts for this account; try again in a few "
-                              "minutes");
-        else
+                        "too many accounts are being signed in to; try again in a few minutes");
+        } else {
+            sv->refused_rate++;
             reply_status(c, TG_ERR_NO_MEMORY);
+        }
         return false;
     }
     return true;

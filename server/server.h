@@ -457,6 +457,9 @@ bool spend_budget(struct server *sv, struct client *c, const char *cmd);
 /* A password attempt from the client's address and, if folded is not NULL, with that account's
  * name: false (the client told, nothing spent) when either budget is empty. */
 bool spend_sign_in(struct server *sv, struct client *c, const char *folded);
+/* Tells the client its sign-in attempt was refused by its address's budget or, if account, by
+ * the account's, and counts the refusal. */
+void reply_sign_in_spent(struct server *sv, struct client *c, bool account);
 void sign_ins_free(struct server *sv);
 bool address_attach(struct server *sv, struct client *c, const char *name);
 void address_detach(struct server *sv, struct client *c);

@@ -187,6 +187,16 @@ static bool anonymise(struct store *st, uint64_t account_id, const void *unused)
            run_with_id(st, S_ANONYMISE_ACCOUNT, account_id);
 }
 
+enum sign_in_charge store_charge_sign_in(struct store *st, const struct sign_in_budget *address,
+                                         const struct sign_in_budget *account)
+{
+    if (st->pg)
+        return pg_charge_sign_in(st->pg, address, account);
+    snprintf(st->last_error, sizeof st->last_error,
+             "on SQLite the sign-in budgets are the server's memory");
+    return SIGN_IN_FAILED;
+}
+
 bool store_delete_account(struct store *st, uint64_t account_id)
 {
     if (st->pg)

@@ -114,3 +114,58 @@ bool pg_set_seat_account(struct pg_store *pg, uint64_t id, int seat, uint64_t ac
     const char *v[] = {pg_u64_text(a, id), seat ? "1" : "0", pg_u64_text(b, account_id)};
     return pg_run_done(pg, P_SET_SEAT_ACCOUNT, 3, v);
 }
+
+/* One token from a budget: true and *taken set (false when it had none left), or false when
+ * the database failed. */
+static bool charge_one(struct pg_store *pg, const struct sign_in_budget *b, bool *taken)
+{
+    char size[40], per_second[40];
+    double cap = b->size < 1 ? 1 : b->size;
+    snprintf(size, sizeof size, "%.17g", cap);
+    snprintf(per_second, sizeof per_second, "%.17g", b->size / b->window_seconds);
+    const char *v[] = {b->key, size, per_second};
+    PGresult *r = pg_run(pg, P_CHARGE_SIGN_IN, 3, v);
+    if (!r)
+        return false;
+    *taken = PQntuples(r) == 1;
+    PQclear(r);
+    return true;
+}
+
+enum sign_in_charge pg_charge_sign_in(struct pg_store *pg, const struct sign_in_budget *address,
+                                      const struct sign_in_budget *account)
+{
+    if (!may_write(pg) || !pg_run_sql(pg, "BEGIN"))
+        return SIGN_IN_FAILED;
+    enum sign_in_charge result = SIGN_IN_TAKEN;
+    bool taken = true;
+    /* The longer window of the two: a row of either kind idle that long is full again. */
+    double window = 0;
+    if (address && address->window_seconds > window)
+        window = address->window_seconds;
+    if (account && account->window_seconds > window)
+        window = account->window_seconds;
+    char window_text[40];
+    snprintf(window_text, sizeof window_text, "%.17g", window);
+    const char *expire[] = {window_text};
+    if (!pg_run_done(pg, P_EXPIRE_SIGN_INS, 1, expire))
+        goto failed;
+    if (address && !charge_one(pg, address, &taken))
+        goto failed;
+    if (!taken)
+        result = SIGN_IN_ADDRESS_SPENT;
+    else if (account && !charge_one(pg, account, &taken))
+        goto failed;
+    else if (!taken)
+        result = SIGN_IN_ACCOUNT_SPENT;
+    /* A refusal charges nothing: the address's token, taken before the account refused, goes
+     * back with the rollback. */
+    if (result == SIGN_IN_TAKEN ? pg_run_sql(pg, "COMMIT") : pg_run_sql(pg, "ROLLBACK"))
+        return result;
+failed:;
+    char why[sizeof pg->last_error];
+    memcpy(why, pg->last_error, sizeof why);
+    pg_run_sql(pg, "ROLLBACK");
+    memcpy(pg->last_error, why, sizeof why);
+    return SIGN_IN_FAILED;
+}

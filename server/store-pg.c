@@ -251,6 +251,16 @@ static const char *const migrations[] = {
     "  deadline bigint,"
     "  to_move  smallint CHECK (to_move IN (0, 1)));"
     "CREATE INDEX correspondence_by_deadline ON correspondence (deadline);",
+    /* 8: the sign-in budgets (docs/server.md, "Accounts"), site-wide so that a password is tried
+     * no more often through many servers than through one: a key per address ('a' and the
+     * address as the server groups it, an IPv6 address by its /64) and per account ('n' and the
+     * folded name); the tokens left when refilled_at (the database's clock, the one every
+     * server reads) last charged it. A row untouched for a window is full again, and goes. */
+    "CREATE TABLE sign_in_budgets ("
+    "  key         text             PRIMARY KEY,"
+    "  tokens      double precision NOT NULL,"
+    "  refilled_at timestamptz      NOT NULL);"
+    "CREATE INDEX sign_in_budgets_by_refilled_at ON sign_in_budgets (refilled_at);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -407,6 +417,24 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                        "AND NOT a.deleted",
     [P_DELETE_SESSION] = "DELETE FROM sessions WHERE token_hash = $1",
     [P_DELETE_SESSIONS] = "DELETE FROM sessions WHERE account_id = $1",
+    /* $1 the key, $2 the budget (attempts in a window, at least 1), $3 the refill per second:
+     * one token taken, refilled first from the time since the last charge; no row when fewer
+     * than one is left, and the row is left as it was (refilling is linear: nothing is lost). */
+    [P_CHARGE_SIGN_IN] =
+        "INSERT INTO sign_in_budgets AS b (key, tokens, refilled_at) "
+        "VALUES ($1, $2::float8 - 1, statement_timestamp()) "
+        "ON CONFLICT (key) DO UPDATE SET tokens = least($2::float8, b.tokens + $3::float8 * "
+        "extract(epoch FROM statement_timestamp() - b.refilled_at)) - 1, "
+        "refilled_at = statement_timestamp() "
+        "WHERE least($2::float8, b.tokens + $3::float8 * "
+        "extract(epoch FROM statement_timestamp() - b.refilled_at)) >= 1 "
+        "RETURNING tokens",
+    /* $1 the window in seconds: up to 100 rows full again go, none another server holds (SKIP
+     * LOCKED: a charge never waits on another's expiry). */
+    [P_EXPIRE_SIGN_INS] =
+        "DELETE FROM sign_in_budgets WHERE key IN (SELECT key FROM sign_in_budgets "
+        "WHERE refilled_at < statement_timestamp() - make_interval(secs => $1::float8) "
+        "LIMIT 100 FOR UPDATE SKIP LOCKED)",
     [P_DELETE_ACCOUNT] = "WITH s AS (DELETE FROM sessions WHERE account_id = $1), "
                          "r AS (DELETE FROM ratings WHERE account_id = $1), "
                          "h AS (DELETE FROM rating_history WHERE account_id = $1) "

@@ -76,6 +76,8 @@ bool pg_delete_session(struct pg_store *pg, const char *token_hash);
 bool pg_delete_sessions(struct pg_store *pg, uint64_t account_id);
 bool pg_delete_account(struct pg_store *pg, uint64_t account_id);
 bool pg_set_seat_account(struct pg_store *pg, uint64_t id, int seat, uint64_t account_id);
+enum sign_in_charge pg_charge_sign_in(struct pg_store *pg, const struct sign_in_budget *address,
+                                      const struct sign_in_budget *account);
 bool pg_last_was_lock_wait(const struct pg_store *pg);
 bool pg_take_seek(struct pg_store *pg, uint64_t id, const char *notice, bool *taken);
 bool pg_tell_site(struct pg_store *pg, const char *notice);

@@ -256,6 +256,35 @@ bool store_delete_account(struct store *st, uint64_t account_id);
 /* Inside a change: the seat of match id was taken by account_id. */
 bool store_set_seat_account(struct store *st, uint64_t id, int seat, uint64_t account_id);
 
+/* How a sign-in attempt's charge went: taken from both budgets; refused by the address's or
+ * the account's (neither charged); or the database failed (neither charged). */
+enum sign_in_charge { SIGN_IN_TAKEN, SIGN_IN_ADDRESS_SPENT, SIGN_IN_ACCOUNT_SPENT, SIGN_IN_FAILED };
+
+/* One sign-in budget as the database keeps it: its key, its size (attempts in window_seconds;
+ * a size below 1 counts as 1, as the in-memory budgets do) and its window. */
+struct sign_in_budget {
+    const char *key;
+    double size;
+    double window_seconds;
+};
+
+/**
+ * @brief Charges one sign-in attempt to budgets kept in the database, site-wide.
+ *
+ * PostgreSQL only (on SQLite, one server, the budgets are the server's memory: false, with
+ * nothing done). Between rounds, in a transaction of its own: the address's budget first, then
+ * the account's if @p account is not NULL; a refusal by either charges neither. Each budget
+ * refills by the database's clock, so every server of the site agrees on it. Rows full again
+ * are deleted (a few per call), so the table holds only the window's attempts.
+ *
+ * @param st      the store (its PostgreSQL connection).
+ * @param address the address's budget, or NULL when the attempt has no address.
+ * @param account the account name's budget, or NULL (a registration).
+ * @return how the charge went (SIGN_IN_FAILED: store_error says why).
+ */
+enum sign_in_charge store_charge_sign_in(struct store *st, const struct sign_in_budget *address,
+                                         const struct sign_in_budget *account);
+
 /* ---- rated matches and ratings (store-ratings.c; store-pg-ratings.c on PostgreSQL) ------ */
 
 #define RATED_GAME_MAX 32     /* bytes of a game id, with its NUL */

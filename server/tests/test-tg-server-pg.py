@@ -682,6 +682,66 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         for c in (on_a, on_b, also_a, c1, c2):
             c.close()
 
+    def test_wrong_passwords_through_two_servers_share_the_account_s_budget(self) -> None:
+        budgets = ("--sign-in-rate", "3", "--address-sign-in-rate", "1000")
+        a, b = self.server(*budgets), self.server(*budgets)
+        on_a, on_b = Conn(a.port), Conn(b.port)
+        self.register(on_a, "alice")
+        # Three wrong passwords, two through A and one through B: alice's whole budget.
+        for conn in (on_a, on_a, on_b):
+            self.assertEqual(conn.ask("login alice wrong-password"),
+                             "err bad-login wrong name or password")
+        # The fourth, through B, is refused even with her password, and so it is through A.
+        for conn in (on_b, on_a):
+            reply = conn.ask("login alice %s" % account_tests.PASSWORD)
+            self.assertReply(reply, "err rate-limited ")
+            self.assertIn("account", reply)
+        self.assertEqual(self.sql("SELECT round(tokens) FROM sign_in_budgets "
+                                  "WHERE key = 'nalice'"), "0")
+        # The budget refills by the database's clock: a window ago, it is full again.
+        self.sql("UPDATE sign_in_budgets SET refilled_at = refilled_at - interval '901 seconds' "
+                 "WHERE key = 'nalice'")
+        self.assertRegex(on_b.ok("login alice %s" % account_tests.PASSWORD), account_tests.TOKEN)
+        for c in (on_a, on_b):
+            c.close()
+
+    def test_attempts_through_two_servers_share_the_address_s_budget(self) -> None:
+        budgets = ("--sign-in-rate", "1000", "--address-sign-in-rate", "3")
+        a, b = self.server(*budgets), self.server(*budgets)
+        on_a, on_b = Conn(a.port), Conn(b.port)
+        self.register(on_a, "alice")  # the address's attempt 1
+        self.assertEqual(on_b.ask("login alice wrong-password"),
+                         "err bad-login wrong name or password")  # 2
+        self.assertEqual(on_a.ask("login nobody wrong-password"),
+                         "err bad-login wrong name or password")  # 3
+        for conn, line in ((on_b, "login alice %s" % account_tests.PASSWORD),
+                           (on_a, "login alice %s" % account_tests.PASSWORD),
+                           (on_b, "register bob %s" % account_tests.PASSWORD)):
+            reply = conn.ask(line)
+            self.assertReply(reply, "err rate-limited ")
+            self.assertIn("address", reply)
+        # Refused by the address, alice's own budget was not charged: 1 attempt of 1000.
+        self.assertEqual(self.sql("SELECT round(tokens) FROM sign_in_budgets "
+                                  "WHERE key = 'nalice'"), "999")
+        self.assertEqual(self.account_count(), 1)
+        for c in (on_a, on_b):
+            c.close()
+
+    def test_sign_in_budgets_full_again_are_deleted(self) -> None:
+        s = self.open_server()
+        conn = Conn(s.port)
+        self.register(conn, "alice")
+        self.sql("INSERT INTO sign_in_budgets (key, tokens, refilled_at) SELECT 'nold' || i, 0, "
+                 "now() - interval '2 hours' FROM generate_series(1, 150) i")
+        # Each charge deletes up to 100 rows a window old: two charges, all 150.
+        for _ in range(2):
+            self.assertRegex(conn.ok("login alice %s" % account_tests.PASSWORD),
+                             account_tests.TOKEN)
+        self.assertEqual(self.sql("SELECT count(*) FROM sign_in_budgets WHERE key LIKE 'nold%'"),
+                         "0")
+        self.assertEqual(self.sql("SELECT count(*) FROM sign_in_budgets"), "2")  # alice, address
+        conn.close()
+
     def test_schema_3_is_brought_to_4_in_place(self) -> None:
         s = self.server()
         conn = Conn(s.port)
@@ -689,13 +749,13 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE correspondence, rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
+        self.sql("DROP TABLE sign_in_budgets, correspondence, rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
                  "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
         self.assertEqual(conn.ok("history %s" % mid), history)
         self.register(conn, "migrated")
-        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "7")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "8")
         self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
         conn.close()
 
