@@ -12,7 +12,15 @@ mixed into the test cases of test-tg-server-pg.py (its cluster, its databases, i
   and `login` of that account are answered `err io` after lock_timeout, nothing changed, while
   another client's `status`, `show`, `moves` and plays are answered in milliseconds; the loop
   that made those writes itself waited lock_timeout for each, back to back (a median answer of
-  about a tenth of a second and more); once the lock goes, both work.
+  about a tenth of a second and more); once the lock goes, both work;
+- the correspondence scan with the database made slow at it (a read of committed rows waits
+  for no row lock, so a restrictive row-level policy on `correspondence` sleeps 2 s in every
+  read that meets a passed deadline): the bystander is answered in milliseconds, and once the
+  policy goes the overdue match is flagged; the loop that scanned itself froze 2 s a second;
+- the end of expired matches that are not loaded, with `aborted` held in SHARE mode by a
+  `psql` session for 3 s (an end's insert waits lock_timeout, 250 ms, for it): the bystander
+  is answered in milliseconds, and once the lock goes every one of them ends; the loop that
+  ended them itself froze 250 ms a match, 2 s a pass.
 """
 from __future__ import annotations
 
@@ -30,6 +38,8 @@ Hammer = admit.Hammer
 VICTIMS = 3  # clocked matches of the killed server
 SLOW_CLAIM = 1.5  # seconds the trigger sleeps in a take-over claim
 WATCH = 4.0  # seconds the bystander is measured while the take-overs go on
+SLOW_SCAN = 2.0  # seconds the row-level policy sleeps in each read of a passed deadline
+UNLOADED = 8  # expired matches not loaded, each end meeting the held lock
 
 
 def owner_of(server: Any) -> str:
@@ -146,3 +156,64 @@ class DatabaseThreadTests:
         for c in (alice, other, signer):
             c.close()
 
+
+    def test_a_slow_correspondence_scan_does_not_stall_the_loop(self) -> None:
+        day = 3
+        s = self.server(*(admit.BUDGETS + ("--day-seconds", str(day), "--unload-after", "1")))
+        player = Conn(s.port, timeout=30)
+        overdue, _ = new_match(player, "hus days=1")  # its day runs from the start
+        player.close()
+        deadline = time.monotonic() + day
+        # Every read of a row whose deadline passed sleeps, once a statement: the scan's.
+        self.sql("ALTER TABLE correspondence ENABLE ROW LEVEL SECURITY; ALTER TABLE "
+                 "correspondence FORCE ROW LEVEL SECURITY; CREATE POLICY everyone ON "
+                 "correspondence USING (true) WITH CHECK (true); CREATE POLICY slow ON "
+                 "correspondence AS RESTRICTIVE FOR SELECT USING ((SELECT true FROM "
+                 "pg_sleep(%g)))" % SLOW_SCAN)
+        conn = Conn(s.port, timeout=30)
+        mid, tokens = new_match(conn, "hus")
+        try:
+            times = self.bystander(conn, mid, tokens, deadline + 3.0)
+        finally:
+            self.sql("DROP POLICY slow ON correspondence")
+        self.assert_fast("a correspondence scan slowed %.0f s" % SLOW_SCAN, times, [])
+        t0 = time.monotonic()
+        while self.sql("SELECT flagged FROM clocks WHERE match_id = %d" % overdue) == "":
+            self.assertLess(time.monotonic() - t0, 15, "the overdue match was never flagged")
+            time.sleep(0.1)
+        print("# the overdue match flagged %.2f s after the scan was fast again"
+              % (time.monotonic() - t0))
+        conn.close()
+
+    def test_ends_of_unloaded_matches_held_by_a_lock_do_not_stall_the_loop(self) -> None:
+        s = self.server(*(admit.BUDGETS + ("--join-timeout", "3", "--unload-after", "1")))
+        maker = Conn(s.port, timeout=30)
+        waiting = [int(maker.ok("new tab").split()[0]) for _ in range(UNLOADED)]
+        made = time.monotonic()
+        # Unloaded before they expire: each is then ended in the database, not by a round.
+        while "loaded=0 " not in maker.ok("status") + " ":
+            self.assertLess(time.monotonic() - made, 2.5, "the matches stayed loaded")
+            time.sleep(0.05)
+        maker.close()
+        ids = ",".join(map(str, waiting))
+        # SHARE mode lets every read of `aborted` through, and holds every insert.
+        session = self.hold("LOCK TABLE aborted IN SHARE MODE; SELECT txid_current()")
+        held_until = time.monotonic() + admit.HOLD + 1.0
+        conn = Conn(s.port, timeout=30)
+        try:
+            mid, tokens = new_match(conn, "hus")
+            times = self.bystander(conn, mid, tokens, held_until - 0.2)
+            self.assertEqual(self.sql("SELECT count(*) FROM aborted WHERE match_id IN (%s)"
+                                      % ids), "0")
+        finally:
+            time.sleep(max(0.0, held_until - time.monotonic()))
+            self.release(session)
+        self.assert_fast("the ends of %d unloaded matches" % UNLOADED, times, [])
+        t0 = time.monotonic()
+        while self.sql("SELECT count(*) FROM aborted WHERE match_id IN (%s)" % ids) \
+                != str(UNLOADED):
+            self.assertLess(time.monotonic() - t0, 15, "the expired matches never ended")
+            time.sleep(0.1)
+        print("# %d expired matches ended %.2f s after the lock went"
+              % (UNLOADED, time.monotonic() - t0))
+        conn.close()
