@@ -183,17 +183,55 @@ void check_flags(struct server *sv)
 /* Correspondence matches are not kept loaded for their days: the deadlines passed are found
  * in the store, by any server, and each such match loaded (on a move worker, as a client's
  * command would) so that check_flags ends it through a round like any flag fall; on a shared
- * database the round's claim makes that happen once. */
+ * database the round's claim makes that happen once. On a shared database the scan runs on a
+ * database thread (db-pool.c), one at a time: a slow database or a locked table then holds
+ * that thread, never the loop, which only starts the loads of the ids found. */
 #define OVERDUE_PER_PASS 16
+_Static_assert(OVERDUE_PER_PASS <= DB_PASS_IDS_MAX, "a scan's ids fit in its job");
 
-void load_overdue_matches(struct server *sv)
+static void load_overdue_ids(struct server *sv, const uint64_t *ids, size_t n)
 {
-    uint64_t ids[OVERDUE_PER_PASS];
-    size_t n;
-    if (sv->halted || store_in_transaction(sv->store) ||
-        !store_overdue_matches(sv->store, ids, OVERDUE_PER_PASS, &n))
-        return;
     for (size_t i = 0; i < n; i++)
         if (!loaded_match(sv, ids[i]) && !find_set_aside(sv, ids[i]))
             (void)start_load(sv, NULL, ids[i]);
+}
+
+static void scan_overdue_on_db_thread(struct job *j, struct store *st)
+{
+    if (!store_overdue_matches(st, j->pass_ids, OVERDUE_PER_PASS, &j->pass_id_count))
+        j->pass_id_count = 0; /* the next pass asks again */
+}
+
+static void overdue_scanned(struct server *sv, struct job *j)
+{
+    sv->overdue_scan_running = false;
+    if (!sv->halted)
+        load_overdue_ids(sv, j->pass_ids, j->pass_id_count);
+}
+
+void load_overdue_matches(struct server *sv)
+{
+    if (sv->halted)
+        return;
+    if (sv->db_pool) {
+        if (sv->overdue_scan_running) /* the last pass's scan is still waiting on the database */
+            return;
+        struct job *j = calloc(1, sizeof *j);
+        if (!j)
+            return;
+        j->db_work = scan_overdue_on_db_thread;
+        j->db_done = overdue_scanned;
+        if (!db_submit(sv, NULL, j)) {
+            job_free(j);
+            return;
+        }
+        sv->overdue_scan_running = true;
+        return;
+    }
+    uint64_t ids[OVERDUE_PER_PASS];
+    size_t n;
+    if (store_in_transaction(sv->store) ||
+        !store_overdue_matches(sv->store, ids, OVERDUE_PER_PASS, &n))
+        return;
+    load_overdue_ids(sv, ids, n);
 }

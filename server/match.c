@@ -159,6 +159,53 @@ void match_touch(struct server *sv, struct match *m)
 #define EXPIRY_IDS_PER_PASS 1000 /* ids looked at a second: a bounded query, however many */
 #define EXPIRY_MAX_PER_PASS 64
 
+_Static_assert(EXPIRY_MAX_PER_PASS <= DB_PASS_IDS_MAX, "a pass's ids fit in its job");
+
+/* Ends one expired match that is not loaded, in the store: false if the store failed. */
+static bool end_unloaded(struct server *sv, struct store *st, uint64_t id)
+{
+    bool ended;
+    if (!store_expire_match(st, id, sv->opt.join_timeout, sv->opt.abandon_after, &ended))
+        return false;
+    if (ended && sv->live_count)
+        sv->live_count--;
+    return true;
+}
+
+/* On a shared database the ends of the unloaded ones are written on a database thread: a
+ * statement that meets another session's lock (up to lock_timeout each) or a slow database
+ * holds that thread, never the loop. The options read there are set once at start-up. */
+static void end_unloaded_on_db_thread(struct job *j, struct store *st)
+{
+    for (size_t i = 0; i < j->pass_id_count; i++) {
+        bool ended;
+        if (!store_expire_match(st, j->pass_ids[i], j->expire_join_timeout,
+                                j->expire_abandon_after, &ended))
+            return; /* the rest are looked at again by a later pass */
+        if (ended)
+            j->pass_ended++;
+    }
+}
+
+static void unloaded_ended(struct server *sv, struct job *j)
+{
+    sv->expiry_running = false;
+    sv->live_count = sv->live_count > j->pass_ended ? sv->live_count - j->pass_ended : 0;
+}
+
+static void submit_unloaded(struct server *sv, struct job *j)
+{
+    j->db_work = end_unloaded_on_db_thread;
+    j->db_done = unloaded_ended;
+    j->expire_join_timeout = sv->opt.join_timeout;
+    j->expire_abandon_after = sv->opt.abandon_after;
+    if (!db_submit(sv, NULL, j)) {
+        job_free(j); /* the queue is full: a later pass looks again */
+        return;
+    }
+    sv->expiry_running = true;
+}
+
 void expire_unplayed_matches(struct server *sv)
 {
     uint64_t ids[EXPIRY_MAX_PER_PASS];
@@ -166,10 +213,15 @@ void expire_unplayed_matches(struct server *sv)
     bool more;
     lobby_sweep(sv); /* the loop's once-a-second pass: the lobby's old seeks go with it */
     load_overdue_matches(sv);
-    if (sv->halted || store_in_transaction(sv->store) ||
+    /* While the last pass's ends are still on a database thread, this one waits: it would
+     * find the same matches. */
+    if (sv->halted || sv->expiry_running || store_in_transaction(sv->store) ||
         !store_expired_matches(sv->store, sv->expiry_cursor, EXPIRY_IDS_PER_PASS,
                                sv->opt.join_timeout, sv->opt.abandon_after, ids,
                                EXPIRY_MAX_PER_PASS, &n, &more))
+        return;
+    struct job *unloaded = NULL;
+    if (sv->db_pool && !(unloaded = calloc(1, sizeof *unloaded)))
         return;
     /* Past the last id, the next pass starts again from the first. */
     sv->expiry_cursor =
@@ -181,8 +233,10 @@ void expire_unplayed_matches(struct server *sv)
             if (m->loading || m->busy || match_over(m))
                 continue;
             struct change *ch = change_new(sv, CH_ABORT, m, 0);
-            if (!ch)
+            if (!ch) {
+                job_free(unloaded);
                 return;
+            }
             ch->seat = -1;
             m->busy = true;
             stage(sv, ch);
@@ -190,13 +244,15 @@ void expire_unplayed_matches(struct server *sv)
         }
         if (find_set_aside(sv, ids[i]))
             continue;
-        bool ended;
-        if (!store_expire_match(sv->store, ids[i], sv->opt.join_timeout, sv->opt.abandon_after,
-                                &ended))
+        if (unloaded)
+            unloaded->pass_ids[unloaded->pass_id_count++] = ids[i];
+        else if (!end_unloaded(sv, sv->store, ids[i]))
             return;
-        if (ended && sv->live_count)
-            sv->live_count--;
     }
+    if (unloaded && unloaded->pass_id_count)
+        submit_unloaded(sv, unloaded);
+    else
+        job_free(unloaded);
 }
 
 void unload_idle_matches(struct server *sv)

@@ -249,6 +249,9 @@ struct sign_in_entry {
     struct sign_in_entry *next;
 };
 
+/* The most ids one of the once-a-second passes hands to a database thread (clock.c, match.c). */
+#define DB_PASS_IDS_MAX 64
+
 enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD, JOB_ACCOUNT, JOB_DB };
 struct account_task;
 struct db_pool;
@@ -294,6 +297,11 @@ struct job {
     bool adopted;             /* the take-over's match was loaded for it (follow.c) */
     uint64_t claim_id, claim_version; /* the take-over's match, and the version of its copy */
     enum claim_result claimed; /* the take-over's outcome; CLAIM_FAILED until it ran */
+    /* The once-a-second passes' jobs (clock.c, match.c): the overdue correspondence matches
+     * found, or the unloaded expired matches to end, and how many of those were ended. */
+    uint64_t pass_ids[DB_PASS_IDS_MAX];
+    size_t pass_id_count, pass_ended;
+    double expire_join_timeout, expire_abandon_after; /* the ends' rules, copied for the thread */
 };
 
 /* CH_UNDO takes moves back (an accepted undo); CH_UNDO_ASK and CH_UNDO_END open and end an
@@ -433,6 +441,8 @@ struct server {
     bool halted;
     struct id_gap *gaps;    /* stretches of ids on a damaged page of matches, found at start-up */
     uint64_t expiry_cursor; /* the matches nobody plays: ids up to it were looked at this pass */
+    /* On a shared database, a pass's job is on a database thread: no second one is queued. */
+    bool overdue_scan_running, expiry_running;
     size_t gap_count;
     struct lobby *lobby; /* the seeks and the lobby's live matches (lobby.c), or NULL */
 };

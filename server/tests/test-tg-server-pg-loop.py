@@ -12,10 +12,19 @@ mixed into the test cases of test-tg-server-pg.py (its cluster, its databases, i
   and `login` of that account are answered `err io` after lock_timeout, nothing changed, while
   another client's `status`, `show`, `moves` and plays are answered in milliseconds; the loop
   that made those writes itself waited lock_timeout for each, back to back (a median answer of
-  about a tenth of a second and more); once the lock goes, both work.
+  about a tenth of a second and more); once the lock goes, both work;
+- the correspondence scan with `correspondence` held ACCESS EXCLUSIVE by a `psql` session for
+  4 s (a read of committed rows waits for no row lock, only for a table lock, up to
+  lock_timeout) while an unloaded match's deadline passes: a reading bystander meets no stall, and
+  once the lock goes the overdue match is flagged; the loop that scanned itself stalled
+  250 ms every second;
+- the end of expired matches that are not loaded, with `aborted` held in SHARE mode for 4 s
+  (an end's insert waits lock_timeout for it): a reading bystander meets no stall, and once the
+  lock goes every one of them ends; the loop that ended them itself stalled 250 ms a pass.
 """
 from __future__ import annotations
 
+import statistics
 import time
 from typing import Any, Callable
 
@@ -30,6 +39,9 @@ Hammer = admit.Hammer
 VICTIMS = 3  # clocked matches of the killed server
 SLOW_CLAIM = 1.5  # seconds the trigger sleeps in a take-over claim
 WATCH = 4.0  # seconds the bystander is measured while the take-overs go on
+HOLD = 4.0  # seconds a table is held for the once-a-second passes: four passes or more
+STALL = 0.2  # an answer slower than this met the loop waiting lock_timeout (250 ms)
+UNLOADED = 8  # expired matches not loaded, each end meeting the held lock
 
 
 def owner_of(server: Any) -> str:
@@ -146,3 +158,97 @@ class DatabaseThreadTests:
         for c in (alice, other, signer):
             c.close()
 
+
+    def assert_no_stalls(self, what: str, times: "list[float]") -> None:
+        """A pass's statement held by lock_timeout (250 ms) on the loop stalls it once a
+        second, so the bystander, always asking, meets each stall: more than one answer slower
+        than STALL is the loop waiting (a loaded machine may make one)."""
+        median, slowest = statistics.median(times), max(times)
+        stalls = [round(t, 3) for t in times if t > STALL]
+        print("# %s held %.0f s: the bystander's %d answers, median %.1f ms, slowest %.0f ms, "
+              "%d slower than %.0f ms %s" % (what, HOLD, len(times), median * 1000,
+                                             slowest * 1000, len(stalls), STALL * 1000, stalls))
+        self.assertLess(median, admit.MEDIAN_BOUND)
+        self.assertLess(slowest, admit.SLOWEST_BOUND)
+        self.assertLessEqual(len(stalls), 1, stalls)
+
+    def reader(self, conn: Any, mid: int, until: float) -> "list[float]":
+        """Another client's reads until `until` (status, show and moves of its match), each
+        answer's time. Reads only: the passes are skipped while a round is open, so a
+        bystander that plays would mostly hide them."""
+        times: list[float] = []
+        while time.monotonic() < until:
+            for line in ("status", "show %d" % mid, "moves %d" % mid):
+                t0 = time.monotonic()
+                reply = str(conn.ask(line))
+                times.append(time.monotonic() - t0)
+                self.assertTrue(reply.startswith("ok"), "%r -> %r" % (line, reply))
+        return times
+
+    def wait_unloaded(self, conn: Any, since: float, limit: float) -> None:
+        while "loaded=0 " not in conn.ok("status") + " ":
+            self.assertLess(time.monotonic() - since, limit, "the matches stayed loaded")
+            time.sleep(0.05)
+
+    def test_a_correspondence_scan_held_by_a_lock_does_not_stall_the_loop(self) -> None:
+        day = 3
+        s = self.server(*(admit.BUDGETS + ("--day-seconds", str(day), "--unload-after", "1")))
+        player = Conn(s.port, timeout=30)
+        overdue, _ = new_match(player, "hus days=1")  # its day runs from the start
+        made = time.monotonic()
+        # Unloaded before its deadline: only the scan finds it.
+        self.wait_unloaded(player, made, day - 0.5)
+        player.close()
+        # A read of committed rows waits for no row lock: only a table lock (DDL, a VACUUM
+        # FULL) or a slow database holds the scan. Every read of `correspondence` waits here.
+        session = self.hold("LOCK TABLE correspondence IN ACCESS EXCLUSIVE MODE; "
+                            "SELECT txid_current()")
+        held_until = time.monotonic() + HOLD
+        conn = Conn(s.port, timeout=30)
+        try:
+            mid, _ = new_match(conn, "hus")
+            times = self.reader(conn, mid, held_until - 0.2)
+            self.assertLess(made + day, time.monotonic(), "the deadline passed under the lock")
+            # Its flag is written with its deadline row: not while the table is held.
+            self.assertEqual(self.sql("SELECT flagged IS NULL FROM clocks WHERE match_id = %d"
+                                      % overdue), "t")
+        finally:
+            time.sleep(max(0.0, held_until - time.monotonic()))
+            self.release(session)
+        self.assert_no_stalls("the correspondence table", times)
+        t0 = time.monotonic()
+        while self.sql("SELECT flagged FROM clocks WHERE match_id = %d" % overdue) == "":
+            self.assertLess(time.monotonic() - t0, 15, "the overdue match was never flagged")
+            time.sleep(0.1)
+        print("# the overdue match flagged %.2f s after the lock went" % (time.monotonic() - t0))
+        conn.close()
+
+    def test_ends_of_unloaded_matches_held_by_a_lock_do_not_stall_the_loop(self) -> None:
+        s = self.server(*(admit.BUDGETS + ("--join-timeout", "3", "--unload-after", "1")))
+        maker = Conn(s.port, timeout=30)
+        waiting = [int(maker.ok("new tab").split()[0]) for _ in range(UNLOADED)]
+        # Unloaded before they expire: each is then ended in the database, not by a round.
+        self.wait_unloaded(maker, time.monotonic(), 2.5)
+        maker.close()
+        ids = ",".join(map(str, waiting))
+        # SHARE mode lets every read of `aborted` through, and holds every insert.
+        session = self.hold("LOCK TABLE aborted IN SHARE MODE; SELECT txid_current()")
+        held_until = time.monotonic() + HOLD
+        conn = Conn(s.port, timeout=30)
+        try:
+            mid, _ = new_match(conn, "hus")
+            times = self.reader(conn, mid, held_until - 0.2)
+            self.assertEqual(self.sql("SELECT count(*) FROM aborted WHERE match_id IN (%s)"
+                                      % ids), "0")
+        finally:
+            time.sleep(max(0.0, held_until - time.monotonic()))
+            self.release(session)
+        self.assert_no_stalls("the aborted table, %d matches to end" % UNLOADED, times)
+        t0 = time.monotonic()
+        while self.sql("SELECT count(*) FROM aborted WHERE match_id IN (%s)" % ids) \
+                != str(UNLOADED):
+            self.assertLess(time.monotonic() - t0, 15, "the expired matches never ended")
+            time.sleep(0.1)
+        print("# %d expired matches ended %.2f s after the lock went"
+              % (UNLOADED, time.monotonic() - t0))
+        conn.close()
