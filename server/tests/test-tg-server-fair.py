@@ -157,8 +157,17 @@ class FairRecordsTest(FairCase):
         first = wait_replies(a, 60, timeout=60)
         self.assertEqual(len(set(first.values())), 1, set(first.values()))
         self.assertTrue(first[0].startswith("ok "), first[0])
-        # Three other records at once: two may be made at a time, the third is refused.
-        others = self.flood(3, lambda i, c: "record %d" % (8 + i))
+        # Three other records at once: two may be made at a time, the third is refused. The
+        # three matches are loaded first and the lines sent back to back on connections opened
+        # before: otherwise each request waits for its match's load (a replay of 300,000
+        # plies), and the first record was sometimes made before the third match was loaded,
+        # so the third was rightly accepted.
+        for mid in (8, 9, 10):
+            self.assertTrue(probe.ok("show %d" % mid).startswith("ply=%d " % self.PLIES))
+        others = [Conn(self.server.port) for _ in range(3)]
+        self.conns.extend(others)
+        for i, c in enumerate(others):
+            c.send("record %d" % (8 + i))
         made = wait_replies(others, 3, timeout=60)
         self.assertEqual(sorted(r.split()[0] for r in made.values()), ["err", "ok", "ok"], made)
         refused = [r for r in made.values() if r.startswith("err")]
