@@ -286,6 +286,29 @@ static void look_up(struct store *st, struct account_task *t)
         snprintf(t->why, sizeof t->why, "the accounts could not be read (%s)", store_error(st));
 }
 
+/* Hands the account task to a database thread (work there, done on the loop); the job owns the
+ * task from here, and the client waits for its answer. */
+static void submit_account_task(struct server *sv, struct client *c, struct account_task *t,
+                                void (*work)(struct job *, struct store *),
+                                void (*done)(struct server *, struct job *))
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) {
+        account_task_free(t);
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return;
+    }
+    j->client_serial = c->serial;
+    j->account = t; /* freed with the job */
+    j->db_work = work;
+    j->db_done = done;
+    if (!db_submit(sv, c, j)) {
+        job_free(j);
+        return;
+    }
+    c->awaiting = true;
+}
+
 static void charge_on_db_thread(struct job *j, struct store *st)
 {
     struct account_task *t = j->account;
@@ -345,21 +368,7 @@ static void charge_sign_in(struct server *sv, struct client *c, struct account_t
     t->account_budget = sv->opt.sign_in_rate;
     t->charge = SIGN_IN_FAILED;
     snprintf(t->why, sizeof t->why, "the database's threads did not take the charge");
-    struct job *j = calloc(1, sizeof *j);
-    if (!j) {
-        account_task_free(t);
-        reply_status(c, TG_ERR_NO_MEMORY);
-        return;
-    }
-    j->client_serial = c->serial;
-    j->account = t; /* freed with the job */
-    j->db_work = charge_on_db_thread;
-    j->db_done = charged_on_db_thread;
-    if (!db_submit(sv, c, j)) {
-        job_free(j);
-        return;
-    }
-    c->awaiting = true;
+    submit_account_task(sv, c, t, charge_on_db_thread, charged_on_db_thread);
 }
 
 /* register, login and delete-account: a name and a password, charged to the sign-in budgets. */
@@ -577,21 +586,7 @@ static void wait_for_settle(struct server *sv, struct client *c, struct account_
     snprintf(t->why, sizeof t->why,
              "the database's threads did not take the write; nothing changed, try again");
     if (sv->db_pool) {
-        struct job *j = calloc(1, sizeof *j);
-        if (!j) {
-            account_task_free(t);
-            reply_status(c, TG_ERR_NO_MEMORY);
-            return;
-        }
-        j->client_serial = c->serial;
-        j->account = t; /* freed with the job */
-        j->db_work = write_on_db_thread;
-        j->db_done = written_on_db_thread;
-        if (!db_submit(sv, c, j)) {
-            job_free(j);
-            return;
-        }
-        c->awaiting = true;
+        submit_account_task(sv, c, t, write_on_db_thread, written_on_db_thread);
         return;
     }
     struct account_task **grown = array_reserve(sv->account_tasks, &sv->account_task_cap,

@@ -131,4 +131,15 @@ bool pg_apply_session_limits(struct pg_store *pg);
 /* Makes sure the connection is up (reconnecting once if it was lost), outside a transaction. */
 bool pg_connected(struct pg_store *pg);
 
+/* A match still being played, for a query naming its id as alias (store-pg.c's statements and
+ * store-pg-schema.c's admission functions). */
+#define LIVE_MATCH(alias)                                                                          \
+    "NOT EXISTS (SELECT 1 FROM results r WHERE r.match_id = " alias ") AND NOT EXISTS (SELECT 1 "  \
+    "FROM clocks c WHERE c.match_id = " alias " AND c.flagged IS NOT NULL) AND NOT EXISTS "        \
+    "(SELECT 1 FROM aborted a WHERE a.match_id = " alias ")"
+
+/* Brings the schema to its last version (store-pg-schema.c). A database from a newer server is
+ * refused, not read. */
+bool pg_migrate(struct pg_store *pg);
+
 #endif

@@ -40,7 +40,13 @@ VICTIMS = 3  # clocked matches of the killed server
 SLOW_CLAIM = 1.5  # seconds the trigger sleeps in a take-over claim
 WATCH = 4.0  # seconds the bystander is measured while the take-overs go on
 HOLD = 4.0  # seconds a table is held for the once-a-second passes: four passes or more
-STALL = 0.2  # an answer slower than this met the loop waiting lock_timeout (250 ms)
+# An answer slower than this met the loop waiting lock_timeout (250 ms): just under it, so that
+# a busy machine's slow answers (most well under it) are rarely counted.
+STALL = 0.24
+# Stalls allowed while the lock is held HOLD seconds: the loop waiting once a pass made 4 (253
+# to 341 ms each) before these passes moved to the database threads; a loaded machine may make
+# one or two slow answers by itself.
+STALLS_ALLOWED = 2
 UNLOADED = 8  # expired matches not loaded, each end meeting the held lock
 
 
@@ -161,8 +167,8 @@ class DatabaseThreadTests:
 
     def assert_no_stalls(self, what: str, times: "list[float]") -> None:
         """A pass's statement held by lock_timeout (250 ms) on the loop stalls it once a
-        second, so the bystander, always asking, meets each stall: more than one answer slower
-        than STALL is the loop waiting (a loaded machine may make one)."""
+        second, so the bystander, always asking, meets each stall: more than STALLS_ALLOWED
+        answers slower than STALL is the loop waiting (a loaded machine may make one or two)."""
         median, slowest = statistics.median(times), max(times)
         stalls = [round(t, 3) for t in times if t > STALL]
         print("# %s held %.0f s: the bystander's %d answers, median %.1f ms, slowest %.0f ms, "
@@ -170,7 +176,7 @@ class DatabaseThreadTests:
                                              slowest * 1000, len(stalls), STALL * 1000, stalls))
         self.assertLess(median, admit.MEDIAN_BOUND)
         self.assertLess(slowest, admit.SLOWEST_BOUND)
-        self.assertLessEqual(len(stalls), 1, stalls)
+        self.assertLessEqual(len(stalls), STALLS_ALLOWED, stalls)
 
     def reader(self, conn: Any, mid: int, until: float) -> "list[float]":
         """Another client's reads until `until` (status, show and moves of its match), each
