@@ -22,7 +22,8 @@ set -euo pipefail
 # python3-numpy: the Python package's tests of numpy integers as moves and counts.
 # lld, wasi-libc, libclang-rt-14-dev-wasm32, llvm-14: the WebAssembly build (scripts/build-wasm.sh;
 # llvm-14 holds llvm-ar-14, which indexes wasm objects and which clang only recommends).
-# chromium: the web board's tests in a real browser (scripts/test-web.sh, headless).
+# chromium: the web board's tests in a real browser (scripts/test-web.sh, headless); nginx:
+# the TLS proxy of docs/server.md in front of the site in those tests (tls-proxy.test.js).
 # python3-numpy: the learning interface's arrays and VectorEnv (bindings/python, docs/learning.md).
 # python3-cloudpickle, python3-typing-extensions: what Gymnasium and PettingZoo import, for the
 # conformance tests that run their unmodified sources from ../shared/anchors/python
@@ -51,7 +52,7 @@ packages=(
   libzstd-dev
   libsqlite3-dev libwebsockets-dev libpq-dev postgresql libsodium-dev
   lld wasi-libc libclang-rt-14-dev-wasm32 llvm-14
-  chromium
+  chromium nginx
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-s390x-linux-gnu
   libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-s390x-cross
   gcc-mingw-w64-x86-64 qemu-user wine wine64

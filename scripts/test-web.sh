@@ -16,7 +16,8 @@
 # (web/test/online.test.js) then also run, pages playing each other through it over
 # WebSocket, and so do those of scripts/site.sh (web/test/site.test.js), of a site of two
 # instances on a throw-away PostgreSQL cluster (web/test/sites.test.js) and the security
-# cases (web/test/security.test.js). --only runs only the named test files (comma-separated,
+# cases (web/test/security.test.js), and the site behind nginx terminating TLS
+# (web/test/tls-proxy.test.js). --only runs only the named test files (comma-separated,
 # e.g. --only sites.test.js,security.test.js). puppeteer-core
 # comes from the npm registry, pinned by web/test/package-lock.json (`npm ci`); it never
 # downloads a browser. Needs Node 20
@@ -84,7 +85,7 @@ if selected web.test.js; then
 fi
 if [ -n "$server" ]; then
   [ -x "$server" ] || { echo "test-web.sh: no tg-server at $server" >&2; exit 1; }
-  for name in online.test.js sites.test.js security.test.js; do
+  for name in online.test.js sites.test.js security.test.js tls-proxy.test.js; do
     selected "$name" || continue
     TG_CHROMIUM="$chromium" TG_SERVER="$server" TG_PACKAGE_DIR="$top/bindings/js" \
       node --test --test-reporter=spec "$name"

@@ -123,13 +123,13 @@ export function ask(server, line) {
   });
 }
 
-export function launchBrowser(work) {
+export function launchBrowser(work, extraArgs = []) {
   return puppeteer.launch({
     executablePath: process.env.TG_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     userDataDir: join(work, 'chromium'),
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 
