@@ -7,6 +7,7 @@ import { Status } from './traditional-games-constants.js';
 export const MOVE_MAX = 0xffffffff;
 export const SIZE_MAX = 0xffffffff; // size_t is 32 bits in wasm32
 
+/** What a value is, for an error message: its class name, 'null', or its typeof. */
 export function describe(value) {
   if (value === null) return 'null';
   if (typeof value === 'object') return value.constructor?.name ?? 'object';
@@ -24,6 +25,7 @@ export function quote(text) {
   return `${JSON.stringify(text.slice(0, QUOTE_MAX))}... (${text.length} characters)`;
 }
 
+/** value, if it is an integer from min to max; else TypeError or RangeError naming it `what`. */
 export function integerArg(value, what, min, max) {
   if (typeof value !== 'number') {
     throw new TypeError(`${what} must be a number, not ${describe(value)}`);
@@ -34,10 +36,12 @@ export function integerArg(value, what, min, max) {
   return value;
 }
 
+/** move, if it is a tg_move (32 bits, unsigned). */
 export function moveNumber(move) {
   return integerArg(move, 'a move', 0, MOVE_MAX);
 }
 
+/** value, if it is a string; else TypeError naming it `what`. */
 export function stringArg(value, what) {
   if (typeof value !== 'string') {
     throw new TypeError(`${what} must be a string, not ${describe(value)}`);

@@ -8,7 +8,6 @@
 //   state.playout(new Rng(7n));
 //   state.free();                                // or `using`, or leave it to the collector
 //
-//
 // Every rule lives in the C library; the package only moves numbers and text across the wasm
 // boundary. The module (a WASI reactor) imports one function of WASI, clock_time_get, which
 // timed searches read; load() provides it (a monotonic clock) and nothing else of WASI. It
@@ -98,9 +97,10 @@ function bind(wasm, liveStatesWarning, egtbHost) {
   const { check, cString, statusString } = calls;
   // Rules.newState needs the State class, which needs Rules: it is asked for once both exist.
   let State = null;
-  const { Rules, rulesHandle, withRules, games, checkBot } = bindRules(calls, () => State);
+  const rules = bindRules(calls, () => State);
+  const { Rules, rulesHandle, withRules, games, checkBot } = rules;
   const analysis = bindAnalysis(calls);
-  const states = bindState(calls, { Rules, withRules }, analysis, bindRecords(calls), liveStatesWarning);
+  const states = bindState(calls, rules, analysis, bindRecords(calls), liveStatesWarning);
   State = states.State;
   const { stateHandle } = states;
   const egtb = analysis.egtbCalls(egtbHost, withRules, stateHandle);
@@ -122,7 +122,7 @@ function bind(wasm, liveStatesWarning, egtbHost) {
     memory: wasm.memory,
     // For the package's own modules (traditional-games/learning), not for applications.
     _internal: Object.freeze({
-      wasm, check, rulesHandle: (r) => rulesHandle(r), stateHandle: (s) => stateHandle(s), egtb,
+      wasm, check, rulesHandle, stateHandle, egtb,
     }),
   });
 }
