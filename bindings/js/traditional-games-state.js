@@ -517,6 +517,7 @@ export function bindState(calls, rules, analysis, records, liveStatesWarning) {
     story(index) {
       return records.story(this.#handle(), index, this.#cols);
     }
+
     /** Why the game ended, an EndReason name: 'none' while it runs; 'unknown' for a finished
      * position whose ending cannot be told (read from a string, or after a playout). */
     get endReason() {
@@ -533,6 +534,7 @@ export function bindState(calls, rules, analysis, records, liveStatesWarning) {
     toRecord(tags = null) {
       return records.record(this.#handle(), tags);
     }
+
     /** JSON.stringify(state) gives the position string (toString()). */
     toJSON() {
       return this.toString();
