@@ -16,9 +16,15 @@ fi
 site=$1
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-for f in bindings/js/traditional-games.js bindings/js/traditional-games.wasm \
-  bindings/js/traditional-games-search.js bindings/js/traditional-games-search-worker.js; do
-  [ -f "$f" ] || { echo "assemble-site.sh: no $f (scripts/build-wasm.sh builds it)" >&2; exit 1; }
+# The package's run-time files, as web/serve.js serves them (its packageFiles): the module's
+# entry and the modules it imports, the WebAssembly file, the Worker helper, the database reader.
+package_files=(traditional-games.js traditional-games-constants.js traditional-games-errors.js
+  traditional-games-args.js traditional-games-rng.js traditional-games-loader.js
+  traditional-games-calls.js traditional-games-rules.js traditional-games-state.js
+  traditional-games-analysis.js traditional-games-records.js traditional-games.wasm
+  traditional-games-search.js traditional-games-search-worker.js traditional-games-egtb-core.js)
+for f in "${package_files[@]}"; do
+  [ -f "bindings/js/$f" ] || { echo "assemble-site.sh: no bindings/js/$f (scripts/build-wasm.sh builds the .wasm)" >&2; exit 1; }
 done
 rm -rf "$site"
 mkdir -p "$site/traditional-games" "$site/docs"
@@ -27,8 +33,7 @@ for f in web/*; do
 done
 cp docs/halusa.md docs/hus.md docs/hawalis.md docs/walak-pussa.md docs/tab.md "$site/docs/"
 cp -r docs/ratings "$site/docs/"
-cp bindings/js/traditional-games.js bindings/js/traditional-games.wasm bindings/js/traditional-games-search.js \
-  bindings/js/traditional-games-search-worker.js bindings/js/traditional-games-egtb-core.js "$site/traditional-games/"
+for f in "${package_files[@]}"; do cp "bindings/js/$f" "$site/traditional-games/"; done
 # Endgame databases: none on this site (tg-server answers no byte ranges, which the page's
 # reader asks for: docs/web.md, "Endgame databases"); the page reads the empty list that
 # web/egtb/egtb.json is and analyses with the engine alone. The reader's two dependencies go

@@ -36,9 +36,14 @@ const contentTypes = {
   '.json': 'application/json; charset=utf-8',
 };
 
-// Only what a page needs: the package's loader and module, and the app without its tests
-// and its server.
-export const packageFiles = ['traditional-games.js', 'traditional-games.wasm',
+// Only what a page needs: the package's module (its entry and the modules it imports), its
+// WebAssembly file, and the app without its tests and its server. scripts/assemble-site.sh
+// copies the same files.
+export const packageFiles = ['traditional-games.js',
+  'traditional-games-constants.js', 'traditional-games-errors.js', 'traditional-games-args.js', 'traditional-games-rng.js',
+  'traditional-games-loader.js', 'traditional-games-calls.js', 'traditional-games-rules.js',
+  'traditional-games-state.js', 'traditional-games-analysis.js', 'traditional-games-records.js',
+  'traditional-games.wasm',
   'traditional-games-search.js', 'traditional-games-search-worker.js', 'traditional-games-egtb-core.js'];
 // The endgame databases' reader's two dependencies, which the page imports from here (egtb.js).
 export const dependencyFiles = {

@@ -1,7 +1,7 @@
-// What the browser tests of the site (sites.test.js, security.test.js) share: the web board laid
-// out as a deployment serves it, tg-server instances started on it (SQLite or a throw-away
-// PostgreSQL cluster), a headless Chromium, and the steps a person takes in the Account panel
-// and the lobby.
+// What the browser tests of the site (online.test.js, sites.test.js, security.test.js) share:
+// the web board laid out as a deployment serves it, tg-server instances started on it (SQLite
+// or a throw-away PostgreSQL cluster), a headless Chromium, and the steps a person takes in the
+// Account panel and the lobby.
 //
 // Environment: TG_SERVER, the tg-server binary (required); TG_CHROMIUM (default
 // /usr/bin/chromium); TG_PACKAGE_DIR, the package folder with the built module (default
@@ -21,8 +21,8 @@ if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
 const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
-// The app's files but its tests, benchmarks and development server, with the package's two
-// run-time files and the bots' measured ratings, copied into DIR/site (the server refuses
+// The app's files but its tests, benchmarks and development server, with the package's
+// run-time files (web/serve.js's packageFiles) and the bots' measured ratings, copied into DIR/site (the server refuses
 // symbolic links out of its --web folder). Returns that folder.
 export async function layOutSite(work) {
   const site = join(work, 'site');
@@ -38,15 +38,16 @@ export async function layOutSite(work) {
 
 let started = 0;
 
-// A tg-server serving the site on free ports: db is a SQLite file or a PostgreSQL conninfo.
-// Resolves to { linePort, webPort, child, exited, stderr }, the server's standard error kept
-// so that a failure can say what the server said.
-export async function startServer(work, db, extra = []) {
+// A tg-server serving the site on a free line port and on webPort (0, the default: a free one;
+// a restarted server takes its predecessor's, so that the pages loaded from it reconnect): db
+// is a SQLite file or a PostgreSQL conninfo. Resolves to { linePort, webPort, child, exited,
+// stderr }, the server's standard error kept so that a failure can say what the server said.
+export async function startServer(work, db, extra = [], webPort = 0) {
   const name = `server-${++started}`;
   const portFile = join(work, `${name}.line-port`);
   const webPortFile = join(work, `${name}.web-port`);
   const child = spawn(serverBinary, ['--port', '0', '--db', db, '--port-file', portFile,
-    '--web-port', '0', '--web-port-file', webPortFile, '--web', join(work, 'site'), ...extra],
+    '--web-port', String(webPort), '--web-port-file', webPortFile, '--web', join(work, 'site'), ...extra],
   { stdio: ['ignore', 'ignore', 'pipe'] });
   const server = { child, stderr: '', linePort: 0, webPort: 0 };
   child.stderr.on('data', (chunk) => { server.stderr = (server.stderr + chunk).slice(-8000); });
@@ -138,20 +139,28 @@ export function waitFor(page, predicate, options = {}, ...args) {
   return page.waitForFunction(predicate, { polling: 50, timeout: 60000, ...options }, ...args);
 }
 
-// A page of the site on that server, in that browser context (its own cookies). Console
-// errors and warnings are collected in problems, but those the test expects (expected: a
-// regular expression on the message).
-export async function openSitePage(context, server, query, problems, expected = null) {
+// The board at url on a new page of that browser context (its own cookies), once it has loaded.
+// Console errors and warnings are collected in problems, but those the test expects
+// (isExpected: a function of the message's text, asked when the message comes).
+export async function openBoardPage(context, url, problems, isExpected = () => false) {
   const page = await context.newPage();
   page.on('console', (message) => {
-    if ((message.type() === 'error' || message.type() === 'warning') && !(expected && expected.test(message.text()))) {
+    if ((message.type() === 'error' || message.type() === 'warning') && !isExpected(message.text())) {
       problems.push(`${message.type()}: ${message.text()}`);
     }
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   await page.setViewport({ width: 1000, height: 900 });
-  await page.goto(`http://127.0.0.1:${server.webPort}/${query}`);
+  await page.goto(url);
   await waitFor(page, () => document.body.dataset.phase !== 'loading');
+  return page;
+}
+
+// A page of the site on that server, once it knows who its visitor is (openBoardPage; expected:
+// a regular expression on the messages the test expects).
+export async function openSitePage(context, server, query, problems, expected = null) {
+  const page = await openBoardPage(context, `http://127.0.0.1:${server.webPort}/${query}`, problems,
+    (text) => expected !== null && expected.test(text));
   await waitFor(page, () => document.body.dataset.account !== undefined);
   return page;
 }

@@ -5,136 +5,55 @@
 // Environment: TG_SERVER, the tg-server binary (required); TG_CHROMIUM (default
 // /usr/bin/chromium); TG_PACKAGE_DIR, the package folder with the built module (default
 // bindings/js). The server serves the app itself (--web), from a folder holding copies of the
-// app's files and the package's two run-time files, as a deployment would lay them out (the
-// server refuses symbolic links out of its --web folder).
+// app's files and the package's run-time files, as a deployment would lay them out (the server
+// refuses symbolic links out of its --web folder): harness.js lays it out, starts the server
+// and the browser, and holds the steps this file shares with the site's other tests.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
-import { packageFiles } from '../serve.js';
 import enWords from '../i18n/en.js';
-
-const serverBinary = process.env.TG_SERVER;
-if (!serverBinary) throw new Error('TG_SERVER must name the tg-server binary');
-const packageDir = process.env.TG_PACKAGE_DIR ?? fileURLToPath(new URL('../../bindings/js/', import.meta.url));
-const appDir = fileURLToPath(new URL('..', import.meta.url));
+import {
+  ask as askServer, clickOnline, launchBrowser, layOutSite, movesOf, openBoardPage, openSitePage,
+  phaseOf, picker, plyOf, positionOf, sessionCookie as siteSessionCookie, signedInAs, startServer,
+  stopServer, typeCredentials, waitFor, waitForTurn,
+} from './harness.js';
 
 let work;
 let browser;
 let server = null;
 let webPort = 0;
-let linePort = 0;
 const consoleProblems = [];
 
+// The first start takes a free web port; a restart the same one (and the same database).
 async function startTgServer() {
-  const portFile = join(work, `line-port-${Date.now()}`);
-  const webPortFile = join(work, `web-port-${Date.now()}`);
-  const child = spawn(serverBinary, ['--port', '0', '--db', join(work, 'matches.db'),
-    '--port-file', portFile, '--web-port', String(webPort), '--web-port-file', webPortFile,
-    '--web', join(work, 'site')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  for (let i = 0; i < 200; i++) {
-    try {
-      const line = Number(await readFile(portFile, 'utf8'));
-      const web = Number(await readFile(webPortFile, 'utf8'));
-      // A file the server has created but not yet written reads as empty: not a port yet.
-      if (line > 0 && web > 0) {
-        linePort = line;
-        webPort = web;
-        server = { child, exited };
-        return;
-      }
-    } catch {
-      // not written yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error('tg-server did not start');
+  server = await startServer(work, join(work, 'matches.db'), [], webPort);
+  webPort = server.webPort;
 }
 
 // One command on the line protocol, from Node: the server's own view of a match.
-function ask(line) {
-  return new Promise((resolve, reject) => {
-    const socket = connect(linePort, '127.0.0.1');
-    let data = '';
-    socket.on('data', (chunk) => {
-      data += chunk;
-      if (data.includes('\n')) {
-        socket.end();
-        resolve(data.split('\n')[0]);
-      }
-    });
-    socket.on('error', reject);
-    socket.write(`${line}\n`);
-  });
-}
+const ask = (line) => askServer(server, line);
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'tg-online-'));
-  const site = join(work, 'site');
-  await mkdir(join(site, 'traditional-games'), { recursive: true });
-  // Every file of the app but its tests, benchmarks and development server.
-  for (const name of await readdir(appDir)) {
-    if (['test', 'bench', 'serve.js', '.gitignore'].includes(name)) continue;
-    await cp(join(appDir, name), join(site, name), { recursive: true });
-  }
-  for (const name of packageFiles) {
-    await cp(join(packageDir, name), join(site, 'traditional-games', name));
-  }
-  // The bots' measured ratings, which the seat choices show (web/levels.js).
-  await cp(join(appDir, '..', 'docs', 'ratings'), join(site, 'docs', 'ratings'), { recursive: true });
+  await layOutSite(work);
   await startTgServer();
-  browser = await puppeteer.launch({
-    executablePath: process.env.TG_CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    userDataDir: join(work, 'chromium'),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser(work);
 });
 
 after(async () => {
   await browser?.close();
-  if (server) {
-    server.child.kill('SIGTERM');
-    const { code } = await server.exited;
-    assert.equal(code, 0, 'tg-server stops cleanly');
-  }
+  await stopServer(server);
   if (work) await rm(work, { recursive: true, force: true });
 });
 
 // A lost connection is expected while the server is down; anything else on the console is not.
 let serverDown = false;
 
-async function openPage(query, context = browser) {
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if ((message.type() === 'error' || message.type() === 'warning') && !serverDown) {
-      consoleProblems.push(`${message.type()}: ${message.text()}`);
-    }
-  });
-  page.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
-  await page.setViewport({ width: 1000, height: 900 });
-  await page.goto(`http://127.0.0.1:${webPort}/${query}`);
-  await waitFor(page, () => document.body.dataset.phase !== 'loading');
-  return page;
+function openPage(query, context = browser) {
+  return openBoardPage(context, `http://127.0.0.1:${webPort}/${query}`, consoleProblems, () => serverDown);
 }
-
-// Interval polling: requestAnimationFrame, puppeteer's default, never fires in a background tab.
-function waitFor(page, predicate, options = {}, ...args) {
-  return page.waitForFunction(predicate, { polling: 50, timeout: 60000, ...options }, ...args);
-}
-
-const phaseOf = (page) => page.$eval('body', (body) => body.dataset.phase);
-const plyOf = (page) => page.$eval('body', (body) => Number(body.dataset.ply));
-const positionOf = (page) => page.$eval('#position', (node) => node.textContent);
-const movesOf = (page) => page.$$eval('#move-list li', (items) => items.map((li) => li.dataset.move));
 
 // The creator's page: the Play online form, with the rule spec and the clock typed in.
 async function createMatch(page, spec, clock = '') {
@@ -161,34 +80,6 @@ async function createMatch(page, spec, clock = '') {
 
 async function waitOver(page, timeout = 120000) {
   await waitFor(page, () => document.body.dataset.phase === 'over', { timeout });
-}
-
-function picker(seed) {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (Math.imul(a, 1103515245) + 12345) >>> 0;
-    return (a >>> 8) % n;
-  };
-}
-
-// A person's move on an online page: a click on a legal hole or piece (and a throw to spend
-// when asked), then the move comes back from the server as an event.
-async function clickOnline(page, pick) {
-  const before = await plyOf(page);
-  const cells = await page.$$eval('#board .cell.legal', (nodes) => nodes.map((n) => n.dataset.cell));
-  assert.ok(cells.length > 0, 'a person to move has a legal hole or piece');
-  await page.click(`#board .cell.legal[data-cell="${cells[pick(cells.length)]}"]`);
-  const choices = await page.$$eval('#choices button', (nodes) => nodes.map((n) => n.dataset.move));
-  if (choices.length > 0 && (await phaseOf(page)) === 'person') {
-    await page.click(`#choices button[data-move="${choices[pick(choices.length)]}"]`);
-  }
-  await waitFor(page, (ply) => Number(document.body.dataset.ply) > ply
-    || document.body.dataset.phase === 'over', {}, before);
-}
-
-async function waitForTurn(page) {
-  await waitFor(page, () => ['person', 'over'].includes(document.body.dataset.phase), {});
-  return phaseOf(page);
 }
 
 async function expectSameEnd(pages, id) {
@@ -504,38 +395,13 @@ test('the server\'s refusals are shown in the catalogue\'s words, English and Ar
 // The account panel on a page of its own browser context (its own cookies). A wrong
 // password's 401 is logged by the browser as a failed resource: expected there, and only there.
 async function openAccountPage(context) {
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    const expected = /status of 401/.test(message.text());
-    if ((message.type() === 'error' || message.type() === 'warning') && !expected) {
-      consoleProblems.push(`${message.type()}: ${message.text()}`);
-    }
-  });
-  page.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
-  await page.setViewport({ width: 1000, height: 900 });
-  await page.goto(`http://127.0.0.1:${webPort}/`);
-  await waitFor(page, () => document.body.dataset.phase !== 'loading');
-  await waitFor(page, () => document.body.dataset.account !== undefined);
+  const page = await openSitePage(context, server, '', consoleProblems, /status of 401/);
   await page.$eval('#account', (node) => { node.open = true; });
   return page;
 }
 
-async function typeCredentials(page, name, password) {
-  await page.$eval('#account-user', (node) => { node.value = ''; });
-  await page.$eval('#account-password', (node) => { node.value = ''; });
-  await page.type('#account-user', name);
-  await page.type('#account-password', password);
-}
-
-const signedInAs = (page) => page.$eval('body', (body) => body.dataset.account);
-
-// The session cookie as the browser holds it, read through the DevTools protocol.
-async function sessionCookie(page) {
-  const client = await page.createCDPSession();
-  const { cookies } = await client.send('Network.getCookies', { urls: [`http://127.0.0.1:${webPort}/`] });
-  await client.detach();
-  return cookies.find((cookie) => cookie.name === 'tg_session');
-}
+// The session cookie as the browser holds it for this test's server.
+const sessionCookie = (page) => siteSessionCookie(page, server);
 
 test('accounts: register, sign out, a wrong password in words, sign in, the cookie HttpOnly and SameSite, sign out everywhere, delete', async () => {
   const context = await browser.createBrowserContext();

@@ -24,10 +24,14 @@ test('npm pack, install the tarball into an empty folder, run programs from ther
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], packageDir));
   const files = packed[0].files.map((f) => f.path).sort();
   assert.deepEqual(files, ['LICENSE', 'README.md', 'example.js', 'learning.d.ts', 'learning.js',
-    'package.json', 'traditional-games-egtb-core.js', 'traditional-games-egtb.d.ts', 'traditional-games-egtb.js',
+    'package.json', 'traditional-games-analysis.js', 'traditional-games-args.js',
+    'traditional-games-calls.js', 'traditional-games-constants.js',
+    'traditional-games-egtb-core.js', 'traditional-games-egtb.d.ts', 'traditional-games-egtb.js',
+    'traditional-games-errors.js', 'traditional-games-loader.js', 'traditional-games-records.js',
+    'traditional-games-rng.js', 'traditional-games-rules.js',
     'traditional-games-search-worker.js', 'traditional-games-search.d.ts',
-    'traditional-games-search.js', 'traditional-games.d.ts', 'traditional-games.js',
-    'traditional-games.wasm']);
+    'traditional-games-search.js', 'traditional-games-state.js', 'traditional-games.d.ts',
+    'traditional-games.js', 'traditional-games.wasm']);
 
   const app = join(work, 'app');
   run('mkdir', [app], work);
