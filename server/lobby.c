@@ -6,7 +6,7 @@
  * SQLite they are this server's memory; on PostgreSQL the site's (store-pg-lobby.c): each
  * server mirrors the seeks table, told of every change on the lobby's channel, and taking a
  * seek deletes its row in the match's own change, so that one seek makes one match
- * site-wide. */
+ * site-wide. There the lobby's writes are the database threads' (below, "the site's writes"). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "lobby-private.h"

@@ -2,7 +2,9 @@
  * channel tg_lobby on which every server hears of seeks made and gone and of matches started
  * and ended, and the taking of a seek inside the match's own change. The feed has a
  * connection of its own: the store's connection hears the matches' channels, and what it
- * hears is the store's (store-pg-leases.c). Payloads begin with the sending server's name, so
+ * hears is the store's (store-pg-leases.c). The feed reads and tells on the loop; the writes
+ * (pg_add_seek, pg_remove_seeks, pg_sweep_seeks) are made on a database thread's store
+ * connection (db-pool.c), never the feed's. Payloads begin with the sending server's name, so
  * that a server skips its own. */
 #define _POSIX_C_SOURCE 200809L
 
