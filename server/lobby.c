@@ -184,10 +184,10 @@ enum lobby_op { LOBBY_ADD, LOBBY_UNSEEK, LOBBY_DECLINE, LOBBY_SWEEP, LOBBY_SITE_
 
 struct lobby_task {
     enum lobby_op op;
-    bool done; /* the statement ran */
+    bool done;               /* the statement ran */
     struct stored_seek seek; /* LOBBY_ADD: the seek to store, its id given */
     char instance[TOKEN_HEX_LEN + 1];
-    char why[16]; /* the word the site is told: withdrawn, declined, owner-gone, expired */
+    char why[16];   /* the word the site is told: withdrawn, declined, owner-gone, expired */
     uint64_t named; /* LOBBY_UNSEEK: the seek named (0: all of the connection's) */
     uint64_t ids[DB_PASS_IDS_MAX];
     size_t count;
@@ -657,8 +657,8 @@ static struct seek *find_seek(struct server *sv, struct client *c, const char *i
         k = seek_by_id(l, id, index);
     }
     if (k && k->withdrawing && sees(c, k)) {
-        reply_error(c, "busy",
-                    "seek %s is being withdrawn; if that fails it stays open: try again", id_text);
+        reply_error(c, "busy", "seek %s is being withdrawn; if that fails it stays open: try again",
+                    id_text);
         return NULL;
     }
     if (k && k->taking && sees(c, k)) {
@@ -795,8 +795,8 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
     size_t count = 0, taking = 0, withdrawing = 0;
     for (size_t i = 0; l && i < l->seek_count; i++) {
         const struct seek *k = &l->seeks[i];
-        bool named = k->local && !k->storing && k->s.owner_serial == c->serial &&
-                     (!id || k->s.id == id);
+        bool named =
+            k->local && !k->storing && k->s.owner_serial == c->serial && (!id || k->s.id == id);
         taking += named && k->taking;
         withdrawing += named && k->withdrawing;
         if (named && !k->taking && !k->withdrawing && count < DB_PASS_IDS_MAX)

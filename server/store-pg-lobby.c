@@ -78,8 +78,7 @@ static PGresult *run(struct lobby_feed *f, const char *sql, int n, const char *c
 {
     if (PQstatus(f->conn) != CONNECTION_OK) {
         PQreset(f->conn);
-        PGresult *l =
-            PQstatus(f->conn) == CONNECTION_OK ? PQexec(f->conn, FEED_SESSION) : NULL;
+        PGresult *l = PQstatus(f->conn) == CONNECTION_OK ? PQexec(f->conn, FEED_SESSION) : NULL;
         PQclear(l);
         if (PQstatus(f->conn) != CONNECTION_OK)
             return NULL;
