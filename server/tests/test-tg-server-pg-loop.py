@@ -77,6 +77,9 @@ class DatabaseThreadTests:
     release: Callable[[Any], None]
     assertEqual: Callable[..., None]
     assertTrue: Callable[..., None]
+    assertLess: Callable[..., None]
+    assertLessEqual: Callable[..., None]
+    assertGreaterEqual: Callable[..., None]
     fail: Callable[..., None]
     dead_owner: str
     tmp: Any  # PgTestCase's temporary directory
