@@ -185,6 +185,7 @@ enum lobby_op { LOBBY_ADD, LOBBY_UNSEEK, LOBBY_DECLINE, LOBBY_SWEEP, LOBBY_SITE_
 struct lobby_task {
     enum lobby_op op;
     bool done;               /* the statement ran */
+    bool lock_wait;          /* it did not: a lock held past lock_timeout (a table's, whole) */
     struct stored_seek seek; /* LOBBY_ADD: the seek to store, its id given */
     char instance[TOKEN_HEX_LEN + 1];
     char why[16];   /* the word the site is told: withdrawn, declined, owner-gone, expired */
@@ -210,6 +211,18 @@ static void lobby_on_db_thread(struct job *j, struct store *st)
     default:
         t->done = store_remove_seeks(st, t->instance, t->ids, t->count, t->why, t->outcome);
     }
+    t->lock_wait = !t->done && store_last_was_lock_wait(st);
+}
+
+/* A write refused: held by another session's lock (a row's is skipped, so a table's: a
+ * migration, an operator's LOCK TABLE), which goes, or the database failing. */
+static void reply_not_written(struct client *c, const struct lobby_task *t, const char *what)
+{
+    if (t->lock_wait)
+        reply_error(c, "busy",
+                    "the site's seeks are locked by another session; nothing changed: try again");
+    else
+        reply_error(c, "io", "%s; nothing changed", what);
 }
 
 /* Hands t to a database thread, for c (NULL: the server's own pass); the job owns t from
@@ -244,7 +257,7 @@ static void answer_withdrawal(struct client *c, const struct lobby_task *t, size
     c->awaiting = false;
     uint64_t id = t->count ? t->ids[0] : 0;
     if (!t->done)
-        reply_error(c, "io", "the site's seeks could not be written; nothing changed");
+        reply_not_written(c, t, "the site's seeks could not be written");
     else if ((t->op == LOBBY_DECLINE || t->named) && held)
         reply_error(c, "busy",
                     "seek %" PRIu64 " is being taken through another server; if that fails it "
@@ -499,7 +512,7 @@ static void seek_stored(struct server *sv, struct job *j)
     if (!t->done) {
         l->seeks[index] = l->seeks[--l->seek_count];
         if (c)
-            reply_error(c, "io", "the seek could not be stored; nothing changed");
+            reply_not_written(c, t, "the seek could not be stored");
         return;
     }
     /* A taker here may have read the stored row meanwhile (find_seek), which made it a

@@ -26,6 +26,9 @@ mixed into the test cases of test-tg-server-pg.py (its cluster, its databases, i
   withdrawal skips the held row (`err busy` when it is the one named), a reading bystander
   meets no stall, and the seek lists of both servers and the table are right afterwards; the
   loop that withdrew seeks on its own connection waited for the whole hold;
+- the same with the whole `seeks` table locked (as a migration would): every seek answered
+  `err busy` after lock_timeout, nothing stored, the bystander meets no stall, and a seek goes
+  through once the lock goes;
 - `/metrics` showing the database threads' queue and busy threads while seeks are slowed by a
   trigger, both back to 0 once they are stored.
 """
@@ -349,6 +352,54 @@ class DatabaseThreadTests:
         self.assertEqual(self.site_seeks(), [])
         self.wait_lobby_seeks(a.port, [])
         self.wait_lobby_seeks(b.port, [])
+        owner.close()
+        conn.close()
+
+    def test_lobby_writes_with_the_seeks_table_locked_are_refused_busy(self) -> None:
+        a = self.server(*admit.BUDGETS)
+        b = self.server(*admit.BUDGETS)
+        owner = Conn(a.port, timeout=30)
+
+        def seek_and_withdraw() -> str:
+            made = admit.answer(owner, SEEK)
+            if not made.startswith("ok "):
+                return made
+            withdrawn = admit.answer(owner, "unseek")
+            return "ok" if withdrawn == "ok 1" else withdrawn
+
+        hammer = Hammer(seek_and_withdraw)
+        conn = Conn(a.port, timeout=30)
+        mid, _ = new_match(conn, "hus")
+        # As a migration (or an operator) holds the whole table: every write meets the lock.
+        session = self.hold("LOCK TABLE seeks IN ACCESS EXCLUSIVE MODE; SELECT txid_current()")
+        held_until = time.monotonic() + HOLD
+        releaser = threading.Timer(HOLD, lambda: self.release(session))
+        releaser.start()
+        try:
+            hammer.start()
+            times = self.reader(conn, mid, held_until - 0.2)
+            replies_while_held = dict(hammer.replies)
+        finally:
+            hammer.stopping.set()
+            hammer.join(30)
+            releaser.join(30)
+        self.assertEqual(session.returncode, 0)
+        self.assert_no_stalls("the seeks table", times)
+        self.assertEqual(hammer.error, [])
+        # Refused in words after lock_timeout, each; never stored behind the client's back.
+        self.assertEqual(list(replies_while_held), ["err busy"], replies_while_held)
+        self.assertTrue(hammer.last.startswith("err busy the site's seeks are locked by another "
+                                               "session; nothing changed: try again")
+                        or hammer.last == "ok", hammer.last)
+        print("# seeks refused `err busy` under the table lock: %d" % replies_while_held["err busy"])
+        self.assertEqual(self.site_seeks(), [])
+        self.wait_lobby_seeks(a.port, [])
+        self.wait_lobby_seeks(b.port, [])
+        # The lock gone, a seek is stored and seen on both servers.
+        made = int(owner.ok(SEEK))
+        self.assertEqual(self.site_seeks(), [made])
+        self.wait_lobby_seeks(a.port, [made])
+        self.wait_lobby_seeks(b.port, [made])
         owner.close()
         conn.close()
 
