@@ -24,6 +24,7 @@ void job_free(struct job *j)
     free(j->kept_after);
     free(j->text);
     account_task_free(j->account);
+    free(j->seek_task);
     free(j);
 }
 

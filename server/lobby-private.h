@@ -14,6 +14,12 @@ struct seek {
     /* Accepted here, its match being stored: still the site's until that commits, so it is
      * listed as before, and a second taker here is told to try again (lobby.c). */
     bool taking;
+    /* Being stored on the site by a database thread, its id not known yet: counted against
+     * its owner's budgets, shown to nobody, until stored (lobby.c, seek_stored). */
+    bool storing;
+    /* Its row being deleted by a database thread (unseek, decline-seek, the sweep): listed as
+     * before until that is done, and a taker here told to try again. */
+    bool withdrawing;
     double created;
     const struct address *address;
 };
@@ -31,6 +37,7 @@ struct lobby {
     size_t live_count, live_cap;
     struct lobby_feed *feed; /* a shared database: the site's seeks and news, else NULL */
     double next_site_sweep;
+    bool site_sweeping; /* the site's sweep is on a database thread */
 };
 
 struct lobby *lobby_of(struct server *sv);

@@ -6,7 +6,7 @@
  * SQLite they are this server's memory; on PostgreSQL the site's (store-pg-lobby.c): each
  * server mirrors the seeks table, told of every change on the lobby's channel, and taking a
  * seek deletes its row in the match's own change, so that one seek makes one match
- * site-wide. */
+ * site-wide. There the lobby's writes are the database threads' (below, "the site's writes"). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "lobby-private.h"
@@ -153,46 +153,234 @@ void push_all(struct server *sv, const char *line, size_t len)
             push_to(sv, sv->clients[i], line, len);
 }
 
-/* Takes seek i away, here and (tell_site) for the whole site. */
-static void seek_remove(struct server *sv, size_t i, const char *why, const struct client *actor,
-                        bool tell_site)
+/* Takes seek i out of this server's list, telling those who saw it; on a shared database its
+ * row is already gone (withdraw_seeks, or another server's notice). */
+static void seek_remove(struct server *sv, size_t i, const char *why, const struct client *actor)
 {
     struct lobby *l = sv->lobby;
     struct seek gone = l->seeks[i];
     l->seeks[i] = l->seeks[--l->seek_count];
-    if (tell_site && l->feed)
-        lobby_feed_remove_seek(l->feed, store_owner(sv->store), gone.s.id, why);
     push_gone(sv, &gone, why, actor);
 }
 
+/* A seek of the site (one being stored has no id yet, and is nobody's to see). */
 static struct seek *seek_by_id(struct lobby *l, uint64_t id, size_t *index)
 {
     for (size_t i = 0; l && i < l->seek_count; i++)
-        if (l->seeks[i].s.id == id) {
+        if (l->seeks[i].s.id == id && !l->seeks[i].storing) {
             *index = i;
             return &l->seeks[i];
         }
     return NULL;
 }
 
+/* ---- the site's writes, on the database threads ---------------------------------------------- */
+
+/* On a shared database every write of the lobby (a seek stored, seeks withdrawn, the sweeps)
+ * is a job of the database threads (db-pool.c), never the loop's: a row held by another
+ * session, or a slow database, then holds that job and its client, not everyone. A client's
+ * command is answered once its write is done, as the account writes are. */
+enum lobby_op { LOBBY_ADD, LOBBY_UNSEEK, LOBBY_DECLINE, LOBBY_SWEEP, LOBBY_SITE_SWEEP };
+
+struct lobby_task {
+    enum lobby_op op;
+    bool done;               /* the statement ran */
+    bool lock_wait;          /* it did not: a lock held past lock_timeout (a table's, whole) */
+    struct stored_seek seek; /* LOBBY_ADD: the seek to store, its id given */
+    char instance[TOKEN_HEX_LEN + 1];
+    char why[16];   /* the word the site is told: withdrawn, declined, owner-gone, expired */
+    uint64_t named; /* LOBBY_UNSEEK: the seek named (0: all of the connection's) */
+    uint64_t ids[DB_PASS_IDS_MAX];
+    size_t count;
+    enum seek_removal outcome[DB_PASS_IDS_MAX];
+    double lifetime; /* LOBBY_SITE_SWEEP: --seek-lifetime */
+};
+
+static void lobby_on_db_thread(struct job *j, struct store *st)
+{
+    struct lobby_task *t = j->seek_task;
+    switch (t->op) {
+    case LOBBY_ADD:
+        t->done = store_add_seek(st, &t->seek);
+        break;
+    case LOBBY_SITE_SWEEP:
+        /* The seeks of servers that died, and any past its time: every server sweeps the
+         * site's, and is told of what it swept like the others ("-" is nobody's name). */
+        t->done = store_sweep_seeks(st, "-", t->lifetime, SERVER_GONE_SECONDS);
+        break;
+    default:
+        t->done = store_remove_seeks(st, t->instance, t->ids, t->count, t->why, t->outcome);
+    }
+    t->lock_wait = !t->done && store_last_was_lock_wait(st);
+}
+
+/* A write refused: held by another session's lock (a row's is skipped, so a table's: a
+ * migration, an operator's LOCK TABLE), which goes, or the database failing. */
+static void reply_not_written(struct client *c, const struct lobby_task *t, const char *what)
+{
+    if (t->lock_wait)
+        reply_error(c, "busy",
+                    "the site's seeks are locked by another session; nothing changed: try again");
+    else
+        reply_error(c, "io", "%s; nothing changed", what);
+}
+
+/* Hands t to a database thread, for c (NULL: the server's own pass); the job owns t from
+ * here, and false (t freed) if it could not be queued (c told why). */
+static bool submit_lobby_task(struct server *sv, struct client *c, struct lobby_task *t,
+                              void (*done)(struct server *, struct job *))
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) {
+        free(t);
+        if (c)
+            reply_status(c, TG_ERR_NO_MEMORY);
+        return false;
+    }
+    j->client_serial = c ? c->serial : 0;
+    j->seek_task = t;
+    j->db_work = lobby_on_db_thread;
+    j->db_done = done;
+    if (!db_submit(sv, c, j)) {
+        job_free(j);
+        return false;
+    }
+    if (c)
+        c->awaiting = true;
+    return true;
+}
+
+/* The client's command answered once its seeks' rows are deleted (or found held). */
+static void answer_withdrawal(struct client *c, const struct lobby_task *t, size_t removed,
+                              size_t held)
+{
+    c->awaiting = false;
+    uint64_t id = t->count ? t->ids[0] : 0;
+    if (!t->done)
+        reply_not_written(c, t, "the site's seeks could not be written");
+    else if ((t->op == LOBBY_DECLINE || t->named) && held)
+        reply_error(c, "busy",
+                    "seek %" PRIu64 " is being taken through another server; if that fails it "
+                    "stays open: try again",
+                    id);
+    else if (t->op == LOBBY_DECLINE && !removed)
+        reply_error(c, "no-such-seek", "no seek %" PRIu64 ": it was taken, withdrawn, or never was",
+                    id);
+    else if (t->named && !removed)
+        reply_error(c, "no-such-seek", "no seek %" PRIu64 " of this connection", id);
+    else if (t->op == LOBBY_DECLINE)
+        buf_printf(&c->out, "ok\n");
+    else
+        buf_printf(&c->out, "ok %zu\n", removed);
+}
+
+/* Back on the loop: the seeks whose rows went leave this server's list; a held one stays (the
+ * server taking it settles it); one found gone was taken or swept through another server,
+ * whose notice takes it away here, but for the sweep's, which no notice may follow. */
+static void seeks_withdrawn(struct server *sv, struct job *j)
+{
+    const struct lobby_task *t = j->seek_task;
+    struct client *c = t->op == LOBBY_SWEEP ? NULL : client_by_serial(sv, j->client_serial);
+    size_t removed = 0, held = 0;
+    for (size_t i = 0; sv->lobby && i < t->count; i++) {
+        size_t index;
+        struct seek *k = seek_by_id(sv->lobby, t->ids[i], &index);
+        if (k)
+            k->withdrawing = false;
+        if (!t->done)
+            continue;
+        removed += t->outcome[i] == SEEK_REMOVED;
+        held += t->outcome[i] == SEEK_HELD;
+        if (k && (t->outcome[i] == SEEK_REMOVED ||
+                  (t->outcome[i] == SEEK_ABSENT && t->op == LOBBY_SWEEP)))
+            seek_remove(sv, index, t->why, c);
+    }
+    if (c)
+        answer_withdrawal(c, t, removed, held);
+}
+
+/* Withdraws the seeks ids[0..count) (at most DB_PASS_IDS_MAX) of this server's list: on a
+ * shared database their rows are deleted on a database thread and c answered then; else at
+ * once. false if the job could not be queued (c told why). */
+static bool withdraw_seeks(struct server *sv, struct client *c, enum lobby_op op,
+                           const uint64_t *ids, size_t count, uint64_t named, const char *why)
+{
+    struct lobby *l = sv->lobby;
+    if (!l->feed) {
+        size_t removed = 0;
+        for (size_t i = 0, index; i < count; i++)
+            if (seek_by_id(l, ids[i], &index)) {
+                seek_remove(sv, index, why, c);
+                removed++;
+            }
+        if (c) {
+            struct lobby_task answer = {.op = op, .done = true, .named = named, .count = count};
+            memcpy(answer.ids, ids, count * sizeof *ids);
+            answer_withdrawal(c, &answer, removed, 0);
+        }
+        return true;
+    }
+    struct lobby_task *t = calloc(1, sizeof *t);
+    if (!t) {
+        if (c)
+            reply_status(c, TG_ERR_NO_MEMORY);
+        return false;
+    }
+    t->op = op;
+    t->named = named;
+    t->count = count;
+    memcpy(t->ids, ids, count * sizeof *ids);
+    snprintf(t->why, sizeof t->why, "%s", why);
+    snprintf(t->instance, sizeof t->instance, "%s", store_owner(sv->store));
+    if (!submit_lobby_task(sv, c, t, seeks_withdrawn))
+        return false;
+    for (size_t i = 0, index; i < count; i++)
+        if (seek_by_id(l, ids[i], &index))
+            l->seeks[index].withdrawing = true;
+    return true;
+}
+
+static void site_swept(struct server *sv, struct job *j)
+{
+    (void)j;
+    if (sv->lobby)
+        sv->lobby->site_sweeping = false;
+}
+
+/* The local seeks whose owner went, or whose time is up, as many as one job takes. */
+static void sweep_local(struct server *sv, bool owner_gone)
+{
+    struct lobby *l = sv->lobby;
+    uint64_t ids[DB_PASS_IDS_MAX];
+    size_t count = 0;
+    for (size_t i = 0; i < l->seek_count && count < DB_PASS_IDS_MAX; i++) {
+        const struct seek *s = &l->seeks[i];
+        /* A seek being taken is settled with its match (lobby_seek_settled); one being stored
+         * or withdrawn, when its job is done. */
+        if (!s->local || s->taking || s->storing || s->withdrawing)
+            continue;
+        bool gone = !client_by_serial(sv, s->s.owner_serial);
+        if (owner_gone ? gone : (!gone && sv->now - s->created >= sv->opt.seek_lifetime))
+            ids[count++] = s->s.id;
+    }
+    if (count)
+        withdraw_seeks(sv, NULL, LOBBY_SWEEP, ids, count, 0, owner_gone ? "owner-gone" : "expired");
+}
+
 void lobby_sweep(struct server *sv)
 {
     struct lobby *l = sv->lobby;
-    for (size_t i = 0; l && i < l->seek_count;) {
-        const struct seek *s = &l->seeks[i];
-        if (s->taking) /* its match is being stored: settled with it (lobby_seek_settled) */
-            i++;
-        else if (s->local && !client_by_serial(sv, s->s.owner_serial))
-            seek_remove(sv, i, "owner-gone", NULL, true);
-        else if (s->local && sv->now - s->created >= sv->opt.seek_lifetime)
-            seek_remove(sv, i, "expired", NULL, true);
-        else
-            i++;
-    }
-    /* The seeks of servers that died, and any past its time: every server sweeps the site's,
-     * and is told of what it swept like the others ("-" is nobody's name). */
-    if (l && l->feed && sv->now >= l->next_site_sweep) {
-        lobby_feed_sweep(l->feed, "-", sv->opt.seek_lifetime, SERVER_GONE_SECONDS);
+    if (!l)
+        return;
+    sweep_local(sv, true);
+    sweep_local(sv, false);
+    if (l->feed && !l->site_sweeping && sv->now >= l->next_site_sweep) {
+        struct lobby_task *t = calloc(1, sizeof *t);
+        if (!t)
+            return;
+        t->op = LOBBY_SITE_SWEEP;
+        t->lifetime = sv->opt.seek_lifetime;
+        l->site_sweeping = submit_lobby_task(sv, NULL, t, site_swept);
         l->next_site_sweep = sv->now + SITE_SWEEP_SECONDS;
     }
 }
@@ -291,6 +479,60 @@ static void mirror_seek(const struct stored_seek *stored, void *ctx)
         push_seek(sv, &sv->lobby->seeks[sv->lobby->seek_count - 1]);
 }
 
+/* The seek of connection serial being stored, its index, or false. */
+static bool seek_being_stored(struct lobby *l, uint64_t serial, size_t *index)
+{
+    for (size_t i = 0; i < l->seek_count; i++)
+        if (l->seeks[i].storing && l->seeks[i].s.owner_serial == serial) {
+            *index = i;
+            return true;
+        }
+    return false;
+}
+
+static void forget_stored_seek(struct lobby *l, uint64_t serial)
+{
+    size_t index;
+    if (seek_being_stored(l, serial, &index))
+        l->seeks[index] = l->seeks[--l->seek_count];
+}
+
+/* Back on the loop from storing a seek: its owner is answered with its id and the lobby shown
+ * it; if the owner went meanwhile, it is kept, and the sweep withdraws it (owner-gone). */
+static void seek_stored(struct server *sv, struct job *j)
+{
+    struct lobby *l = sv->lobby;
+    const struct lobby_task *t = j->seek_task;
+    struct client *c = client_by_serial(sv, j->client_serial);
+    size_t index, copy_index;
+    if (c)
+        c->awaiting = false;
+    if (!l || !seek_being_stored(l, j->client_serial, &index))
+        return;
+    if (!t->done) {
+        l->seeks[index] = l->seeks[--l->seek_count];
+        if (c)
+            reply_not_written(c, t, "the seek could not be stored");
+        return;
+    }
+    /* A taker here may have read the stored row meanwhile (find_seek), which made it a
+     * mirrored copy already shown to the lobby: the copy gives way to the owner's own. */
+    struct seek *copy = seek_by_id(l, t->seek.id, &copy_index);
+    bool shown = copy != NULL, taking = copy && copy->taking;
+    if (copy) {
+        l->seeks[copy_index] = l->seeks[--l->seek_count];
+        seek_being_stored(l, j->client_serial, &index);
+    }
+    struct seek *k = &l->seeks[index];
+    k->s.id = t->seek.id;
+    k->storing = false;
+    k->taking = taking;
+    if (c)
+        buf_printf(&c->out, "ok %" PRIu64 "\n", k->s.id);
+    if (!shown)
+        push_seek(sv, k);
+}
+
 /* seek SPEC clock=M+S rated|casual [range=MIN-MAX], and challenge NAME SPEC clock=M+S
  * rated|casual: w points at SPEC, n words from there. */
 static void cmd_seek(struct server *sv, struct client *c, char **w, size_t n,
@@ -375,18 +617,29 @@ static void cmd_seek(struct server *sv, struct client *c, char **w, size_t n,
         s->rating = r.rating;
         s->provisional = glicko2_is_provisional(&g);
     }
-    if (l->feed ? !lobby_feed_add_seek(l->feed, s) : ((s->id = ++l->next_id), false)) {
-        reply_error(c, "io", "the seek could not be stored; nothing changed");
-        return;
-    }
+    if (!l->feed)
+        s->id = ++l->next_id;
+    /* On a shared database the seek is held here, counted against the budgets, while a
+     * database thread stores it (seek_stored). */
+    k.storing = l->feed != NULL;
     if (!seek_add(sv, &k)) {
-        if (l->feed)
-            lobby_feed_remove_seek(l->feed, s->instance, s->id, "withdrawn");
         reply_status(c, TG_ERR_NO_MEMORY);
         return;
     }
-    buf_printf(&c->out, "ok %" PRIu64 "\n", s->id);
-    push_seek(sv, &k);
+    if (!l->feed) {
+        buf_printf(&c->out, "ok %" PRIu64 "\n", s->id);
+        push_seek(sv, &k);
+        return;
+    }
+    struct lobby_task *t = calloc(1, sizeof *t);
+    if (t) {
+        t->op = LOBBY_ADD;
+        t->seek = *s;
+    } else {
+        reply_status(c, TG_ERR_NO_MEMORY);
+    }
+    if (!t || !submit_lobby_task(sv, c, t, seek_stored))
+        forget_stored_seek(l, c->serial);
 }
 
 static void cmd_challenge(struct server *sv, struct client *c, char **w, size_t n)
@@ -415,6 +668,11 @@ static struct seek *find_seek(struct server *sv, struct client *c, const char *i
     if (!k && l && l->feed && lobby_feed_get_seek(l->feed, id, &stored, &failed)) {
         mirror_seek(&stored, sv);
         k = seek_by_id(l, id, index);
+    }
+    if (k && k->withdrawing && sees(c, k)) {
+        reply_error(c, "busy", "seek %s is being withdrawn; if that fails it stays open: try again",
+                    id_text);
+        return NULL;
     }
     if (k && k->taking && sees(c, k)) {
         reply_error(c, "busy", "seek %s is being taken; if that fails it stays open: try again",
@@ -503,7 +761,7 @@ void lobby_seek_settled(struct server *sv, const struct change *ch, bool taken)
         return; /* withdrawn, swept, or taken through another server meanwhile */
     k->taking = false;
     if (taken)
-        seek_remove(sv, index, "taken", client_by_serial(sv, ch->client_serial), false);
+        seek_remove(sv, index, "taken", client_by_serial(sv, ch->client_serial));
 }
 
 bool lobby_stage_new(struct store *st, const struct change *ch)
@@ -533,8 +791,7 @@ static void cmd_decline_seek(struct server *sv, struct client *c, const char *id
         reply_error(c, "not-yours", "only the player challenged declines a challenge");
         return;
     }
-    buf_printf(&c->out, "ok\n");
-    seek_remove(sv, index, "declined", c, true);
+    withdraw_seeks(sv, c, LOBBY_DECLINE, &k->s.id, 1, k->s.id, "declined");
 }
 
 static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
@@ -545,30 +802,36 @@ static void cmd_unseek(struct server *sv, struct client *c, char **w, size_t n)
         reply_error(c, "usage", "unseek [ID]");
         return;
     }
-    /* A seek being taken is not withdrawn: its match is being stored (lobby_seek_settled). */
-    size_t mine = 0, taking = 0;
+    /* A seek being taken is not withdrawn: its match is being stored (lobby_seek_settled);
+     * nor is one the sweep is withdrawing already. */
+    uint64_t mine[DB_PASS_IDS_MAX];
+    size_t count = 0, taking = 0, withdrawing = 0;
     for (size_t i = 0; l && i < l->seek_count; i++) {
         const struct seek *k = &l->seeks[i];
-        bool named = k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id);
-        mine += named && !k->taking;
+        bool named =
+            k->local && !k->storing && k->s.owner_serial == c->serial && (!id || k->s.id == id);
         taking += named && k->taking;
+        withdrawing += named && k->withdrawing;
+        if (named && !k->taking && !k->withdrawing && count < DB_PASS_IDS_MAX)
+            mine[count++] = k->s.id;
     }
     if (id && taking) {
         reply_error(c, "busy", "seek %" PRIu64 " is being taken; if that fails it stays open", id);
         return;
     }
-    if (id && !mine) {
+    if (id && withdrawing) {
+        reply_error(c, "busy", "seek %" PRIu64 " is being withdrawn; try again", id);
+        return;
+    }
+    if (id && !count) {
         reply_error(c, "no-such-seek", "no seek %" PRIu64 " of this connection", id);
         return;
     }
-    buf_printf(&c->out, "ok %zu\n", mine);
-    for (size_t i = 0; l && i < l->seek_count;) {
-        const struct seek *k = &l->seeks[i];
-        if (k->local && k->s.owner_serial == c->serial && (!id || k->s.id == id) && !k->taking)
-            seek_remove(sv, i, "withdrawn", c, true);
-        else
-            i++;
+    if (!count) {
+        buf_printf(&c->out, "ok 0\n");
+        return;
     }
+    withdraw_seeks(sv, c, LOBBY_UNSEEK, mine, count, id, "withdrawn");
 }
 
 static void cmd_subscribe(struct server *sv, struct client *c)
@@ -577,7 +840,7 @@ static void cmd_subscribe(struct server *sv, struct client *c)
     struct buf lines = {0};
     size_t seeks = 0;
     for (size_t i = 0; l && i < l->seek_count; i++)
-        if (sees(c, &l->seeks[i])) {
+        if (!l->seeks[i].storing && sees(c, &l->seeks[i])) {
             seek_line(&lines, &l->seeks[i]);
             seeks++;
         }
@@ -631,12 +894,12 @@ static void on_site_news(const char *payload, void *ctx)
             mirror_seek(&s, sv);
     } else if (strcmp(kind, "unseek") == 0 && sscanf(rest, "%" SCNu64 " %31s", &id, word) == 2) {
         if (seek_by_id(l, id, &index))
-            seek_remove(sv, index, word, NULL, false);
+            seek_remove(sv, index, word, NULL);
     } else if (strcmp(kind, "taken") == 0 &&
                sscanf(rest, "%" SCNu64 " %" SCNu64 " %d %33s %33s %" SCNu64, &id, &match_id, &seat,
                       token, instance, &serial) == 6) {
         if (seek_by_id(l, id, &index))
-            seek_remove(sv, index, "taken", NULL, false);
+            seek_remove(sv, index, "taken", NULL);
         if (strcmp(instance, store_owner(sv->store)) == 0)
             tell_owner(sv, serial, id, match_id, seat, token);
     } else if (strcmp(kind, "live") == 0 && sscanf(rest, "%" SCNu64, &match_id) == 1) {

@@ -357,6 +357,10 @@ void serve(struct server *sv, int listen_fd)
             i++;
         }
         if (sv->now >= next_housekeeping) {
+            /* Before this second's passes hand their jobs to the database threads: the page
+             * shows what is still queued or running a second later, not what was just handed
+             * over (an idle server's page says 0). */
+            metrics_publish(sv, sv->web);
             unload_idle_matches(sv);
             expire_unplayed_matches(sv);
             /* lapsed undo requests: stored now */
@@ -365,7 +369,6 @@ void serve(struct server *sv, int listen_fd)
             addresses_sweep(sv);
             if (sv->halted)
                 settle_after_failure(sv);
-            metrics_publish(sv, sv->web);
             next_housekeeping = sv->now + 1.0;
         }
         metrics_round(sv, monotonic_seconds() - sv->now);

@@ -104,6 +104,17 @@ void metrics_publish(struct server *sv, struct web *web)
             gauge(&b, "site_counts_age_seconds", "Since the tg_site_ gauges were read.", "gauge",
                   "", sv->now - sv->site_at);
         }
+        /* The database threads (db-pool.c): a queue that grows, or both threads busy for
+         * long, is the database making this server's claims and writes wait. */
+        struct pool *db = db_pool_workers(sv);
+        size_t db_queued = 0, db_running = 0;
+        if (db)
+            pool_counts(db, &db_queued, &db_running);
+        gauge(&b, "db_queued_jobs",
+              "Jobs waiting for a database thread (claims, account and lobby writes, scans).",
+              "gauge", "", (double)db_queued);
+        gauge(&b, "db_busy_threads", "Database threads running a job (of 2).", "gauge", "",
+              (double)db_running);
         gauge(&b, "lease_renewal_age_seconds",
               "Since this server last renewed its leases (trouble if it nears --lease).", "gauge",
               "", sv->leases_renewed_at > 0 ? sv->now - sv->leases_renewed_at : -1);

@@ -208,6 +208,14 @@ size_t pool_in_flight(struct pool *p)
     return n;
 }
 
+void pool_counts(struct pool *p, size_t *queued, size_t *running)
+{
+    pthread_mutex_lock(&p->lock);
+    *queued = p->queued;
+    *running = p->running;
+    pthread_mutex_unlock(&p->lock);
+}
+
 bool pool_stop(struct pool *p, double wait_seconds, struct pool_job **leftover)
 {
     struct timespec deadline;

@@ -36,6 +36,9 @@ enum pool_submitted pool_submit(struct pool *p, struct pool_job *job, const char
 struct pool_job *pool_take_done(struct pool *p);
 /* Jobs waiting or running. */
 size_t pool_in_flight(struct pool *p);
+/* The jobs waiting for a worker, and those a worker is running (a worker busy), at this
+ * moment. */
+void pool_counts(struct pool *p, size_t *queued, size_t *running);
 /* Stops the workers after their current jobs. Waits at most wait_seconds: true and the pool
  * freed if every worker stopped, with every job it still held (not started, or finished and
  * not taken) handed back in *leftover; false if a worker is still inside a job, whose search

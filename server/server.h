@@ -254,6 +254,7 @@ struct sign_in_entry {
 
 enum job_kind { JOB_LOAD, JOB_PLAY, JOB_BOT, JOB_UNDO, JOB_RECORD, JOB_ACCOUNT, JOB_DB };
 struct account_task;
+struct lobby_task;
 struct db_pool;
 struct server;
 
@@ -294,6 +295,8 @@ struct job {
     void (*db_work)(struct job *j, struct store *st);
     void (*db_done)(struct server *sv, struct job *j);
     struct db_pool *db;
+    struct lobby_task *seek_task; /* JOB_DB: a lobby write (lobby.c), a plain struct freed with
+                                   * the job */
     bool adopted;             /* the take-over's match was loaded for it (follow.c) */
     uint64_t claim_id, claim_version; /* the take-over's match, and the version of its copy */
     enum claim_result claimed; /* the take-over's outcome; CLAIM_FAILED until it ran */

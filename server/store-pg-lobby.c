@@ -2,10 +2,13 @@
  * channel tg_lobby on which every server hears of seeks made and gone and of matches started
  * and ended, and the taking of a seek inside the match's own change. The feed has a
  * connection of its own: the store's connection hears the matches' channels, and what it
- * hears is the store's (store-pg-leases.c). Payloads begin with the sending server's name, so
+ * hears is the store's (store-pg-leases.c). The feed reads and tells on the loop; the writes
+ * (pg_add_seek, pg_remove_seeks, pg_sweep_seeks) are made on a database thread's store
+ * connection (db-pool.c), never the feed's. Payloads begin with the sending server's name, so
  * that a server skips its own. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "common.h"
 #include "store-pg-private.h"
 
 #include <libpq-fe.h>
@@ -18,6 +21,11 @@
 struct lobby_feed {
     PGconn *conn;
 };
+
+/* What the feed still runs on the loop is reads of committed rows and notices (lobby.c), none
+ * of which waits for a row lock; the limits bound what else could make the loop wait (a table
+ * locked whole by a migration, a slow database) as on the store's connections (store-pg.c). */
+#define FEED_SESSION "SET lock_timeout = 250; SET statement_timeout = 3000; LISTEN tg_lobby"
 
 #define SEEK_COLUMNS                                                                               \
     "id, instance, owner_serial, coalesce(owner_account, 0), owner_name, "                         \
@@ -43,7 +51,7 @@ struct lobby_feed *lobby_feed_open(const char *conninfo, char *err, size_t err_c
     PGresult *r = NULL;
     if (f->conn && PQstatus(f->conn) == CONNECTION_OK) {
         PQsetNoticeProcessor(f->conn, ignore_notice, NULL);
-        r = PQexec(f->conn, "LISTEN tg_lobby");
+        r = PQexec(f->conn, FEED_SESSION);
     }
     if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
         snprintf(err, err_cap, "the lobby's connection: %s",
@@ -70,8 +78,7 @@ static PGresult *run(struct lobby_feed *f, const char *sql, int n, const char *c
 {
     if (PQstatus(f->conn) != CONNECTION_OK) {
         PQreset(f->conn);
-        PGresult *l =
-            PQstatus(f->conn) == CONNECTION_OK ? PQexec(f->conn, "LISTEN tg_lobby") : NULL;
+        PGresult *l = PQstatus(f->conn) == CONNECTION_OK ? PQexec(f->conn, FEED_SESSION) : NULL;
         PQclear(l);
         if (PQstatus(f->conn) != CONNECTION_OK)
             return NULL;
@@ -96,50 +103,6 @@ bool lobby_feed_notify(struct lobby_feed *f, const char *payload)
 {
     const char *v[] = {payload};
     return run_done(f, "SELECT pg_notify('tg_lobby', $1)", 1, v);
-}
-
-bool lobby_feed_add_seek(struct lobby_feed *f, struct stored_seek *s)
-{
-    char serial[NUM_TEXT], owner[NUM_TEXT], target[NUM_TEXT], min[NUM_TEXT], max[NUM_TEXT],
-        rating[64];
-    snprintf(rating, sizeof rating, "%.17g", s->rating);
-    const char *v[] = {s->instance,
-                       pg_u64_text(serial, s->owner_serial),
-                       s->owner_account ? pg_u64_text(owner, s->owner_account) : NULL,
-                       s->owner_name,
-                       s->target_account ? pg_u64_text(target, s->target_account) : NULL,
-                       s->target_name,
-                       s->spec,
-                       s->clock_text,
-                       s->rated ? "t" : "f",
-                       pg_i64_text(min, s->min),
-                       pg_i64_text(max, s->max),
-                       rating,
-                       s->provisional ? "t" : "f"};
-    /* Stored and told in one statement: one round trip, and no notice of a row not made. */
-    PGresult *r = run(f,
-                      "WITH s AS (INSERT INTO seeks (instance, owner_serial, owner_account, "
-                      "owner_name, target_account, target_name, spec, clock, rated, min_rating, "
-                      "max_rating, rating, provisional, created_at) VALUES ($1, $2, $3, $4, $5, "
-                      "$6, $7, $8, $9, $10, $11, $12, $13, now()) RETURNING id) "
-                      "SELECT id, pg_notify('tg_lobby', $1 || ' seek ' || id::text) FROM s",
-                      13, v);
-    bool made = r && PQntuples(r) == 1;
-    if (made)
-        s->id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    return made;
-}
-
-bool lobby_feed_remove_seek(struct lobby_feed *f, const char *instance, uint64_t id,
-                            const char *why)
-{
-    char a[NUM_TEXT];
-    const char *v[] = {pg_u64_text(a, id), instance, why};
-    return run_done(f,
-                    "WITH d AS (DELETE FROM seeks WHERE id = $1 RETURNING id) SELECT "
-                    "pg_notify('tg_lobby', $2 || ' unseek ' || id::text || ' ' || $3) FROM d",
-                    3, v);
 }
 
 static void read_seek(PGresult *r, int row, struct stored_seek *s)
@@ -187,25 +150,6 @@ bool lobby_feed_each_seek(struct lobby_feed *f, void (*each)(const struct stored
     return r != NULL;
 }
 
-bool lobby_feed_sweep(struct lobby_feed *f, const char *sweeper, double lifetime, double gone_after)
-{
-    char a[64], b[64];
-    snprintf(a, sizeof a, "%.3f", lifetime);
-    snprintf(b, sizeof b, "%.3f", gone_after);
-    const char *v[] = {sweeper, a, b};
-    /* A server not seen for gone_after (its row in instances, written every few seconds) has
-     * lost its connections; a seek younger than that may be of a server not yet seen. */
-    return run_done(
-        f,
-        "WITH d AS (DELETE FROM seeks s WHERE s.created_at < now() - $2::float8 * interval "
-        "'1 second' OR (s.created_at < now() - $3::float8 * interval '1 second' AND NOT EXISTS "
-        "(SELECT 1 FROM instances i WHERE i.owner = s.instance AND i.seen_at >= "
-        "clock_timestamp() - $3::float8 * interval '1 second')) RETURNING s.id, s.created_at < "
-        "now() - $2::float8 * interval '1 second' AS old) SELECT pg_notify('tg_lobby', $1 || "
-        "' unseek ' || id::text || CASE WHEN old THEN ' expired' ELSE ' owner-gone' END) FROM d",
-        3, v);
-}
-
 bool lobby_feed_take(struct lobby_feed *f, void (*each)(const char *, void *), void *ctx)
 {
     if (PQstatus(f->conn) != CONNECTION_OK || !PQconsumeInput(f->conn))
@@ -234,4 +178,68 @@ bool pg_take_seek(struct pg_store *pg, uint64_t id, const char *notice, bool *ta
     if (!*taken)
         return pg_fail(pg, "seek %" PRIu64 " was taken through another server", id);
     return true;
+}
+
+bool pg_add_seek(struct pg_store *pg, struct stored_seek *s)
+{
+    char serial[NUM_TEXT], owner[NUM_TEXT], target[NUM_TEXT], min[NUM_TEXT], max[NUM_TEXT],
+        rating[64];
+    snprintf(rating, sizeof rating, "%.17g", s->rating);
+    const char *v[] = {s->instance,
+                       pg_u64_text(serial, s->owner_serial),
+                       s->owner_account ? pg_u64_text(owner, s->owner_account) : NULL,
+                       s->owner_name,
+                       s->target_account ? pg_u64_text(target, s->target_account) : NULL,
+                       s->target_name,
+                       s->spec,
+                       s->clock_text,
+                       s->rated ? "t" : "f",
+                       pg_i64_text(min, s->min),
+                       pg_i64_text(max, s->max),
+                       rating,
+                       s->provisional ? "t" : "f"};
+    if (!pg_connected(pg))
+        return false;
+    PGresult *r = pg_run(pg, P_ADD_SEEK, 13, v);
+    bool made = r && PQntuples(r) == 1;
+    if (made)
+        s->id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return made;
+}
+
+bool pg_remove_seeks(struct pg_store *pg, const char *instance, const uint64_t *ids, size_t count,
+                     const char *why, enum seek_removal *outcome)
+{
+    /* The ids as a PostgreSQL array, {1,2,3}. */
+    struct buf list = {0};
+    buf_append(&list, "{", 1);
+    for (size_t i = 0; i < count; i++)
+        buf_printf(&list, "%s%" PRIu64, i ? "," : "", ids[i]);
+    buf_append(&list, "}", 1);
+    const char *v[] = {list.data, instance, why};
+    PGresult *r = list.data && pg_connected(pg) ? pg_run(pg, P_REMOVE_SEEKS, 3, v) : NULL;
+    free(list.data);
+    if (!r)
+        return false;
+    for (size_t i = 0; i < count; i++)
+        outcome[i] = SEEK_ABSENT;
+    for (int row = 0; row < PQntuples(r); row++) {
+        uint64_t id = strtoull(PQgetvalue(r, row, 0), NULL, 10);
+        bool removed = strcmp(PQgetvalue(r, row, 1), "removed") == 0;
+        for (size_t i = 0; i < count; i++)
+            if (ids[i] == id)
+                outcome[i] = removed ? SEEK_REMOVED : SEEK_HELD;
+    }
+    PQclear(r);
+    return true;
+}
+
+bool pg_sweep_seeks(struct pg_store *pg, const char *sweeper, double lifetime, double gone_after)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "%.3f", lifetime);
+    snprintf(b, sizeof b, "%.3f", gone_after);
+    const char *v[] = {sweeper, a, b};
+    return pg_connected(pg) && pg_run_done(pg, P_SWEEP_SEEKS, 3, v);
 }

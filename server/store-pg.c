@@ -257,6 +257,32 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
     [P_TAKE_SEEK] = "WITH d AS (DELETE FROM seeks WHERE id = $1 RETURNING id) "
                     "SELECT pg_notify('tg_lobby', $2) FROM d",
     [P_TELL_SITE] = "SELECT pg_notify('tg_lobby', $1)",
+    /* Stored and told in one statement: one round trip, and no notice of a row not made. */
+    [P_ADD_SEEK] = "WITH s AS (INSERT INTO seeks (instance, owner_serial, owner_account, "
+                   "owner_name, target_account, target_name, spec, clock, rated, min_rating, "
+                   "max_rating, rating, provisional, created_at) VALUES ($1, $2, $3, $4, $5, "
+                   "$6, $7, $8, $9, $10, $11, $12, $13, now()) RETURNING id) "
+                   "SELECT id, pg_notify('tg_lobby', $1 || ' seek ' || id::text) FROM s",
+    /* A row another session holds (a server taking the seek, perhaps frozen in its change) is
+     * skipped, never waited for, and said so ('held'); one gone already is not returned. The
+     * last SELECT sees the rows as they were before the DELETE, hence NOT IN d. */
+    [P_REMOVE_SEEKS] =
+        "WITH free AS (SELECT id FROM seeks WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP "
+        "LOCKED), d AS (DELETE FROM seeks WHERE id IN (SELECT id FROM free) RETURNING id), "
+        "told AS (SELECT id, pg_notify('tg_lobby', $2 || ' unseek ' || id::text || ' ' || $3) "
+        "FROM d) SELECT id, 'removed' FROM told UNION ALL SELECT id, 'held' FROM seeks WHERE "
+        "id = ANY($1::bigint[]) AND id NOT IN (SELECT id FROM d)",
+    /* A server not seen for $3 seconds (its row in instances, written every few seconds) has
+     * lost its connections; a seek younger than that may be of a server not yet seen. Rows
+     * another session holds are left for the next sweep. */
+    [P_SWEEP_SEEKS] =
+        "WITH d AS (DELETE FROM seeks WHERE id IN (SELECT s.id FROM seeks s WHERE s.created_at "
+        "< now() - $2::float8 * interval '1 second' OR (s.created_at < now() - $3::float8 * "
+        "interval '1 second' AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.owner = "
+        "s.instance AND i.seen_at >= clock_timestamp() - $3::float8 * interval '1 second')) "
+        "FOR UPDATE OF s SKIP LOCKED) RETURNING id, created_at < now() - $2::float8 * interval "
+        "'1 second' AS old) SELECT pg_notify('tg_lobby', $1 || ' unseek ' || id::text || CASE "
+        "WHEN old THEN ' expired' ELSE ' owner-gone' END) FROM d",
 };
 
 bool pg_is_conninfo(const char *db)

@@ -81,6 +81,10 @@ enum sign_in_charge pg_charge_sign_in(struct pg_store *pg, const struct sign_in_
 bool pg_last_was_lock_wait(const struct pg_store *pg);
 bool pg_take_seek(struct pg_store *pg, uint64_t id, const char *notice, bool *taken);
 bool pg_tell_site(struct pg_store *pg, const char *notice);
+bool pg_add_seek(struct pg_store *pg, struct stored_seek *s);
+bool pg_remove_seeks(struct pg_store *pg, const char *instance, const uint64_t *ids, size_t count,
+                     const char *why, enum seek_removal *outcome);
+bool pg_sweep_seeks(struct pg_store *pg, const char *sweeper, double lifetime, double gone_after);
 /* Rated matches and ratings (store-pg-ratings.c), as store.h's. */
 bool pg_mark_rated(struct pg_store *pg, uint64_t id, const char *game, const char *category);
 enum rated_result pg_find_rated(struct pg_store *pg, uint64_t id, char game[RATED_GAME_MAX],

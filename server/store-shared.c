@@ -144,3 +144,19 @@ bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *ta
     *taken = true;
     return !st->pg || pg_take_seek(st->pg, id, notice, taken);
 }
+
+bool store_add_seek(struct store *st, struct stored_seek *s)
+{
+    return st->pg && pg_add_seek(st->pg, s);
+}
+
+bool store_remove_seeks(struct store *st, const char *instance, const uint64_t *ids, size_t count,
+                        const char *why, enum seek_removal *outcome)
+{
+    return st->pg && pg_remove_seeks(st->pg, instance, ids, count, why, outcome);
+}
+
+bool store_sweep_seeks(struct store *st, const char *sweeper, double lifetime, double gone_after)
+{
+    return st->pg && pg_sweep_seeks(st->pg, sweeper, lifetime, gone_after);
+}

@@ -428,20 +428,11 @@ struct stored_seek {
 struct lobby_feed;
 struct lobby_feed *lobby_feed_open(const char *conninfo, char *err, size_t err_cap);
 void lobby_feed_close(struct lobby_feed *f);
-/* Stores the seek (its id given to it) and tells the site: "INSTANCE seek ID". */
-bool lobby_feed_add_seek(struct lobby_feed *f, struct stored_seek *s);
-/* Deletes seek id if it is still there and tells the site: "INSTANCE unseek ID WHY". */
-bool lobby_feed_remove_seek(struct lobby_feed *f, const char *instance, uint64_t id,
-                            const char *why);
 /* The seek with that id: false if it is gone (or the read failed: *failed). */
 bool lobby_feed_get_seek(struct lobby_feed *f, uint64_t id, struct stored_seek *out, bool *failed);
 /* Every seek of the site, oldest first. */
 bool lobby_feed_each_seek(struct lobby_feed *f, void (*each)(const struct stored_seek *, void *),
                           void *ctx);
-/* Deletes the seeks older than lifetime seconds, and those whose server has not been seen for
- * gone_after seconds, telling the site of each ("SWEEPER unseek ID WHY"). */
-bool lobby_feed_sweep(struct lobby_feed *f, const char *sweeper, double lifetime,
-                      double gone_after);
 bool lobby_feed_notify(struct lobby_feed *f, const char *payload);
 /* Calls each with every notification's payload that came since the last call. */
 bool lobby_feed_take(struct lobby_feed *f, void (*each)(const char *, void *), void *ctx);
@@ -452,6 +443,26 @@ bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *ta
 /* Inside a change: tells the site `notice` on the lobby's channel once committed (a draw
  * offer's news: draws.c). True, and nothing told, on SQLite. */
 bool store_tell_site(struct store *st, const char *notice);
+
+/* The lobby's writes (PostgreSQL only: on SQLite the seeks are the server's memory, and these
+ * fail), made on a database thread, never on the loop (lobby.c). */
+/* Stores the seek (its id given to it) and tells the site: "INSTANCE seek ID". */
+bool store_add_seek(struct store *st, struct stored_seek *s);
+/* What store_remove_seeks did with one seek. */
+enum seek_removal {
+    SEEK_ABSENT,  /* no such row: taken or swept through another server meanwhile */
+    SEEK_REMOVED, /* deleted, and the site told "INSTANCE unseek ID WHY" */
+    SEEK_HELD     /* another session holds its row (a server taking it): left as it was */
+};
+/* Deletes the seeks ids[0..count) whose rows no other session holds, without waiting for any
+ * lock, and tells the site of each; outcome[i] says what became of ids[i]. False if the
+ * statement failed (nothing deleted). */
+bool store_remove_seeks(struct store *st, const char *instance, const uint64_t *ids, size_t count,
+                        const char *why, enum seek_removal *outcome);
+/* Deletes the seeks older than lifetime seconds, and those whose server has not been seen for
+ * gone_after seconds (rows another session holds are left for the next sweep), telling the
+ * site of each ("SWEEPER unseek ID WHY"). */
+bool store_sweep_seeks(struct store *st, const char *sweeper, double lifetime, double gone_after);
 
 /* ---- several servers on one database: PostgreSQL's, no-ops on SQLite ------------------- */
 

@@ -20,12 +20,25 @@ mixed into the test cases of test-tg-server-pg.py (its cluster, its databases, i
   250 ms every second;
 - the end of expired matches that are not loaded, with `aborted` held in SHARE mode for 4 s
   (an end's insert waits lock_timeout for it): a reading bystander meets no stall, and once the
-  lock goes every one of them ends; the loop that ended them itself stalled 250 ms a pass.
+  lock goes every one of them ends; the loop that ended them itself stalled 250 ms a pass;
+- the lobby's writes with a seek's row held `FOR UPDATE` for 4 s (as a server frozen while
+  taking it holds it) while its owner keeps seeking and withdrawing: each seek is answered, a
+  withdrawal skips the held row (`err busy` when it is the one named), a reading bystander
+  meets no stall, and the seek lists of both servers and the table are right afterwards; the
+  loop that withdrew seeks on its own connection waited for the whole hold;
+- the same with the whole `seeks` table locked (as a migration would): every seek answered
+  `err busy` after lock_timeout, nothing stored, the bystander meets no stall, and a seek goes
+  through once the lock goes;
+- `/metrics` showing the database threads' queue and busy threads while seeks are slowed by a
+  trigger, both back to 0 once they are stored.
 """
 from __future__ import annotations
 
+import os
 import statistics
+import threading
 import time
+import urllib.request
 from typing import Any, Callable
 
 import sibling  # noqa: E402
@@ -48,6 +61,9 @@ STALL = 0.24
 # one or two slow answers by itself.
 STALLS_ALLOWED = 2
 UNLOADED = 8  # expired matches not loaded, each end meeting the held lock
+SEEK = "seek hus clock=5+3 casual"
+SLOW_SEEKS = 5  # seeks stored at once while a trigger slows each insert
+SLOW_INSERT = 1.0  # seconds the trigger sleeps in each
 
 
 def owner_of(server: Any) -> str:
@@ -64,8 +80,12 @@ class DatabaseThreadTests:
     release: Callable[[Any], None]
     assertEqual: Callable[..., None]
     assertTrue: Callable[..., None]
+    assertLess: Callable[..., None]
+    assertLessEqual: Callable[..., None]
+    assertGreaterEqual: Callable[..., None]
     fail: Callable[..., None]
     dead_owner: str
+    tmp: Any  # PgTestCase's temporary directory
     # The admission tests' measures, not their tests (those run in AdmissionTest).
     bystander = admit.AdmissionTests.bystander
     measure_under_lock = admit.AdmissionTests.measure_under_lock
@@ -258,3 +278,202 @@ class DatabaseThreadTests:
         print("# %d expired matches ended %.2f s after the lock went"
               % (UNLOADED, time.monotonic() - t0))
         conn.close()
+
+    def lobby_seeks(self, port: int) -> "list[int]":
+        """The ids of the seeks a new connection's `lobby` lists on the server at port."""
+        conn = Conn(port, timeout=30)
+        words = conn.ok("lobby").split()
+        lines = [conn.read() for _ in range(int(words[0]) + int(words[1]))]
+        conn.close()
+        return sorted(int(line.split()[2]) for line in lines if line.startswith("lobby seek "))
+
+    def wait_lobby_seeks(self, port: int, want: "list[int]") -> None:
+        """The server's lobby lists exactly want within 5 s (another server hears a change on
+        the lobby's channel)."""
+        deadline = time.monotonic() + 5
+        while self.lobby_seeks(port) != want and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(self.lobby_seeks(port), want)
+
+    def site_seeks(self) -> "list[int]":
+        out = self.sql("SELECT id FROM seeks ORDER BY id")
+        return [int(x) for x in out.split("\n")] if out else []
+
+    def test_lobby_writes_held_by_a_lock_do_not_stall_the_loop(self) -> None:
+        a = self.server(*admit.BUDGETS)
+        b = self.server(*admit.BUDGETS)
+        owner = Conn(a.port, timeout=30)
+        held = int(owner.ok(SEEK))
+        self.wait_lobby_seeks(b.port, [held])
+
+        def seek_and_withdraw() -> str:
+            """A seek (stored while the other is held), then everything of the connection
+            withdrawn: the held seek is skipped, the new one goes; then the held one named:
+            busy. "ok" when all three were answered so, else the reply that was not."""
+            made = admit.answer(owner, SEEK)
+            if not made.startswith("ok "):
+                return made
+            withdrawn = admit.answer(owner, "unseek")
+            if withdrawn != "ok 1":
+                return withdrawn
+            named = admit.answer(owner, "unseek %d" % held)
+            return "ok" if named.startswith("err busy seek %d is being taken" % held) else named
+
+        hammer = Hammer(seek_and_withdraw)
+        conn = Conn(a.port, timeout=30)
+        mid, _ = new_match(conn, "hus")
+        # As a server frozen in the middle of taking the seek holds its row. Let go by a timer,
+        # not by this thread: a loop that waits for the row answers nobody until then.
+        session = self.hold("SELECT 1 FROM seeks WHERE id = %d FOR UPDATE" % held)
+        held_until = time.monotonic() + HOLD
+        releaser = threading.Timer(HOLD, lambda: self.release(session))
+        releaser.start()
+        try:
+            hammer.start()
+            times = self.reader(conn, mid, held_until - 0.2)
+            answered_while_held = hammer.first.is_set() and time.monotonic() < held_until
+        finally:
+            hammer.stopping.set()
+            hammer.join(30)
+            releaser.join(30)
+        self.assertEqual(session.returncode, 0)
+        self.assert_no_stalls("a seek's row", times)
+        self.assertTrue(answered_while_held, "the seeking client was not answered while held")
+        self.assertEqual(hammer.error, [])
+        self.assertEqual(list(hammer.replies), ["ok"], (hammer.replies, hammer.last))
+        print("# the seeking client's rounds (seek, unseek, unseek of the held one) under the "
+              "lock: %d" % hammer.replies["ok"])
+        # Nothing lost or doubled: the held seek alone, on the site and on both servers.
+        self.assertEqual(self.site_seeks(), [held])
+        self.wait_lobby_seeks(a.port, [held])
+        self.wait_lobby_seeks(b.port, [held])
+        # The lock gone, it is withdrawn, everywhere.
+        self.assertEqual(admit.answer(owner, "unseek %d" % held), "ok 1")
+        self.assertEqual(self.site_seeks(), [])
+        self.wait_lobby_seeks(a.port, [])
+        self.wait_lobby_seeks(b.port, [])
+        owner.close()
+        conn.close()
+
+    def test_lobby_writes_with_the_seeks_table_locked_are_refused_busy(self) -> None:
+        a = self.server(*admit.BUDGETS)
+        b = self.server(*admit.BUDGETS)
+        owner = Conn(a.port, timeout=30)
+
+        def seek_and_withdraw() -> str:
+            made = admit.answer(owner, SEEK)
+            if not made.startswith("ok "):
+                return made
+            withdrawn = admit.answer(owner, "unseek")
+            return "ok" if withdrawn == "ok 1" else withdrawn
+
+        hammer = Hammer(seek_and_withdraw)
+        conn = Conn(a.port, timeout=30)
+        mid, _ = new_match(conn, "hus")
+        # As a migration (or an operator) holds the whole table: every write meets the lock.
+        session = self.hold("LOCK TABLE seeks IN ACCESS EXCLUSIVE MODE; SELECT txid_current()")
+        held_until = time.monotonic() + HOLD
+        releaser = threading.Timer(HOLD, lambda: self.release(session))
+        releaser.start()
+        try:
+            hammer.start()
+            times = self.reader(conn, mid, held_until - 0.2)
+            replies_while_held = dict(hammer.replies)
+        finally:
+            hammer.stopping.set()
+            hammer.join(30)
+            releaser.join(30)
+        self.assertEqual(session.returncode, 0)
+        self.assert_no_stalls("the seeks table", times)
+        self.assertEqual(hammer.error, [])
+        # Refused in words after lock_timeout, each; never stored behind the client's back.
+        self.assertEqual(list(replies_while_held), ["err busy"], replies_while_held)
+        self.assertTrue(hammer.last.startswith("err busy the site's seeks are locked by another "
+                                               "session; nothing changed: try again")
+                        or hammer.last == "ok", hammer.last)
+        print("# seeks refused `err busy` under the table lock: %d" % replies_while_held["err busy"])
+        self.assertEqual(self.site_seeks(), [])
+        self.wait_lobby_seeks(a.port, [])
+        self.wait_lobby_seeks(b.port, [])
+        # The lock gone, a seek is stored and seen on both servers.
+        made = int(owner.ok(SEEK))
+        self.assertEqual(self.site_seeks(), [made])
+        self.wait_lobby_seeks(a.port, [made])
+        self.wait_lobby_seeks(b.port, [made])
+        owner.close()
+        conn.close()
+
+    def db_thread_metrics(self, port: int) -> "tuple[float, float]":
+        """The database threads' (queued jobs, busy threads) as /metrics says them; the first
+        page is published a second after the start, so it is waited for."""
+        deadline = time.monotonic() + 5
+        while True:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port) as r:
+                text = r.read().decode()
+            values = {}
+            for line in text.splitlines():
+                if line.startswith(("tg_server_db_queued_jobs ", "tg_server_db_busy_threads ")):
+                    values[line.split()[0]] = float(line.split()[1])
+            if len(values) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        self.assertEqual(len(values), 2, text)
+        return values["tg_server_db_queued_jobs"], values["tg_server_db_busy_threads"]
+
+    def metrics_port(self, port_file: str) -> int:
+        deadline = time.monotonic() + 10
+        while True:
+            if os.path.exists(port_file):
+                with open(port_file) as f:
+                    text = f.read().strip()
+                if text:
+                    return int(text)
+            self.assertLess(time.monotonic(), deadline, "no metrics port written")
+            time.sleep(0.05)
+
+    def wait_db_threads_idle(self, port: int) -> None:
+        """/metrics says no job queued or running within 5 s (an idle server's passes take
+        milliseconds, and the page is made before they are handed over)."""
+        deadline = time.monotonic() + 5
+        while self.db_thread_metrics(port) != (0.0, 0.0):
+            self.assertLess(time.monotonic(), deadline, "the database threads stayed busy")
+            time.sleep(0.1)
+
+    def test_metrics_show_the_database_threads(self) -> None:
+        port_file = os.path.join(self.tmp.name, "metrics-port")
+        s = self.server(*(admit.BUDGETS + ("--metrics-port", "0", "--metrics-port-file",
+                                           port_file)))
+        port = self.metrics_port(port_file)
+        self.wait_db_threads_idle(port)
+        self.sql("CREATE FUNCTION slow_seek() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                 "PERFORM pg_sleep(%g); RETURN NEW; END $$; CREATE TRIGGER slow_seek BEFORE "
+                 "INSERT ON seeks FOR EACH ROW EXECUTE FUNCTION slow_seek()" % SLOW_INSERT)
+        seekers = [Conn(s.port, timeout=30) for _ in range(SLOW_SEEKS)]
+        replies: list[str] = []
+        started = time.monotonic()
+
+        def seek(conn: Any) -> None:
+            replies.append(str(conn.ask(SEEK)))
+
+        threads = [threading.Thread(target=seek, args=(c,)) for c in seekers]
+        for t in threads:
+            t.start()
+        seen: "list[tuple[float, float]]" = []
+        while any(t.is_alive() for t in threads):
+            seen.append(self.db_thread_metrics(port))
+            time.sleep(0.1)
+        for t in threads:
+            t.join()
+        took = time.monotonic() - started
+        self.assertEqual(len(replies), SLOW_SEEKS)
+        self.assertTrue(all(r.startswith("ok ") for r in replies), replies)
+        # Two threads, each insert slowed: the rest waited in the queue, and it showed.
+        self.assertGreaterEqual(took, SLOW_INSERT * ((SLOW_SEEKS + 1) // 2) - 0.1)
+        self.assertEqual(max(busy for _, busy in seen), 2.0, seen)
+        self.assertGreaterEqual(max(queued for queued, _ in seen), 1.0, seen)
+        self.wait_db_threads_idle(port)
+        print("# %d slowed seeks stored in %.1f s; /metrics showed (queued, busy) %s"
+              % (SLOW_SEEKS, took, sorted(set(seen))))
+        self.assertEqual(len(self.site_seeks()), SLOW_SEEKS)
+        for c in seekers:
+            c.close()
