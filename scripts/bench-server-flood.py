@@ -1,23 +1,40 @@
 """What one address can do to another on tg-server: run by `bench-server.py --flood`.
 
 A bystander (two browsers through the WebSocket relay, both named 198.51.100.7 by
-X-Forwarded-For) plays Halusa moves every 20 ms and times each `play` from send to reply. One
-address (the line port's clients, all 127.0.0.1) floods, one kind at a time, at the budgets the
-server ships with: `record` of a 20,000-ply match asked again and again and never read; costly
-searches on as many matches as it can make; idle connections to both ports; `new` as fast as
-replies come. Each flood runs --seconds after a second to get going; the table gives the
-bystander's latency during it and what the server refused the flooder (`status` counters).
+X-Forwarded-For) plays Halusa moves every 20 ms and times each `play` and `bot greedy` from
+send to reply. One address (the line port's clients, all 127.0.0.1) floods, one kind at a
+time, at the budgets the server ships with: `record` of a 100,000-ply match asked again and
+again and never read; costly searches on as many matches as it can make; idle connections to
+both ports; `new` as fast as replies come. The quiet baseline (no flood) runs first and again
+last, in the same run, so that each flood's figures are read as ratios against it on the same
+machine at about the same load. Each phase starts a fresh server on the same database (so
+that one flood's memory is not counted in the next one's RSS) and runs --seconds after a
+second for the flood to get going; the table gives the bystander's latency during it, the
+server's peak RSS and what the server refused the flooder (`status` counters). The machine's
+load average is printed at the start and the end of each store's run.
+
+On SQLite the database is a file in the work directory; with --postgres also (or only) on a
+throw-away PostgreSQL cluster (server/tests/pgcluster.py, as scripts/bench-server-pg.py).
+The long match is written with the Python package (bindings/python; the built library is
+found beside the server binary unless TG_LIBRARY names one). A benchmark, not a test: it
+checks nothing and is never run by `meson test`.
 """
 import asyncio
+import base64
 import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
+import sys
 import tempfile
 import time
 
-import websockets  # Debian's python3-websockets
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "server", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python"))
+import pgcluster  # noqa: E402
 
 BYSTANDER = "198.51.100.7"  # a documentation address: only ever a header value
 LONG_PLIES = 100000
@@ -56,9 +73,11 @@ def long_match_logs(directory):
 
 
 class Server:
-    def __init__(self, binary, work):
-        self.binary, self.work = binary, work
-        self.db = os.path.join(work, "flood.db")
+    """One tg-server on `db` (a SQLite path or a PostgreSQL conninfo), with the long match."""
+
+    def __init__(self, binary, work, db):
+        self.binary, self.work, self.db = binary, work, db
+        self.p = None
 
     def start(self):
         logs = os.path.join(self.work, "logs")
@@ -73,25 +92,102 @@ class Server:
         for stale in ports:
             if os.path.exists(stale):
                 os.unlink(stale)
+        # stderr into a file, not a pipe nobody reads: a pipe that fills would stop the server.
+        self.stderr = open(os.path.join(self.work, "server.stderr"), "w+")
         self.p = subprocess.Popen(
             [self.binary, "--db", self.db, "--port", "0", "--port-file", ports[0],
              "--web-port", "0", "--web-port-file", ports[1], "--trusted-proxy", "127.0.0.1"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=self.stderr, text=True)
         t0 = time.monotonic()
         while not all(os.path.exists(p) for p in ports):
             if self.p.poll() is not None or time.monotonic() - t0 > 60:
-                raise RuntimeError("tg-server did not start: " + self.p.stderr.read())
+                raise RuntimeError("tg-server did not start: " + self.stderr_tail())
             time.sleep(0.01)
         self.port, self.web_port = (int(open(p).read()) for p in ports)
         return self
+
+    def stderr_tail(self):
+        self.stderr.seek(0)
+        return self.stderr.read()[-500:]
 
     def rss_kb(self):
         with open("/proc/%d/status" % self.p.pid) as f:
             return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
 
     def stop(self):
-        self.p.send_signal(signal.SIGTERM)
-        self.p.communicate(timeout=60)
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            self.p.wait(timeout=60)
+        self.stderr.close()
+
+
+class WebSocket:
+    """The few parts of RFC 6455 a browser's session needs: the upgrade, masked text frames
+    out, text frames in (fragments joined), a ping answered. Written here so that the
+    benchmark needs no package beyond Python's own."""
+
+    def __init__(self, reader, writer):
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, port, headers):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join("%s: %s\r\n" % kv for kv in headers.items())
+        # No Origin: not a page's script, which the server lets in with a Host naming it.
+        writer.write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                      "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+                      "Sec-WebSocket-Version: 13\r\n%s\r\n" % (port, key, extra)).encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        if b" 101 " not in head.split(b"\r\n", 1)[0]:
+            writer.close()
+            raise ConnectionError("upgrade refused: %r" % head[:200])
+        return cls(reader, writer)
+
+    def _frame(self, opcode, payload):
+        head = bytes([0x80 | opcode])
+        n = len(payload)
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+        mask = os.urandom(4)
+        return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+    async def send(self, text):
+        self.writer.write(self._frame(1, text.encode()))
+        await self.writer.drain()
+
+    async def recv(self):
+        parts = []
+        while True:
+            b0, b1 = await self.reader.readexactly(2)
+            n = b1 & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", await self.reader.readexactly(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", await self.reader.readexactly(8))[0]
+            data = await self.reader.readexactly(n)
+            opcode = b0 & 0x0F
+            if opcode == 8:
+                raise ConnectionError("closed by the server (%r)" % data[:2])
+            if opcode == 9:
+                self.writer.write(self._frame(10, data))
+                continue
+            if opcode in (0, 1):
+                parts.append(data)
+                if b0 & 0x80:
+                    return b"".join(parts).decode()
+
+    async def close(self):
+        try:
+            self.writer.write(self._frame(8, struct.pack(">H", 1000)))
+            self.writer.close()
+            await self.writer.wait_closed()
+        except (OSError, ConnectionError):
+            pass
 
 
 async def line(port):
@@ -114,17 +210,19 @@ async def counters(port):
 async def bystander(web_port, stop, latencies, failures):
     """Plays Halusa against itself from two seats, one decision every 20 ms, timing each:
     seat 0's `play` into latencies[0], seat 1's `bot greedy` into latencies[1]."""
-    uri = "ws://127.0.0.1:%d/" % web_port
     headers = {"X-Forwarded-For": BYSTANDER}
     try:
-        seats = [await websockets.connect(uri, extra_headers=headers) for _ in range(2)]
-    except (OSError, websockets.WebSocketException) as e:
+        seats = [await WebSocket.connect(web_port, headers) for _ in range(2)]
+    except (OSError, ConnectionError, asyncio.IncompleteReadError) as e:
         failures.append("connect: %s" % e)
         return
 
     async def say(ws, text):
         await ws.send(text)
-        return await ws.recv()
+        while True:  # a seat that watches would also be told events; none is asked for
+            reply = await ws.recv()
+            if not reply.startswith("event"):
+                return reply
 
     try:
         mid = None
@@ -153,7 +251,7 @@ async def bystander(web_port, stop, latencies, failures):
             if not reply.startswith("ok"):
                 failures.append(reply)
             await asyncio.sleep(0.02)
-    except (OSError, websockets.WebSocketException) as e:
+    except (OSError, ConnectionError, asyncio.IncompleteReadError) as e:
         failures.append("closed: %s" % e)
     finally:
         for ws in seats:
@@ -245,55 +343,112 @@ async def phase(server, flood, seconds):
                                            for k in ("rate-limited", "refused-full")}
 
 
-def run(binary, seconds, work_dir):
-    work = work_dir or tempfile.mkdtemp(prefix="tg-bench-flood-")
-    os.makedirs(work, exist_ok=True)
-    server = Server(binary, work).start()
+# The quiet baseline first and again last: the second shows how far the machine's load moved
+# the figures while the floods ran, which bounds how much a ratio can be trusted.
+PHASES = (("nothing", nothing), ("`record` never read", flood_records),
+          ("costly searches", flood_bots), ("idle connections", flood_connections),
+          ("`new`", flood_new), ("nothing, again", nothing))
+
+
+def find_library(binary):
+    """The Python package loads TG_LIBRARY if set, else the library built beside the server."""
+    if "TG_LIBRARY" not in os.environ:
+        built = os.path.join(os.path.dirname(os.path.abspath(binary)), "..", "lib",
+                             "libtraditional-games.so")
+        if os.path.exists(built):
+            os.environ["TG_LIBRARY"] = os.path.realpath(built)
+
+
+def load_average():
+    return "%.2f / %.2f / %.2f" % os.getloadavg()
+
+
+def run_store(binary, seconds, work, db):
+    """Every phase on one store; returns the table's rows and the load at start and end."""
+    load_before = load_average()
+    server = Server(binary, work, db)
+    server.start()
+    server.stop()
     rows = []
-    try:
-        for name, flood in (("nothing", nothing), ("`record` never read", flood_records),
-                            ("costly searches", flood_bots),
-                            ("idle connections", flood_connections),
-                            ("`new`", flood_new)):
-            try:
-                lat, failures, rss, refused = asyncio.run(phase(server, flood, seconds))
-            except OSError:
-                if server.p.poll() is None:
-                    raise
-                # It died: said as such in the table, and the next flood gets a fresh server.
-                rows.append((name, None, "server died (exit %d)" % server.p.returncode, 0,
-                             {"rate-limited": 0, "refused-full": 0}))
-                print("# %s: the server died: %s" % (name, server.p.stderr.read()[-500:]))
-                server = Server(binary, work).restart()
-                continue
-            rows.append((name, [summary(sorted(kind)) for kind in lat], str(len(failures)),
-                         rss // 1024, refused))
-            print("# %s: %d plays, %d bot moves, failures %s"
-                  % (name, len(lat[0]), len(lat[1]), failures[:3]))
-    finally:
+    for name, flood in PHASES:
+        server.restart()
+        try:
+            lat, failures, rss, refused = asyncio.run(phase(server, flood, seconds))
+        except (OSError, ConnectionError, asyncio.IncompleteReadError):
+            if server.p.poll() is None:
+                raise
+            rows.append((name, None, "server died (exit %d)" % server.p.returncode, 0, None))
+            print("# %s: the server died: %s" % (name, server.stderr_tail()), file=sys.stderr)
+            server.stop()
+            continue
         server.stop()
-        if not work_dir:
-            shutil.rmtree(work, ignore_errors=True)
-    print("The bystander, %g s per flood (shipped budgets): its `play` and its `bot greedy`, "
-          "each as count, p50 / p99 / max:" % seconds)
+        rows.append((name, [sorted(kind) for kind in lat], str(len(failures)), rss // 1024,
+                     refused))
+        print("# %s: %d plays, %d bot moves, failures %s"
+              % (name, len(lat[0]), len(lat[1]), failures[:3]), file=sys.stderr)
+    return rows, load_before, load_average()
+
+
+def run(binary, seconds, work_dir, stores=("sqlite",)):
+    find_library(binary)
+    tables = {}
+    for store in stores:
+        work = work_dir and os.path.join(work_dir, store) or tempfile.mkdtemp(
+            prefix="tg-bench-flood-")
+        os.makedirs(work, exist_ok=True)
+        try:
+            if store == "postgresql":
+                with pgcluster.Cluster() as pg:
+                    tables[store] = run_store(binary, seconds, work, pg.conninfo())
+            else:
+                db = os.path.join(work, "flood.db")
+                for stale in (db, db + "-wal", db + "-shm"):
+                    if os.path.exists(stale):
+                        os.unlink(stale)
+                tables[store] = run_store(binary, seconds, work, db)
+        finally:
+            if not work_dir:
+                shutil.rmtree(work, ignore_errors=True)
+    for store, (rows, load_before, load_after) in tables.items():
+        print_table(store, rows, seconds, load_before, load_after)
+    return tables
+
+
+def quantile(lat, q):
+    return lat[min(len(lat) - 1, int(len(lat) * q))] * 1e3
+
+
+def print_table(store, rows, seconds, load_before, load_after):
     print()
-    print("| flood from one address | `play` | `bot greedy` | failed | server RSS | refused "
-          "(rate-limited / full) |")
-    print("|---|---|---|---|---|---|")
+    print("%s, %g s a flood, shipped budgets; load average (1/5/15 min) %s at the start, "
+          "%s at the end. The bystander's `play` and `bot greedy`, each as count, p50 / p99 / "
+          "max, and p50 / p99 as multiples of the first quiet baseline's:"
+          % ("SQLite" if store == "sqlite" else "PostgreSQL", seconds, load_before, load_after))
+    print()
+    print("| flood from one address | `play` | x baseline | `bot greedy` | x baseline | failed "
+          "| server RSS (x baseline) | refused (rate-limited / full) |")
+    print("|---|---|---|---|---|---|---|---|")
+    base = rows[0]
     for name, kinds, failed, rss, refused in rows:
-        print("| %s | %s | %s | %s | %d MB | %d / %d |"
-              % (name, kinds[0] if kinds else "-", kinds[1] if kinds else "-", failed, rss,
-                 refused["rate-limited"], refused["refused-full"]))
-    return rows
-
-
-def summary(lat):
-    if not lat:
-        return "none"
-    at = lambda q: lat[min(len(lat) - 1, int(len(lat) * q))] * 1e3  # noqa: E731
-    return "%d: %.1f / %.1f / %.1f ms" % (len(lat), at(0.5), at(0.99), lat[-1] * 1e3)
+        if kinds is None:
+            print("| %s | - | - | - | - | %s | - | - |" % (name, failed))
+            continue
+        cells = []
+        for k in (0, 1):
+            lat, ref = kinds[k], base[1][k] if base[1] else []
+            if not lat:
+                cells += ["none", "-"]
+                continue
+            cells.append("%d: %.1f / %.1f / %.1f ms" % (len(lat), quantile(lat, 0.5),
+                                                       quantile(lat, 0.99), lat[-1] * 1e3))
+            cells.append("%.1f / %.1f" % (quantile(lat, 0.5) / quantile(ref, 0.5),
+                                          quantile(lat, 0.99) / quantile(ref, 0.99))
+                         if ref else "-")
+        print("| %s | %s | %s | %s | %s | %s | %d MB (%.1f) | %d / %d |"
+              % (name, cells[0], cells[1], cells[2], cells[3], failed, rss,
+                 rss / base[3] if base[3] else 0, refused["rate-limited"],
+                 refused["refused-full"]))
 
 
 if __name__ == "__main__":  # also runnable alone: bench-server-flood.py PATH [SECONDS]
-    import sys
     run(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 5, None)
