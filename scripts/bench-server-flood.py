@@ -5,15 +5,16 @@ X-Forwarded-For) plays Halusa moves every 20 ms and times each `play` and `bot g
 send to reply. One address (the line port's clients, all 127.0.0.1) floods, one kind at a
 time, at the budgets the server ships with: `record` of a 100,000-ply match asked again and
 again and never read; costly searches on as many matches as it can make; idle connections to
-both ports; `new` as fast as replies come. The quiet baseline (no flood) runs first and again
-last, in the same run, so that each flood's figures are read as ratios against it on the same
-machine at about the same load. Each phase starts a fresh server on the same database (so
-that one flood's memory is not counted in the next one's RSS) and runs --seconds after a
-second for the flood to get going; the table gives the bystander's latency during it, the
-server's peak RSS and what the server refused the flooder (`status` counters). The machine's
-load average is printed at the start and the end of each store's run.
+both ports; `new` as fast as replies come. The quiet baseline (no flood) opens every round,
+and the rounds (--rounds) take turns through the floods, so that each flood's figures are
+read as ratios against the baseline on the same machine at about the same load. Each phase
+starts a fresh server on the same database (so that one flood's memory is not counted in the
+next one's RSS) and runs --seconds after a second for the flood to get going; the table gives
+the bystander's latency during it (the rounds pooled), the server's peak RSS and what the
+server refused the flooder (`status` counters). The machine's load average is printed at the
+start and the end of each store's run.
 
-On SQLite the database is a file in the work directory; with --postgres also (or only) on a
+On SQLite the database is a file in the work directory; with `--stores postgresql` on a
 throw-away PostgreSQL cluster (server/tests/pgcluster.py, as scripts/bench-server-pg.py).
 The long match is written with the Python package (bindings/python; the built library is
 found beside the server binary unless TG_LIBRARY names one). A benchmark, not a test: it
@@ -200,11 +201,19 @@ async def ask(reader, writer, text):
 
 
 async def counters(port):
-    r, w = await line(port)
-    words = (await ask(r, w, "status")).split()
-    w.close()
-    return {k: int(v) for k, v in (x.split("=", 1) for x in words[1:] if "=" in x)
-            if v.isdigit()}
+    """The `status` counters. Right after a flood of connections the server may still be
+    closing them, and this connection, from the same address, be refused: asked again."""
+    deadline = time.monotonic() + 30
+    while True:
+        r, w = await line(port)
+        reply = await ask(r, w, "status")
+        w.close()
+        if reply.startswith("ok "):
+            return {k: int(v) for k, v in (x.split("=", 1) for x in reply.split()[1:] if "=" in x)
+                    if v.isdigit()}
+        if time.monotonic() > deadline:
+            raise RuntimeError("status: %r" % reply)
+        await asyncio.sleep(0.2)
 
 
 async def bystander(web_port, stop, latencies, failures):
@@ -343,11 +352,11 @@ async def phase(server, flood, seconds):
                                            for k in ("rate-limited", "refused-full")}
 
 
-# The quiet baseline first and again last: the second shows how far the machine's load moved
-# the figures while the floods ran, which bounds how much a ratio can be trusted.
+# The quiet baseline first in every round; the rounds take turns through the floods, so that
+# what else the machine does weighs on the baseline and the floods alike.
 PHASES = (("nothing", nothing), ("`record` never read", flood_records),
           ("costly searches", flood_bots), ("idle connections", flood_connections),
-          ("`new`", flood_new), ("nothing, again", nothing))
+          ("`new`", flood_new))
 
 
 def find_library(binary):
@@ -363,33 +372,49 @@ def load_average():
     return "%.2f / %.2f / %.2f" % os.getloadavg()
 
 
-def run_store(binary, seconds, work, db):
-    """Every phase on one store; returns the table's rows and the load at start and end."""
+def run_store(binary, seconds, rounds, work, db):
+    """Every phase on one store, --rounds times; returns per phase the latencies of all
+    rounds pooled, the failures, the peak RSS, the refusals summed, and per round the
+    latencies (to show how far the rounds differ), with the load at start and end."""
     load_before = load_average()
     server = Server(binary, work, db)
     server.start()
     server.stop()
-    rows = []
-    for name, flood in PHASES:
-        server.restart()
-        try:
-            lat, failures, rss, refused = asyncio.run(phase(server, flood, seconds))
-        except (OSError, ConnectionError, asyncio.IncompleteReadError):
-            if server.p.poll() is None:
-                raise
-            rows.append((name, None, "server died (exit %d)" % server.p.returncode, 0, None))
-            print("# %s: the server died: %s" % (name, server.stderr_tail()), file=sys.stderr)
+    pooled = {name: {"lat": ([], []), "rounds": [], "failed": 0, "rss": 0, "died": 0,
+                     "refused": {"rate-limited": 0, "refused-full": 0}} for name, _ in PHASES}
+    for r in range(rounds):
+        for name, flood in PHASES:
+            row = pooled[name]
+            server.restart()
+            try:
+                lat, failures, rss, refused = asyncio.run(phase(server, flood, seconds))
+            except (OSError, ConnectionError, asyncio.IncompleteReadError):
+                if server.p.poll() is None:
+                    raise
+                row["died"] += 1
+                print("# round %d, %s: the server died (exit %d): %s"
+                      % (r + 1, name, server.p.returncode, server.stderr_tail()),
+                      file=sys.stderr)
+                server.stop()
+                continue
             server.stop()
-            continue
-        server.stop()
-        rows.append((name, [sorted(kind) for kind in lat], str(len(failures)), rss // 1024,
-                     refused))
-        print("# %s: %d plays, %d bot moves, failures %s"
-              % (name, len(lat[0]), len(lat[1]), failures[:3]), file=sys.stderr)
-    return rows, load_before, load_average()
+            for k in (0, 1):
+                row["lat"][k].extend(lat[k])
+            row["rounds"].append(tuple(sorted(kind) for kind in lat))
+            row["failed"] += len(failures)
+            row["rss"] = max(row["rss"], rss // 1024)
+            for k in row["refused"]:
+                row["refused"][k] += refused[k]
+            print("# round %d, %s: %d plays (p99 %.1f ms), %d bot moves, RSS %d MB, "
+                  "failures %s" % (r + 1, name, len(lat[0]),
+                                   quantile(sorted(lat[0]), 0.99) if lat[0] else 0,
+                                   len(lat[1]), rss // 1024, failures[:3]), file=sys.stderr)
+    for row in pooled.values():
+        row["lat"] = tuple(sorted(kind) for kind in row["lat"])
+    return pooled, load_before, load_average()
 
 
-def run(binary, seconds, work_dir, stores=("sqlite",)):
+def run(binary, seconds, work_dir, stores=("sqlite",), rounds=3):
     find_library(binary)
     tables = {}
     for store in stores:
@@ -399,18 +424,18 @@ def run(binary, seconds, work_dir, stores=("sqlite",)):
         try:
             if store == "postgresql":
                 with pgcluster.Cluster() as pg:
-                    tables[store] = run_store(binary, seconds, work, pg.conninfo())
+                    tables[store] = run_store(binary, seconds, rounds, work, pg.conninfo())
             else:
                 db = os.path.join(work, "flood.db")
                 for stale in (db, db + "-wal", db + "-shm"):
                     if os.path.exists(stale):
                         os.unlink(stale)
-                tables[store] = run_store(binary, seconds, work, db)
+                tables[store] = run_store(binary, seconds, rounds, work, db)
         finally:
             if not work_dir:
                 shutil.rmtree(work, ignore_errors=True)
     for store, (rows, load_before, load_after) in tables.items():
-        print_table(store, rows, seconds, load_before, load_after)
+        print_table(store, rows, seconds, rounds, load_before, load_after)
     return tables
 
 
@@ -418,24 +443,23 @@ def quantile(lat, q):
     return lat[min(len(lat) - 1, int(len(lat) * q))] * 1e3
 
 
-def print_table(store, rows, seconds, load_before, load_after):
+def print_table(store, rows, seconds, rounds, load_before, load_after):
     print()
-    print("%s, %g s a flood, shipped budgets; load average (1/5/15 min) %s at the start, "
-          "%s at the end. The bystander's `play` and `bot greedy`, each as count, p50 / p99 / "
-          "max, and p50 / p99 as multiples of the first quiet baseline's:"
-          % ("SQLite" if store == "sqlite" else "PostgreSQL", seconds, load_before, load_after))
+    print("%s, %d rounds of %g s a flood, shipped budgets; load average (1/5/15 min) %s at the "
+          "start, %s at the end. The bystander's `play` and `bot greedy` over the rounds, each "
+          "as count, p50 / p99 / max, and p50 / p99 as multiples of the quiet baseline's:"
+          % ("SQLite" if store == "sqlite" else "PostgreSQL", rounds, seconds, load_before,
+             load_after))
     print()
     print("| flood from one address | `play` | x baseline | `bot greedy` | x baseline | failed "
-          "| server RSS (x baseline) | refused (rate-limited / full) |")
+          "| server RSS, peak (x baseline) | refused (rate-limited / full) a round |")
     print("|---|---|---|---|---|---|---|---|")
-    base = rows[0]
-    for name, kinds, failed, rss, refused in rows:
-        if kinds is None:
-            print("| %s | - | - | - | - | %s | - | - |" % (name, failed))
-            continue
+    base = rows[PHASES[0][0]]
+    for name, _ in PHASES:
+        row = rows[name]
         cells = []
         for k in (0, 1):
-            lat, ref = kinds[k], base[1][k] if base[1] else []
+            lat, ref = row["lat"][k], base["lat"][k]
             if not lat:
                 cells += ["none", "-"]
                 continue
@@ -444,11 +468,19 @@ def print_table(store, rows, seconds, load_before, load_after):
             cells.append("%.1f / %.1f" % (quantile(lat, 0.5) / quantile(ref, 0.5),
                                           quantile(lat, 0.99) / quantile(ref, 0.99))
                          if ref else "-")
+        failed = "%d%s" % (row["failed"], ", server died %d times" % row["died"]
+                           if row["died"] else "")
+        done = max(1, len(row["rounds"]))
         print("| %s | %s | %s | %s | %s | %s | %d MB (%.1f) | %d / %d |"
-              % (name, cells[0], cells[1], cells[2], cells[3], failed, rss,
-                 rss / base[3] if base[3] else 0, refused["rate-limited"],
-                 refused["refused-full"]))
+              % (name, cells[0], cells[1], cells[2], cells[3], failed, row["rss"],
+                 row["rss"] / base["rss"] if base["rss"] else 0,
+                 row["refused"]["rate-limited"] // done, row["refused"]["refused-full"] // done))
+    print()
+    print("The baseline's `play` p50 / p99 round by round: %s."
+          % ", ".join("%.1f / %.1f ms" % (quantile(lat[0], 0.5), quantile(lat[0], 0.99))
+                      for lat in base["rounds"] if lat[0]))
 
 
-if __name__ == "__main__":  # also runnable alone: bench-server-flood.py PATH [SECONDS]
-    run(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 5, None)
+if __name__ == "__main__":  # also runnable alone: bench-server-flood.py PATH [SECONDS [ROUNDS]]
+    run(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 5, None, ("sqlite",),
+        int(sys.argv[3]) if len(sys.argv) > 3 else 3)

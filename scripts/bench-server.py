@@ -11,18 +11,20 @@ over N stored matches (default 100,000) and timed until it accepts clients. Clie
 one asyncio loop, so that the load generator costs both servers the same. Prints a Markdown
 table of the medians.
 
-    bench-server.py --flood --new PATH [--stores sqlite,postgresql] [--seconds S] [--work DIR]
+    bench-server.py --flood --new PATH [--stores sqlite,postgresql] [--seconds S] [--rounds R]
+                    [--work DIR]
 
 measures instead what one address can do to another (docs/server.md, "What is measured"): the
 server runs with its shipped budgets, and a bystander (two browsers through the WebSocket relay,
 named 198.51.100.7 by X-Forwarded-For) plays moves every 20 ms and times each `play` and
 `bot greedy`, while the line port's clients (all from 127.0.0.1) flood, one kind at a time:
 `record` of a 100,000-ply match sent and never read, costly searches on every match they can
-make, idle connections to both ports, and `new` as fast as the budget lets them, between a
-quiet baseline before and after. Prints, for each store (default: sqlite; postgresql makes a
-throw-away cluster), the bystander's p50/p99/max per flood and as multiples of the baseline's,
-the server's RSS, what the server refused, and the load average at start and end. Needs only
-Python and the built library (found beside PATH, or TG_LIBRARY) to write the long match.
+make, idle connections to both ports, and `new` as fast as the budget lets them; a quiet
+baseline opens each of --rounds rounds. Prints, for each store (default: sqlite; postgresql
+makes a throw-away cluster), the bystander's p50/p99/max per flood and as multiples of the
+baseline's, the server's peak RSS, what the server refused, and the load average at start and
+end. Needs only Python and the built library (found beside PATH, or TG_LIBRARY) to write the
+long match.
 """
 import argparse
 import asyncio
@@ -223,7 +225,7 @@ def main():
         stores = a.stores.split(",")
         if not stores or any(s not in ("sqlite", "postgresql") for s in stores):
             ap.error("--stores takes sqlite, postgresql or both, comma-separated")
-        flood.run(a.new, a.seconds, a.work, stores)
+        flood.run(a.new, a.seconds, a.work, stores, a.rounds)
         return
     if not a.old:
         ap.error("--old is required (or --flood)")
