@@ -91,18 +91,17 @@ async def ask(reader, writer, line):
 
 async def new_match(reader, writer, flavour, spec):
     words = (await ask(reader, writer, "new " + spec)).split()
-    # The SQLite server answers the creator's token and an invite for the other seat (join,
-    # from another connection than the creator's); the file-log server it is measured against
-    # answered both tokens.
+    if not flavour.new:
+        # The file-log server answers the id alone: its seats have no secrets (`play ID MOVE`).
+        return int(words[0]), []
+    # The SQLite server answers the creator's token and an invite for the other seat, which is
+    # joined from another connection (the creator's own may not).
     guest_reader, guest_writer = await asyncio.open_connection(
         "127.0.0.1", writer.get_extra_info("peername")[1])
-    guest_writer.write(("join %s %s\n" % (words[0], words[2])).encode())
-    joined = (await guest_reader.readline()).decode().split()
+    seat, token = (await ask(guest_reader, guest_writer,
+                             "join %s %s" % (words[0], words[2]))).split()
     guest_writer.close()
-    if joined[:1] == ["ok"]:
-        seat, token = joined[1:3]
-        return int(words[0]), [words[1], token] if seat == "1" else [token, words[1]]
-    return int(words[0]), words[1:3]
+    return int(words[0]), [words[1], token] if seat == "1" else [token, words[1]]
 
 
 async def player(port, flavour, index, stop, counts):
