@@ -218,7 +218,9 @@ async def counters(port):
 
 async def bystander(web_port, stop, latencies, failures):
     """Plays Halusa against itself from two seats, one decision every 20 ms, timing each:
-    seat 0's `play` into latencies[0], seat 1's `bot greedy` into latencies[1]."""
+    seat 0's `play` into latencies[0], seat 1's `bot greedy` into latencies[1], and the
+    commands around them (`new`, `join`, `show`, `moves`) into latencies[2], so that a stall
+    of any command shows, not only of the decisions."""
     headers = {"X-Forwarded-For": BYSTANDER}
     try:
         seats = [await WebSocket.connect(web_port, headers) for _ in range(2)]
@@ -226,11 +228,13 @@ async def bystander(web_port, stop, latencies, failures):
         failures.append("connect: %s" % e)
         return
 
-    async def say(ws, text):
+    async def say(ws, text, kind=2):
+        t0 = time.perf_counter()
         await ws.send(text)
         while True:  # a seat that watches would also be told events; none is asked for
             reply = await ws.recv()
             if not reply.startswith("event"):
+                latencies[kind].append(time.perf_counter() - t0)
                 return reply
 
     try:
@@ -254,9 +258,7 @@ async def bystander(web_port, stop, latencies, failures):
             # Seat 0 plays its move; seat 1 asks the cheapest bot for one.
             what = "play %s %s %s %s" % (mid, fields["ply"], moves[0], tokens[0]) if turn == 0 \
                 else "bot %s %s greedy %s" % (mid, fields["ply"], tokens[1])
-            t0 = time.perf_counter()
-            reply = await say(seats[turn], what)
-            latencies[turn].append(time.perf_counter() - t0)
+            reply = await say(seats[turn], what, turn)
             if not reply.startswith("ok"):
                 failures.append(reply)
             await asyncio.sleep(0.02)
@@ -304,7 +306,7 @@ async def flood_bots(server, stop):
 async def flood_connections(server, stop):
     opened = []
     for port, request in ((server.port, b""),
-                          (server.web_port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n")):
+                          (server.web_port, b"GET / HTTP/1.1\r\nHost: x\r\n")):
         for _ in range(600):
             try:
                 r, w = await asyncio.wait_for(line(port), 2)
@@ -335,7 +337,7 @@ async def phase(server, flood, seconds):
     stop = asyncio.Event()
     flooder = asyncio.create_task(flood(server, stop))
     await asyncio.sleep(1)  # the flood gets going before the bystander connects
-    latencies, failures, rss = ([], []), [], [server.rss_kb()]
+    latencies, failures, rss = ([], [], []), [], [server.rss_kb()]
     play_stop = asyncio.Event()
     player = asyncio.create_task(bystander(server.web_port, play_stop, latencies, failures))
     t0 = time.monotonic()
@@ -380,7 +382,7 @@ def run_store(binary, seconds, rounds, work, db):
     server = Server(binary, work, db)
     server.start()
     server.stop()
-    pooled = {name: {"lat": ([], []), "rounds": [], "failed": 0, "rss": 0, "died": 0,
+    pooled = {name: {"lat": ([], [], []), "rounds": [], "failed": 0, "rss": 0, "died": 0,
                      "refused": {"rate-limited": 0, "refused-full": 0}} for name, _ in PHASES}
     for r in range(rounds):
         for name, flood in PHASES:
@@ -398,17 +400,18 @@ def run_store(binary, seconds, rounds, work, db):
                 server.stop()
                 continue
             server.stop()
-            for k in (0, 1):
+            for k in range(3):
                 row["lat"][k].extend(lat[k])
             row["rounds"].append(tuple(sorted(kind) for kind in lat))
             row["failed"] += len(failures)
             row["rss"] = max(row["rss"], rss // 1024)
             for k in row["refused"]:
                 row["refused"][k] += refused[k]
-            print("# round %d, %s: %d plays (p99 %.1f ms), %d bot moves, RSS %d MB, "
-                  "failures %s" % (r + 1, name, len(lat[0]),
-                                   quantile(sorted(lat[0]), 0.99) if lat[0] else 0,
-                                   len(lat[1]), rss // 1024, failures[:3]), file=sys.stderr)
+            print("# round %d, %s: %d plays (p99 %.1f ms), %d bot moves, %d other commands "
+                  "(max %.1f ms), RSS %d MB, failures %s"
+                  % (r + 1, name, len(lat[0]), quantile(sorted(lat[0]), 0.99) if lat[0] else 0,
+                     len(lat[1]), len(lat[2]), max(lat[2]) * 1e3 if lat[2] else 0, rss // 1024,
+                     failures[:3]), file=sys.stderr)
     for row in pooled.values():
         row["lat"] = tuple(sorted(kind) for kind in row["lat"])
     return pooled, load_before, load_average()
@@ -446,19 +449,21 @@ def quantile(lat, q):
 def print_table(store, rows, seconds, rounds, load_before, load_after):
     print()
     print("%s, %d rounds of %g s a flood, shipped budgets; load average (1/5/15 min) %s at the "
-          "start, %s at the end. The bystander's `play` and `bot greedy` over the rounds, each "
-          "as count, p50 / p99 / max, and p50 / p99 as multiples of the quiet baseline's:"
+          "start, %s at the end. The bystander's `play`, `bot greedy` and other commands "
+          "(`new`, `join`, `show`, `moves`) over the rounds, each as count, p50 / p99 / max, "
+          "and p50 / p99 as multiples of the quiet baseline's:"
           % ("SQLite" if store == "sqlite" else "PostgreSQL", rounds, seconds, load_before,
              load_after))
     print()
-    print("| flood from one address | `play` | x baseline | `bot greedy` | x baseline | failed "
-          "| server RSS, peak (x baseline) | refused (rate-limited / full) a round |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| flood from one address | `play` | x baseline | `bot greedy` | x baseline | other "
+          "commands | x baseline | failed | server RSS, peak (x baseline) | refused "
+          "(rate-limited / full) a round |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     base = rows[PHASES[0][0]]
     for name, _ in PHASES:
         row = rows[name]
         cells = []
-        for k in (0, 1):
+        for k in range(3):
             lat, ref = row["lat"][k], base["lat"][k]
             if not lat:
                 cells += ["none", "-"]
@@ -471,8 +476,8 @@ def print_table(store, rows, seconds, rounds, load_before, load_after):
         failed = "%d%s" % (row["failed"], ", server died %d times" % row["died"]
                            if row["died"] else "")
         done = max(1, len(row["rounds"]))
-        print("| %s | %s | %s | %s | %s | %s | %d MB (%.1f) | %d / %d |"
-              % (name, cells[0], cells[1], cells[2], cells[3], failed, row["rss"],
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %d MB (%.1f) | %d / %d |"
+              % (name, *cells, failed, row["rss"],
                  row["rss"] / base["rss"] if base["rss"] else 0,
                  row["refused"]["rate-limited"] // done, row["refused"]["refused-full"] // done))
     print()
