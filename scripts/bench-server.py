@@ -11,16 +11,20 @@ over N stored matches (default 100,000) and timed until it accepts clients. Clie
 one asyncio loop, so that the load generator costs both servers the same. Prints a Markdown
 table of the medians.
 
-    bench-server.py --flood --new PATH [--seconds S] [--work DIR]
+    bench-server.py --flood --new PATH [--stores sqlite,postgresql] [--seconds S] [--rounds R]
+                    [--work DIR]
 
 measures instead what one address can do to another (docs/server.md, "What is measured"): the
 server runs with its shipped budgets, and a bystander (two browsers through the WebSocket relay,
-named 198.51.100.7 by X-Forwarded-For) plays moves every 20 ms and times each `play`, while the
-line port's clients (all from 127.0.0.1) flood, one kind at a time: `record` of a 20,000-ply
-match sent and never read, costly searches on every match they can make, idle connections to
-both ports, and `new` as fast as the budget lets them. Prints the bystander's p50/p99/max per
-flood, and what the server refused. Needs Debian's python3-websockets and the Python package
-(PYTHONPATH=bindings/python, TG_LIBRARY=the built library) to write the long match.
+named 198.51.100.7 by X-Forwarded-For) plays moves every 20 ms and times each `play` and
+`bot greedy`, while the line port's clients (all from 127.0.0.1) flood, one kind at a time:
+`record` of a 100,000-ply match sent and never read, costly searches on every match they can
+make, idle connections to both ports, and `new` as fast as the budget lets them; a quiet
+baseline opens each of --rounds rounds. Prints, for each store (default: sqlite; postgresql
+makes a throw-away cluster), the bystander's p50/p99/max per flood and as multiples of the
+baseline's, the server's peak RSS, what the server refused, and the load average at start and
+end. Needs only Python and the built library (found beside PATH, or TG_LIBRARY) to write the
+long match.
 """
 import argparse
 import asyncio
@@ -87,18 +91,17 @@ async def ask(reader, writer, line):
 
 async def new_match(reader, writer, flavour, spec):
     words = (await ask(reader, writer, "new " + spec)).split()
-    # The SQLite server answers the creator's token and an invite for the other seat (join,
-    # from another connection than the creator's); the file-log server it is measured against
-    # answered both tokens.
+    if not flavour.new:
+        # The file-log server answers the id alone: its seats have no secrets (`play ID MOVE`).
+        return int(words[0]), []
+    # The SQLite server answers the creator's token and an invite for the other seat, which is
+    # joined from another connection (the creator's own may not).
     guest_reader, guest_writer = await asyncio.open_connection(
         "127.0.0.1", writer.get_extra_info("peername")[1])
-    guest_writer.write(("join %s %s\n" % (words[0], words[2])).encode())
-    joined = (await guest_reader.readline()).decode().split()
+    seat, token = (await ask(guest_reader, guest_writer,
+                             "join %s %s" % (words[0], words[2]))).split()
     guest_writer.close()
-    if joined[:1] == ["ok"]:
-        seat, token = joined[1:3]
-        return int(words[0]), [words[1], token] if seat == "1" else [token, words[1]]
-    return int(words[0]), words[1:3]
+    return int(words[0]), [words[1], token] if seat == "1" else [token, words[1]]
 
 
 async def player(port, flavour, index, stop, counts):
@@ -208,6 +211,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--stored", type=int, default=100000)
     ap.add_argument("--work", default=None)
+    ap.add_argument("--stores", default="sqlite",
+                    help="with --flood: sqlite, postgresql or both, comma-separated")
     a = ap.parse_args()
     if a.flood:
         import importlib.util
@@ -216,7 +221,10 @@ def main():
                                                       os.path.join(here, "bench-server-flood.py"))
         flood = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(flood)
-        flood.run(a.new, a.seconds, a.work)
+        stores = a.stores.split(",")
+        if not stores or any(s not in ("sqlite", "postgresql") for s in stores):
+            ap.error("--stores takes sqlite, postgresql or both, comma-separated")
+        flood.run(a.new, a.seconds, a.work, stores, a.rounds)
         return
     if not a.old:
         ap.error("--old is required (or --flood)")

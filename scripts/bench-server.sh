@@ -10,6 +10,12 @@
 # moved to SQLite, or HEAD if that move is not committed yet). SECONDS_PER_RUN (default 5),
 # ROUNDS (default 3: the two servers take turns) and STORED (default 100000) size the run.
 # Set BENCH_WORK to a directory to keep the data there.
+#
+# The other server benchmarks are run directly, against a built server (none is a test):
+#   python3 scripts/bench-server.py --flood --new BUILD/server/tg-server [--stores sqlite,postgresql]
+#       one address flooding records, searches, connections and `new` against a bystander
+#   python3 scripts/bench-server-pg.py BUILD/server/tg-server     1 to 3 servers on PostgreSQL
+#   python3 scripts/bench-lobby.py BUILD/server/tg-server         500 lobby users
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
