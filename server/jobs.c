@@ -5,6 +5,7 @@
 #include "server.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,44 +187,44 @@ enum run_result find_match(struct server *sv, struct client *c, const char *id_t
     return start_load(sv, c, id);
 }
 
-enum run_result start_load(struct server *sv, struct client *c, uint64_t id)
+void load_refuse(struct load_refusal *r, const char *code, const char *fmt, ...)
 {
-    struct match *m;
-    char why[256];
-    if (!room_to_load(sv)) {
-        reply_error(c, "overloaded", "every loaded match is in use; try again");
-        return RUN_DONE;
-    }
-    struct job *j = calloc(1, sizeof *j);
-    if (!j) {
-        reply_status(c, TG_ERR_NO_MEMORY);
-        return RUN_DONE;
-    }
-    enum load_result found = store_load_match(sv->store, id, &j->stored, why, sizeof why);
+    snprintf(r->code, sizeof r->code, "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->text, sizeof r->text, fmt, ap);
+    va_end(ap);
+}
+
+enum run_result replay_stored(struct server *sv, const char *address, uint64_t id,
+                              struct job *j, enum load_result found, const char *why_read,
+                              struct load_refusal *refusal)
+{
     if (found != LOAD_FOUND) {
         job_free(j);
         if (found == LOAD_NOT_FOUND)
-            reply_error(c, "no-such-match", "no match has that id");
+            load_refuse(refusal, "no-such-match", "no match has that id");
         else if (found == LOAD_UNAVAILABLE)
-            reply_error(c, "io", "the match could not be read (%s); try again", why);
+            load_refuse(refusal, "io", "the match could not be read (%s); try again", why_read);
         else {
-            remember_set_aside(sv, id, why, found == LOAD_SET_ASIDE);
-            reply_set_aside(c, id, why);
+            remember_set_aside(sv, id, why_read, found == LOAD_SET_ASIDE);
+            refuse_set_aside(refusal, id, why_read);
         }
         return RUN_DONE;
     }
     tg_status st;
     struct rules_entry *rules = rules_acquire(sv, j->stored.spec, &st);
-    m = rules ? calloc(1, sizeof *m) : NULL;
+    struct match *m = rules ? calloc(1, sizeof *m) : NULL;
     if (!m) {
         if (rules) {
             rules_release(sv, rules);
-            reply_status(c, TG_ERR_NO_MEMORY);
+            load_refuse(refusal, "no-memory", "%s", tg_status_string(TG_ERR_NO_MEMORY));
         } else {
+            char why[256];
             snprintf(why, sizeof why, "its rule spec '%.100s' is not valid: %s", j->stored.spec,
                      tg_status_string(st));
             remember_set_aside(sv, id, why, false);
-            reply_set_aside(c, id, why);
+            refuse_set_aside(refusal, id, why);
         }
         job_free(j);
         return RUN_DONE;
@@ -243,16 +244,42 @@ enum run_result start_load(struct server *sv, struct client *c, uint64_t id)
     if (!table_insert(sv, m)) {
         match_free(sv, m);
         job_free(j);
-        reply_error(c, "overloaded", "the server has too much work queued; try again");
+        load_refuse(refusal, "overloaded", "the server has too much work queued; try again");
         return RUN_DONE;
     }
-    if (!job_submit(sv->move_pool, c, j, 0)) {
+    /* The replay takes its turn with the other jobs of the address that asked. */
+    if (pool_submit(sv->move_pool, &j->base, address, 0) != POOL_QUEUED) {
         table_remove(sv, m);
         match_free(sv, m);
         job_free(j);
+        load_refuse(refusal, "overloaded", "the server's workers have too much queued; try again");
         return RUN_DONE;
     }
     return RUN_WAIT;
+}
+
+enum run_result start_load(struct server *sv, struct client *c, uint64_t id)
+{
+    if (sv->db_pool) /* a shared database: the rows are read on a database thread */
+        return start_load_read(sv, c, id);
+    /* SQLite: the server's own file, read on the loop (docs/server.md says how long). */
+    if (!room_to_load(sv)) {
+        reply_error(c, "overloaded", "every loaded match is in use; try again");
+        return RUN_DONE;
+    }
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) {
+        reply_status(c, TG_ERR_NO_MEMORY);
+        return RUN_DONE;
+    }
+    char why[256] = "";
+    enum load_result found = store_load_match(sv->store, id, &j->stored, why, sizeof why);
+    struct load_refusal refusal;
+    const char *address = c && c->address ? c->address->name : "";
+    if (replay_stored(sv, address, id, j, found, why, &refusal) == RUN_WAIT)
+        return RUN_WAIT;
+    reply_error(c, refusal.code, "%s", refusal.text);
+    return RUN_DONE;
 }
 
 /* A load is accepted only if the result row agrees with the replayed game too. */

@@ -311,6 +311,7 @@ void serve(struct server *sv, int listen_fd)
                 client_read(c);
             pending |= client_run(sv, c);
         }
+        load_reads_settle(sv); /* every command waiting for a finished read has its answer */
         /* What is queued now answers reads and refusals only (a client whose change waits for
          * the commit runs nothing after it), so it goes out before the commit's sync. */
         for (size_t i = 0; i < sv->client_count; i++)

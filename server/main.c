@@ -187,6 +187,7 @@ int main(int argc, char **argv)
     serve(&sv, listen_fd);
     round_thread_stop(&sv); /* the batches in flight end first; their changes are not answered */
     db_pool_stop(&sv);      /* likewise the take-over claims and account writes under way */
+    free(sv.load_reads);    /* the loads' reads left there were freed with their jobs */
 
     web_stop(web);
 

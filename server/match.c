@@ -386,6 +386,11 @@ bool room_to_load(struct server *sv)
     return room_besides(sv, 0);
 }
 
+bool room_to_load_besides(struct server *sv, uint64_t coming)
+{
+    return room_besides(sv, coming);
+}
+
 /* The three ways a match is created (new, rematch, an accepted seek) pass the same gate: the
  * match limit and room to load one more, each counting those staged but not yet stored (on
  * PostgreSQL they may wait on a round thread for a while, and a burst of them must not pass

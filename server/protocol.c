@@ -78,10 +78,17 @@ void reply_status(struct client *c, tg_status st)
     reply_error(c, status_word(st), "%s", tg_status_string(st));
 }
 
+void refuse_set_aside(struct load_refusal *r, uint64_t id, const char *reason)
+{
+    load_refuse(r, "set-aside", "match %" PRIu64 " was set aside (its stored record is damaged): %s",
+                id, reason);
+}
+
 void reply_set_aside(struct client *c, uint64_t id, const char *reason)
 {
-    reply_error(c, "set-aside",
-                "match %" PRIu64 " was set aside (its stored record is damaged): %s", id, reason);
+    struct load_refusal r;
+    refuse_set_aside(&r, id, reason);
+    reply_error(c, r.code, "%s", r.text);
 }
 
 bool parse_u64(const char *text, uint64_t *out)

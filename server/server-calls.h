@@ -196,11 +196,32 @@ struct match *follow_fresh(struct server *sv, struct match *m);
 bool follow_site(struct server *sv, double max_age);
 void follow_claimed(struct server *sv, struct match *m);
 
+/* load-read.c */
+/* start_load on a shared database: the read of the rows handed to a database thread, or the
+ * one under way for id waited for. */
+enum run_result start_load_read(struct server *sv, struct client *c, uint64_t id);
+/* After the loop's pass over the commands: the finished reads' answers, given to every command
+ * that waited, are let go. */
+void load_reads_settle(struct server *sv);
+/* Reads in flight, not yet done. */
+size_t load_reads_in_flight(const struct server *sv);
+
 /* jobs.c */
 bool load_consistent(const struct job *j, char *why, size_t why_cap);
-/* Loads stored match id (not loaded, not set aside) on a move worker: RUN_WAIT once queued,
- * RUN_DONE when it cannot be, c (NULL for the server's own loads) told why. */
+/* Loads stored match id (not loaded, not set aside): its rows read (on SQLite on the loop, on
+ * a shared database on a database thread, load-read.c), then replayed on a move worker.
+ * RUN_WAIT once under way, RUN_DONE when it cannot be, c (NULL for the server's own loads)
+ * told why. */
 enum run_result start_load(struct server *sv, struct client *c, uint64_t id);
+/* The rows of stored match id, as read (found, and why_read unless LOAD_FOUND): the match
+ * goes into the table, loading, and j (which this takes) to the move workers as `address`'s.
+ * RUN_WAIT once queued; RUN_DONE when it cannot be, with what to tell in *refusal (a damaged
+ * match or a bad rule spec also set aside). */
+enum run_result replay_stored(struct server *sv, const char *address, uint64_t id,
+                              struct job *j, enum load_result found, const char *why_read,
+                              struct load_refusal *refusal);
+void load_refuse(struct load_refusal *r, const char *code, const char *fmt, ...)
+    TG_PRINTF(3, 4);
 enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
                            struct match **out);
 void job_free(struct job *j);
@@ -252,6 +273,9 @@ void remember_set_aside(struct server *sv, uint64_t id, const char *reason, bool
 /* Every id from..to, at start-up, before any other mark: no search, no line each. */
 bool remember_set_aside_range(struct server *sv, uint64_t from, uint64_t to, const char *reason);
 bool room_to_load(struct server *sv);
+/* Room for one more loaded match besides `coming` on their way (a shared database's loads
+ * whose rows are being read), unloading idle ones as room_to_load does. */
+bool room_to_load_besides(struct server *sv, uint64_t coming);
 struct rules_entry *rules_acquire(struct server *sv, const char *spec, tg_status *st);
 void rules_release(struct server *sv, struct rules_entry *e);
 int seat_of(const struct match *m, const char *token);
@@ -279,6 +303,8 @@ enum run_result handle_line(struct server *sv, struct client *c, char *line);
 bool parse_u64(const char *text, uint64_t *out);
 void reply_error(struct client *c, const char *word, const char *fmt, ...) TG_PRINTF(3, 4);
 void reply_set_aside(struct client *c, uint64_t id, const char *reason);
+/* The same words as reply_set_aside, kept for a command that waited for the read. */
+void refuse_set_aside(struct load_refusal *r, uint64_t id, const char *reason);
 void reply_status(struct client *c, tg_status st);
 
 /* replay.c */

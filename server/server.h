@@ -258,6 +258,21 @@ struct lobby_task;
 struct db_pool;
 struct server;
 
+/* What a command is told when the match it names could not be loaded: `err CODE TEXT`. */
+struct load_refusal {
+    char code[24];
+    char text[400];
+};
+
+/* A shared database: a stored match whose rows a database thread is reading (load-read.c).
+ * Commands naming it wait for this read, none starts another; once the read is done and gave
+ * no match, `refusal` answers the commands that waited (for the rest of that loop's pass). */
+struct load_read {
+    uint64_t id;
+    bool finished;
+    struct load_refusal refusal;
+};
+
 struct job {
     struct pool_job base; /* first: the pool hands back this pointer */
     enum job_kind kind;
@@ -305,6 +320,11 @@ struct job {
     uint64_t pass_ids[DB_PASS_IDS_MAX];
     size_t pass_id_count, pass_ended;
     double expire_join_timeout, expire_abandon_after; /* the ends' rules, copied for the thread */
+    /* A load's read on a database thread (load-read.c): the id, what the read found, and the
+     * address that asked, whose turn the replay then takes on the move workers. */
+    uint64_t load_id;
+    enum load_result load_found;
+    char load_address[64];
 };
 
 /* CH_UNDO takes moves back (an accepted undo); CH_UNDO_ASK and CH_UNDO_END open and end an
@@ -417,6 +437,9 @@ struct server {
     struct db_pool *db_pool;
     struct set_aside_entry *set_aside;
     size_t set_aside_count, set_aside_cap;
+    /* A shared database: the loads whose rows a database thread reads (load-read.c). */
+    struct load_read *load_reads;
+    size_t load_read_count, load_read_cap;
     struct match **clocked; /* loaded matches whose clocks may still run */
     size_t clocked_count, clocked_cap;
     double now;
