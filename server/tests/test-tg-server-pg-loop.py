@@ -30,7 +30,15 @@ mixed into the test cases of test-tg-server-pg.py (its cluster, its databases, i
   `err busy` after lock_timeout, nothing stored, the bystander meets no stall, and a seek goes
   through once the lock goes;
 - `/metrics` showing the database threads' queue and busy threads while seeks are slowed by a
-  trigger, both back to 0 once they are stored.
+  trigger, both back to 0 once they are stored;
+- the first load of stored 100,000-ply matches (migrated in before the server starts, so that
+  none is loaded), each asked by two clients at once: both answered with the whole match while
+  a bystander playing another match meets no stall; the loop that read the rows itself
+  stalled for each read (0.3 to 2.2 s a load, measured by the flood benchmark);
+- a load whose read meets a table held ACCESS EXCLUSIVE for 4 s (`kept_throws`, which only a
+  load reads; a migration would hold it so): each attempt answered `err io ... try again`
+  after lock_timeout, a reading bystander meets no stall, and the match loads once the lock
+  goes; the loop that read the rows itself waited lock_timeout for each attempt.
 """
 from __future__ import annotations
 
@@ -64,6 +72,10 @@ UNLOADED = 8  # expired matches not loaded, each end meeting the held lock
 SEEK = "seek hus clock=5+3 casual"
 SLOW_SEEKS = 5  # seeks stored at once while a trigger slows each insert
 SLOW_INSERT = 1.0  # seconds the trigger sleeps in each
+LONG_PLIES = 100000  # each long match's plies: its first load reads as many rows
+# The long matches, loaded one after another: a loop that read them stalled once each (0.37 to
+# 0.8 s), twice more than STALLS_ALLOWED.
+LONG_IDS = (7, 8, 9, 10)
 
 
 def owner_of(server: Any) -> str:
@@ -185,14 +197,14 @@ class DatabaseThreadTests:
             c.close()
 
 
-    def assert_no_stalls(self, what: str, times: "list[float]") -> None:
+    def assert_no_stalls(self, what: str, times: "list[float]", seconds: float = HOLD) -> None:
         """A pass's statement held by lock_timeout (250 ms) on the loop stalls it once a
         second, so the bystander, always asking, meets each stall: more than STALLS_ALLOWED
         answers slower than STALL is the loop waiting (a loaded machine may make one or two)."""
         median, slowest = statistics.median(times), max(times)
         stalls = [round(t, 3) for t in times if t > STALL]
-        print("# %s held %.0f s: the bystander's %d answers, median %.1f ms, slowest %.0f ms, "
-              "%d slower than %.0f ms %s" % (what, HOLD, len(times), median * 1000,
+        print("# %s held %.1f s: the bystander's %d answers, median %.1f ms, slowest %.0f ms, "
+              "%d slower than %.0f ms %s" % (what, seconds, len(times), median * 1000,
                                              slowest * 1000, len(stalls), STALL * 1000, stalls))
         self.assertLess(median, admit.MEDIAN_BOUND)
         self.assertLess(slowest, admit.SLOWEST_BOUND)
@@ -477,3 +489,130 @@ class DatabaseThreadTests:
         self.assertEqual(len(self.site_seeks()), SLOW_SEEKS)
         for c in seekers:
             c.close()
+
+    def store_long_matches(self) -> None:
+        """LONG_IDS, each a Halusa match of LONG_PLIES plies (quiet=0: it never ends), migrated
+        into the database before any server starts, so that none is loaded."""
+        long: Any = sibling.load("tg_server_pg_loop_long", "test-tg-server-long.py")
+        long.SERVER = self.server_binary()
+        tg = long.library()
+        if tg is None:
+            self.skipTest("no uninstrumented library beside the server for the Python package")
+        spec = "halusa:quiet=0"
+        moves, names = long.cycling_game(tg, spec, LONG_PLIES)
+        logs = os.path.join(self.tmp.name, "logs")
+        os.mkdir(logs)
+        for mid in LONG_IDS:
+            with open(os.path.join(logs, "match-%d.log" % mid), "w") as f:
+                f.write("tg-match 1 %s\n" % spec)
+                f.writelines("m %d %s\n" % (m, n) for m, n in zip(moves, names))
+        run = self.migrate_logs(logs)
+        self.assertEqual(run.returncode, 0, run.stderr)
+
+    def test_a_long_matchs_first_load_does_not_stall_the_loop(self) -> None:
+        self.store_long_matches()
+        s = self.server(*admit.BUDGETS)
+        conn = Conn(s.port, timeout=30)
+        mid, tokens = new_match(conn, "hus")
+        replies: "list[tuple[int, str, str]]" = []
+        took: "list[float]" = []
+
+        def load_each() -> None:
+            """Two clients ask for each long match at once: the second command waits for the
+            first one's read and replay, and both are told the whole match."""
+            for long_id in LONG_IDS:
+                first, second = Conn(s.port, timeout=60), Conn(s.port, timeout=60)
+                t0 = time.monotonic()
+                first.send("show %d" % long_id)
+                second.send("show %d" % long_id)
+                replies.append((long_id, str(first.read()), str(second.read())))
+                took.append(time.monotonic() - t0)
+                first.close()
+                second.close()
+
+        loader = threading.Thread(target=load_each)
+        started = time.monotonic()
+        loader.start()
+        times: list[float] = []
+        try:
+            while loader.is_alive():
+                times += self.bystander(conn, mid, tokens, time.monotonic() + 0.5)
+        finally:
+            loader.join()
+        self.assertEqual([r[0] for r in replies], list(LONG_IDS))
+        for long_id, first, second in replies:
+            self.assertTrue(first.startswith("ok ply=%d " % LONG_PLIES), (long_id, first))
+            self.assertEqual(first, second, long_id)
+        print("# %d matches of %d plies loaded (each asked twice at once) in %s s"
+              % (len(LONG_IDS), LONG_PLIES, ", ".join("%.2f" % t for t in took)))
+        self.assert_no_stalls("first loads of long matches", times, time.monotonic() - started)
+        conn.close()
+
+    def test_a_load_held_by_a_locked_table_does_not_stall_the_loop(self) -> None:
+        s = self.server(*(admit.BUDGETS + ("--unload-after", "1")))
+        maker = Conn(s.port, timeout=30)
+        stored, _ = new_match(maker, "hus")
+        self.assertTrue(maker.ok("show %d" % stored).startswith("ply="))
+        self.wait_unloaded(maker, time.monotonic(), 10)
+        maker.close()
+        # Only a load reads kept_throws (a round writes it after an accepted undo): a table
+        # lock there holds the load's read, up to lock_timeout, and nothing else.
+        session = self.hold("LOCK TABLE kept_throws IN ACCESS EXCLUSIVE MODE; "
+                            "SELECT txid_current()")
+        held_until = time.monotonic() + HOLD
+        conn, asker = Conn(s.port, timeout=30), Conn(s.port, timeout=30)
+        answers: list[str] = []
+
+        def ask_for_the_stored_match() -> None:
+            while time.monotonic() < held_until - 0.5:
+                answers.append(str(asker.ask("show %d" % stored)))
+
+        loads = threading.Thread(target=ask_for_the_stored_match)
+        try:
+            mid, _ = new_match(conn, "hus")
+            loads.start()
+            times = self.reader(conn, mid, held_until - 0.2)
+        finally:
+            loads.join()
+            time.sleep(max(0.0, held_until - time.monotonic()))
+            self.release(session)
+        self.assert_no_stalls("kept_throws (a load's read)", times)
+        print("# the load asked %d times under the lock: %s" % (len(answers), sorted(set(
+            a.split(" (")[0] for a in answers))))
+        self.assertGreaterEqual(len(answers), 3, answers)
+        self.assertTrue(all(a.startswith("err io the match could not be read (")
+                            and a.endswith("; try again") for a in answers), answers)
+        self.assertTrue(asker.ok("show %d" % stored).startswith("ply="))
+        conn.close()
+        asker.close()
+
+    def test_a_load_whose_client_left_or_whose_server_stops_during_its_read(self) -> None:
+        s = self.server(*(admit.BUDGETS + ("--unload-after", "1")))
+        maker = Conn(s.port, timeout=30)
+        stored, _ = new_match(maker, "hus")
+        self.wait_unloaded(maker, time.monotonic(), 10)
+        session = self.hold("LOCK TABLE kept_throws IN ACCESS EXCLUSIVE MODE; "
+                            "SELECT txid_current()")
+        try:
+            # Its read waits for the lock on a database thread while the client goes away.
+            quitter = Conn(s.port, timeout=30)
+            quitter.send("show %d" % stored)
+            quitter.close()
+            self.assertIn("loaded=0", maker.ok("status").split())
+            # Another read waits for the lock as the server is told to stop.
+            waiter = Conn(s.port, timeout=30)
+            waiter.send("show %d" % stored)
+            time.sleep(0.05)
+            t0 = time.monotonic()
+            s.stop()  # exit status 0, or it raises
+            took = time.monotonic() - t0
+            waiter.close()
+        finally:
+            self.release(session)
+        print("# stopped in %.2f s with a load's read waiting for a lock" % took)
+        self.assertLess(took, 5.0)
+        maker.close()
+        again = self.server(*admit.BUDGETS)
+        conn = Conn(again.port, timeout=30)
+        self.assertTrue(conn.ok("show %d" % stored).startswith("ply="))
+        conn.close()

@@ -28,9 +28,9 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   rows they need held elsewhere for 3 s while another client is answered in milliseconds, and
   --max-matches and --max-loaded counting the matches still being made
   (test-tg-server-pg-admit.py, run here);
-- the take-over claims and the account writes off the loop: a slow claim, or the rows they need
-  held elsewhere for 3 s, while another client is answered in milliseconds
-  (test-tg-server-pg-loop.py, run here);
+- the take-over claims, the account writes and the loads' reads off the loop: a slow claim, the
+  rows they need held elsewhere for 3 s, or a 100,000-ply match's first load, while another
+  client is answered in milliseconds (test-tg-server-pg-loop.py, run here);
 - accounts (test-tg-server-accounts.py's tests, and test-tg-server-web-accounts.py's over
   HTTP, run here on PostgreSQL), an account made
   through one server signing in through another and signed out everywhere from there, and a
@@ -136,6 +136,15 @@ class PgTestCase(unittest.TestCase):
 
     def sql(self, query: str) -> str:
         return self.pg.psql(query, self.dbname)
+
+    def server_binary(self) -> str:
+        """The tg-server under test: the mixins' modules are loaded apart from this one."""
+        return str(base.SERVER)
+
+    def migrate_logs(self, logs: str) -> "subprocess.CompletedProcess[str]":
+        """`tg-server --migrate-logs` of the directory into this test's database."""
+        return subprocess.run([base.SERVER, "--db", self.conninfo, "--migrate-logs", logs],
+                              capture_output=True, text=True, timeout=600)
 
     def hold(self, lock_sql: str) -> "subprocess.Popen[str]":
         """Takes the lock in a psql session of its own, inside a transaction left open until
@@ -1609,7 +1618,8 @@ class AdmissionTest(PgTestCase, admit_tests.AdmissionTests):
 
 
 class DatabaseThreadTest(PgTestCase, loop_tests.DatabaseThreadTests):
-    """Take-over claims and account writes off the loop (test-tg-server-pg-loop.py)."""
+    """Take-over claims, account writes and the loads' reads off the loop
+    (test-tg-server-pg-loop.py)."""
 
 
 class HistoryLockTest(PgTestCase):
