@@ -32,8 +32,9 @@ mixed into the test cases of test-tg-server-pg.py (its cluster, its databases, i
 - `/metrics` showing the database threads' queue and busy threads while seeks are slowed by a
   trigger, both back to 0 once they are stored;
 - the first load of stored 100,000-ply matches (migrated in before the server starts, so that
-  none is loaded), each asked by two clients at once: both answered with the whole match while
-  a bystander playing another match meets no stall; the loop that read the rows itself
+  none is loaded), each asked by two clients at once: both answered with the whole match, its
+  rows read once (PostgreSQL's count of scans of a table only a load reads), while a bystander
+  playing another match meets no stall; the loop that read the rows itself
   stalled for each read (0.3 to 2.2 s a load, measured by the flood benchmark);
 - a load whose read meets a table held ACCESS EXCLUSIVE for 4 s (`kept_throws`, which only a
   load reads; a migration would hold it so): each attempt answered `err io ... try again`
@@ -509,11 +510,19 @@ class DatabaseThreadTests:
         run = self.migrate_logs(logs)
         self.assertEqual(run.returncode, 0, run.stderr)
 
+    def kept_throws_scans(self) -> int:
+        """Scans of kept_throws so far: one for each read of a match's rows (its one statement
+        reads every table of the match), and nothing else here reads that table (a round writes
+        it only after an accepted undo)."""
+        return int(self.sql("SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM "
+                            "pg_stat_user_tables WHERE relname = 'kept_throws'"))
+
     def test_a_long_matchs_first_load_does_not_stall_the_loop(self) -> None:
         self.store_long_matches()
         s = self.server(*admit.BUDGETS)
         conn = Conn(s.port, timeout=30)
         mid, tokens = new_match(conn, "hus")
+        scans_before = self.kept_throws_scans()
         replies: "list[tuple[int, str, str]]" = []
         took: "list[float]" = []
 
@@ -547,6 +556,14 @@ class DatabaseThreadTests:
               % (len(LONG_IDS), LONG_PLIES, ", ".join("%.2f" % t for t in took)))
         self.assert_no_stalls("first loads of long matches", times, time.monotonic() - started)
         conn.close()
+        # One read a match, not one a command: the statistics come within a second or so of
+        # each database thread going idle, and none comes after.
+        deadline = time.monotonic() + 15
+        while self.kept_throws_scans() < scans_before + len(LONG_IDS):
+            self.assertLess(time.monotonic(), deadline, "the reads were never counted")
+            time.sleep(0.2)
+        time.sleep(2)
+        self.assertEqual(self.kept_throws_scans() - scans_before, len(LONG_IDS))
 
     def test_a_load_held_by_a_locked_table_does_not_stall_the_loop(self) -> None:
         s = self.server(*(admit.BUDGETS + ("--unload-after", "1")))
