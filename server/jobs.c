@@ -196,8 +196,8 @@ void load_refuse(struct load_refusal *r, const char *code, const char *fmt, ...)
     va_end(ap);
 }
 
-enum run_result replay_stored(struct server *sv, const char *address, uint64_t id,
-                              struct job *j, enum load_result found, const char *why_read,
+enum run_result replay_stored(struct server *sv, const char *address, uint64_t id, struct job *j,
+                              enum load_result found, const char *why_read,
                               struct load_refusal *refusal)
 {
     if (found != LOAD_FOUND) {

@@ -80,8 +80,8 @@ void reply_status(struct client *c, tg_status st)
 
 void refuse_set_aside(struct load_refusal *r, uint64_t id, const char *reason)
 {
-    load_refuse(r, "set-aside", "match %" PRIu64 " was set aside (its stored record is damaged): %s",
-                id, reason);
+    load_refuse(r, "set-aside",
+                "match %" PRIu64 " was set aside (its stored record is damaged): %s", id, reason);
 }
 
 void reply_set_aside(struct client *c, uint64_t id, const char *reason)

@@ -217,11 +217,10 @@ enum run_result start_load(struct server *sv, struct client *c, uint64_t id);
  * goes into the table, loading, and j (which this takes) to the move workers as `address`'s.
  * RUN_WAIT once queued; RUN_DONE when it cannot be, with what to tell in *refusal (a damaged
  * match or a bad rule spec also set aside). */
-enum run_result replay_stored(struct server *sv, const char *address, uint64_t id,
-                              struct job *j, enum load_result found, const char *why_read,
+enum run_result replay_stored(struct server *sv, const char *address, uint64_t id, struct job *j,
+                              enum load_result found, const char *why_read,
                               struct load_refusal *refusal);
-void load_refuse(struct load_refusal *r, const char *code, const char *fmt, ...)
-    TG_PRINTF(3, 4);
+void load_refuse(struct load_refusal *r, const char *code, const char *fmt, ...) TG_PRINTF(3, 4);
 enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
                            struct match **out);
 void job_free(struct job *j);
