@@ -633,3 +633,25 @@ class DatabaseThreadTests:
         conn = Conn(again.port, timeout=30)
         self.assertTrue(conn.ok("show %d" % stored).startswith("ply="))
         conn.close()
+
+    def test_a_load_with_no_room_is_refused_and_a_missing_one_not_found(self) -> None:
+        s = self.server(*(admit.BUDGETS + ("--unload-after", "1", "--max-loaded", "2")))
+        conn = Conn(s.port, timeout=30)
+        stored, _ = new_match(conn, "hus")
+        self.wait_unloaded(conn, time.monotonic(), 10)
+        # Two clocked matches fill --max-loaded and cannot be unloaded while their clocks may
+        # run: the load is refused before its read, and once one has ended it goes through.
+        pinned = [new_match(conn, "hus clock=5+0") for _ in range(2)]
+        self.assertTrue(conn.ask("show %d" % stored).startswith(
+            "err overloaded every loaded match is in use; try again"))
+        self.assertEqual(conn.ok("resign %d %s" % (pinned[0][0], pinned[0][1][0])), "")
+        time.sleep(1.2)  # an ended match is let go by the pinned matches' sweep, once a second
+        self.assertTrue(conn.ok("show %d" % stored).startswith("ply="))
+        # An id never stored, asked twice at once: one read, both told.
+        other = Conn(s.port, timeout=30)
+        conn.send("show 999")
+        other.send("show 999")
+        for c in (conn, other):
+            self.assertEqual(c.read(), "err no-such-match no match has that id")
+        conn.close()
+        other.close()
