@@ -220,6 +220,7 @@ enum run_result start_load(struct server *sv, struct client *c, uint64_t id);
 enum run_result replay_stored(struct server *sv, const char *address, uint64_t id, struct job *j,
                               enum load_result found, const char *why_read,
                               struct load_refusal *refusal);
+/* Fills r with `err CODE TEXT`, TEXT made from fmt, cut to fit. */
 void load_refuse(struct load_refusal *r, const char *code, const char *fmt, ...) TG_PRINTF(3, 4);
 enum run_result find_match(struct server *sv, struct client *c, const char *id_text,
                            struct match **out);
