@@ -304,6 +304,8 @@ static struct match *adopt(struct server *sv, uint64_t id)
         return NULL;
     }
     bool ok = take_rows(sv, m, j);
+    if (ok) /* after take_rows, whose replay of the plies would lapse the stored offer */
+        draw_loaded(m, &j->stored.draw);
     job_free(j);
     return ok ? m : NULL;
 }

@@ -749,13 +749,13 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE sign_in_budgets, correspondence, rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
+        self.sql("DROP TABLE lobby_matches, draw_offers, sign_in_budgets, correspondence, rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
                  "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
         self.assertEqual(conn.ok("history %s" % mid), history)
         self.register(conn, "migrated")
-        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "8")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "9")
         self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
         conn.close()
 
