@@ -249,7 +249,7 @@ class LobbyTests(StoreTests):
                                                       if " %d " % third not in line])
         # Ended after the restart: gone from the list, and from the next server's.
         c = Conn(s.port)
-        c.ok("resign %d %s" % (second, second_tokens[1]))
+        self.assertEqual(self.through(c, "resign %d %s" % (second, second_tokens[1])), "ok")
         self.assertEqual(self.live_lines(s.port, 1), [line for line in lines
                                                       if line.startswith("lobby live %d " % first)])
         c.close()

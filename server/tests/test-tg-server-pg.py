@@ -37,7 +37,12 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   database of schema 3 brought to 4 (and on);
 - the lobby and rated games (test-tg-server-lobby.py's tests, run here on PostgreSQL), and
   across two servers: a seek made through one pushed to a lobby on the other and taken
-  there, two takers at once making one match, a rated result rated once site-wide.
+  there, two takers at once making one match, a rated result rated once site-wide, and the
+  live matches listed again by every server after all of them restarted (lobby_matches);
+- draw offers (test-tg-server-draws.py's tests, run here on PostgreSQL), and across two
+  servers: an offer answered through the other server, and an offer through A, A SIGKILLed,
+  accepted through B that never had the match loaded (the offer read from draw_offers), rated
+  once;
 """
 from __future__ import annotations
 
@@ -878,6 +883,33 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
         self.assertEqual(late.read(), "lobby ended %d 1" % second)
         self.assertEqual(third.read(), "lobby ended %d 1" % second)
 
+    def test_every_server_restarted_lists_the_live_matches(self) -> None:
+        a, b = self.two_servers()
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
+        first, _ = self.matched(alice, bob, alice.ok("seek hus clock=5+3 casual"))
+        second, tokens = self.matched(bob, alice, bob.ok("seek halusa days=2 rated"))
+        ended, ended_tokens = self.matched(alice, bob, alice.ok("seek hawalis clock=3+0 casual"))
+        self.through(alice, "resign %d %s" % (ended, ended_tokens[0]))
+        lines = self.live_lines(a.port, 2)
+        for c in (alice, bob):
+            c.close()
+        a.kill()
+        b.stop()
+        self.assertEqual(self.sql("SELECT count(*) FROM lobby_matches"), "2")
+        # Nobody is left to tell them: each server reads them from the table.
+        a, b = self.two_servers()
+        for s in (a, b):
+            self.assertEqual(self.live_lines(s.port, 2), lines)
+        self.assertTrue(any(" %d " % first in line for line in lines))
+        c = Conn(a.port)
+        self.assertTrue(self.through(c, "resign %d %s" % (second, tokens[0])).startswith("ok"))
+        c.close()
+        a.stop()
+        b.stop()
+        c = Conn(self.server(*lobby_tests.OPEN_BUDGETS).port)
+        self.assertEqual(c.ask("lobby"), "ok 0 1")
+        self.assertTrue(c.read().startswith("lobby live %d " % first))
+
     def test_a_rated_result_decided_through_b_rates_once(self) -> None:
         a, b = self.two_servers()
         alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
@@ -1007,6 +1039,45 @@ class DrawsPgTest(PgTestCase, draw_tests.DrawTests):
             info = show(Conn(s.port), mid)
             self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
         self.assertRatings("alice", "hus/blitz", want, 1)
+
+
+    def test_an_offer_through_a_killed_server_is_accepted_through_b(self) -> None:
+        """A server that never had the match loaded, and so never heard A's news, takes it
+        over after A's SIGKILL and knows the offer from its row."""
+        a, b = (self.server(*lobby_tests.OPEN_BUDGETS), self.server(*lobby_tests.OPEN_BUDGETS))
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(a.port, "bob")
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
+        seat_a = [int(seat) for seat, account in self.rows(
+            "SELECT seat, account_id FROM seat_accounts WHERE match_id = %d" % mid)
+            if int(account) == self.account_id("alice")][0]
+        ply = show(alice, mid)["ply"]
+        self.assertEqual(alice.ask("offer-draw %d %s %s" % (mid, ply, tokens[seat_a])), "ok")
+        self.assertEqual(self.sql("SELECT offered_by, spent0, spent1 FROM draw_offers WHERE "
+                                  "match_id = %d" % mid),
+                         "%d|%s|%s" % (seat_a, "t" if seat_a == 0 else "f",
+                                       "t" if seat_a == 1 else "f"))
+        for c in (alice, bob):
+            c.close()
+        a.kill()
+        on_b = Conn(b.port)
+        self.assertReply(self.through(on_b, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err draw-pending ")
+        self.assertIn(" draw-offered-by=%d " % seat_a, on_b.ok("show %d" % mid))
+        self.assertEqual(self.through(on_b, "accept-draw %d %s %s" % (mid, ply,
+                                                                      tokens[1 - seat_a])), "ok")
+        info = show(on_b, mid)
+        self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
+        want = lobby_tests.glicko2(1500, 350, 0.06, [(1500, 350, 0.5)])
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
+        self.assertEqual(self.sql("SELECT count(*) FROM draw_offers"), "0")
+        self.assertEqual(self.sql("SELECT count(*) FROM lobby_matches"), "0")
+        # A back: the same draw, rated once.
+        a = self.server(*lobby_tests.OPEN_BUDGETS)
+        info = show(Conn(a.port), mid)
+        self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
 
 
 class DrawNewsTest(PgTestCase):
