@@ -895,11 +895,11 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
             c.close()
         a.kill()
         b.stop()
-        self.assertEqual(self.sql("SELECT count(*) FROM lobby_matches"), "2")
         # Nobody is left to tell them: each server reads them from the table.
         a, b = self.two_servers()
         for s in (a, b):
             self.assertEqual(self.live_lines(s.port, 2), lines)
+        self.assertEqual(self.sql("SELECT count(*) FROM lobby_matches"), "2")
         self.assertTrue(any(" %d " % first in line for line in lines))
         c = Conn(a.port)
         self.assertTrue(self.through(c, "resign %d %s" % (second, tokens[0])).startswith("ok"))
@@ -1052,16 +1052,16 @@ class DrawsPgTest(PgTestCase, draw_tests.DrawTests):
             if int(account) == self.account_id("alice")][0]
         ply = show(alice, mid)["ply"]
         self.assertEqual(alice.ask("offer-draw %d %s %s" % (mid, ply, tokens[seat_a])), "ok")
-        self.assertEqual(self.sql("SELECT offered_by, spent0, spent1 FROM draw_offers WHERE "
-                                  "match_id = %d" % mid),
-                         "%d|%s|%s" % (seat_a, "t" if seat_a == 0 else "f",
-                                       "t" if seat_a == 1 else "f"))
         for c in (alice, bob):
             c.close()
         a.kill()
         on_b = Conn(b.port)
         self.assertReply(self.through(on_b, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
                          "err draw-pending ")
+        self.assertEqual(self.sql("SELECT offered_by, spent0, spent1 FROM draw_offers WHERE "
+                                  "match_id = %d" % mid),
+                         "%d|%s|%s" % (seat_a, "t" if seat_a == 0 else "f",
+                                       "t" if seat_a == 1 else "f"))
         self.assertIn(" draw-offered-by=%d " % seat_a, on_b.ok("show %d" % mid))
         self.assertEqual(self.through(on_b, "accept-draw %d %s %s" % (mid, ply,
                                                                       tokens[1 - seat_a])), "ok")
