@@ -117,11 +117,22 @@ bool draw_stage_rows(struct store *st, uint64_t id, const struct staged_rows *ro
     return true;
 }
 
+static struct draw_offer offer_of(const struct stored_draw *stored)
+{
+    return (struct draw_offer){.by = stored->by, .spent = {stored->spent[0], stored->spent[1]}};
+}
+
+void draw_read(struct match *m, const struct stored_draw *stored)
+{
+    m->draw_row = offer_of(stored);
+    m->draw_row_version = m->version;
+}
+
 void draw_loaded(struct match *m, const struct stored_draw *stored)
 {
     forget_offer(m);
     if (!match_over(m))
-        m->draw = (struct draw_offer){.by = stored->by, .spent = {stored->spent[0], stored->spent[1]}};
+        m->draw = offer_of(stored);
     /* What the rows say is what this server knows of the offer as of this version: no news
      * of another server's is awaited for it. */
     m->draw_version = m->version;
@@ -180,12 +191,24 @@ void cmd_draw(struct server *sv, struct client *c, struct match *m, char **w)
     }
     /* Another server changed the offer and its news is on the way (it comes with the commit,
      * on another connection): what this server knows may be stale. Not for ever: a news lost
-     * with a connection leaves the offer as this server knew it. */
-    if (m->draw_unsure_version > m->draw_version && sv->now - m->draw_unsure_at < NEWS_WAIT) {
-        reply_error(c, "busy", "the draw offer of match %" PRIu64 " changed through another "
-                               "server a moment ago; try again",
-                    m->id);
-        return;
+     * with a connection leaves the offer as its row was read at that version (the news says
+     * which seat did what, for the watchers' events; the row says only where it stands). */
+    if (m->draw_unsure_version > m->draw_version) {
+        if (sv->now - m->draw_unsure_at < NEWS_WAIT) {
+            reply_error(c, "busy", "the draw offer of match %" PRIu64 " changed through another "
+                                   "server a moment ago; try again",
+                        m->id);
+            return;
+        }
+        int before = m->draw.by;
+        if (m->draw_row_version == m->version && !match_over(m)) {
+            m->draw = m->draw_row;
+            m->draw_version = m->version;
+        }
+        if (m->draw.by != before && before >= 0)
+            push_event(sv, m, "draw-lapsed %d", before);
+        if (m->draw.by != before && m->draw.by >= 0)
+            push_event(sv, m, "draw-offered %d", m->draw.by);
     }
     const struct draw_offer *d = &m->draw;
     const char *cmd = w[0];

@@ -173,6 +173,10 @@ struct match {
      * news has not come yet, and when it was seen: the offer is not answered meanwhile. */
     uint64_t draw_unsure_version;
     double draw_unsure_at;
+    /* A shared database: the offer as its row was when the match was last read, and at which
+     * version: what the offer is taken to be if that version's news never comes. */
+    struct draw_offer draw_row;
+    uint64_t draw_row_version;
     bool agreed;            /* ended in a draw by agreement */
     /* A shared database: another server's news of an offer, made at a version this server
      * has not read yet; taken once it has (draws.c). news_version 0: none. */

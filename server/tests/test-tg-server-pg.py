@@ -1154,6 +1154,34 @@ class DrawNewsTest(PgTestCase):
         self.assertIn("servers=1", c.ok("status"))
 
 
+    def test_a_news_that_never_comes_leaves_the_offer_as_its_row_says(self) -> None:
+        s = self.server()
+        c = Conn(s.port)
+        m = base.Match(c, "halusa")
+        w = Conn(s.port)
+        self.assertTrue(w.ask("watch %d" % m.id).startswith("ok watching"))
+        ply, _, _ = m.state(c)
+        # Another server's offer by seat 1: its row and version written, its news lost.
+        self.sql("INSERT INTO draw_offers (match_id, offered_by, spent0, spent1) "
+                 "VALUES (%d, 1, false, true)" % m.id)
+        self.bump(m.id)
+        t0 = time.monotonic()
+        while True:
+            reply = c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[0]))
+            if not reply.startswith(("err busy ", "err stale ")) or time.monotonic() - t0 > 10:
+                break
+            time.sleep(0.05)
+        self.assertTrue(reply.startswith("err draw-pending "), reply)
+        self.assertGreater(time.monotonic() - t0, 0.5)  # the news was awaited first
+        self.assertEqual(draw_tests.next_event(w, m.id), "draw-offered 1")
+        self.assertIn(" draw-offered-by=1 ", c.ok("show %d" % m.id))
+        self.assertTrue(c.ask("withdraw-draw %d %d %s" % (m.id, ply, m.tokens[0])).startswith(
+            "err no-draw-offer "))
+        self.assertEqual(c.ask("accept-draw %d %d %s" % (m.id, ply, m.tokens[0])), "ok")
+        self.assertEqual(draw_tests.next_event(w, m.id), "result draw by=agreement")
+        self.assertEqual(self.sql("SELECT count(*) FROM draw_offers"), "0")
+
+
 def owner_of(server: base.Server) -> str:
     """The server's name in the leases table, from its banner."""
     return server.banner.split("shared, as server ")[1].split(",")[0]
