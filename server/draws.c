@@ -96,8 +96,8 @@ void draw_rows(const struct server *sv, const struct change *ch, bool ends,
     /* On SQLite this server's memory is the row: a match with no offer and nothing spent has
      * nothing to change, and most moves write no draw statement. On a shared database another
      * server's offer may not be known here yet. */
-    bool may_hold = store_is_shared(sv->store) || m->draw.by >= 0 || m->draw.spent[0] ||
-                    m->draw.spent[1];
+    bool may_hold =
+        store_is_shared(sv->store) || m->draw.by >= 0 || m->draw.spent[0] || m->draw.spent[1];
     if (may_hold && (rows->draw_ended || rows->draw_decided[0] || rows->draw_decided[1]))
         rows->draw_row = DRAW_ROW_DECIDED;
 }
@@ -195,8 +195,9 @@ void cmd_draw(struct server *sv, struct client *c, struct match *m, char **w)
      * which seat did what, for the watchers' events; the row says only where it stands). */
     if (m->draw_unsure_version > m->draw_version) {
         if (sv->now - m->draw_unsure_at < NEWS_WAIT) {
-            reply_error(c, "busy", "the draw offer of match %" PRIu64 " changed through another "
-                                   "server a moment ago; try again",
+            reply_error(c, "busy",
+                        "the draw offer of match %" PRIu64 " changed through another "
+                        "server a moment ago; try again",
                         m->id);
             return;
         }
