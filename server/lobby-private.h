@@ -50,6 +50,11 @@ void push_all(struct server *sv, const char *line, size_t len);
 void tell_owner(struct server *sv, uint64_t serial, uint64_t seek_id, uint64_t match_id, int seat,
                 const char *token);
 void live_add(struct server *sv, uint64_t id, const char *rest);
+/* The accepted seek's `lobby live` line after the id, into ch->live_line, from the seek's
+ * fields of ch, its clock and its taker; false if it does not fit. */
+bool live_line_of(struct change *ch, const struct client *taker);
+/* The stored live matches, listed (once, as the lobby is made). */
+void live_read_stored(struct server *sv);
 bool live_end(struct server *sv, uint64_t id, const char *result);
 void site_lives(struct server *sv);
 void take_lives(struct server *sv, const char *rest);

@@ -38,13 +38,16 @@ struct lobby *lobby_of(struct server *sv)
         if (!l->feed || !lobby_feed_each_seek(l->feed, mirror_seek, sv))
             fprintf(stderr, "tg-server: the lobby shows this server's seeks only (%s)\n",
                     l->feed ? "the site's seeks could not be read" : err);
-        /* The live matches started before this server are nowhere in the database as the
-         * lobby's: the servers running tell them (site_lives). */
+        /* The servers running tell their lists too (site_lives): that holds the matches
+         * started before the database kept the lobby's (PostgreSQL's schema 9). */
         char wanted[TOKEN_HEX_LEN + 16];
         snprintf(wanted, sizeof wanted, "%s live-wanted", store_owner(sv->store));
         if (l->feed && !lobby_feed_notify(l->feed, wanted))
             fprintf(stderr, "tg-server: the lobby lists the matches started from now on only\n");
     }
+    /* After listening: a match that starts or ends meanwhile is heard, not lost. */
+    if (l)
+        live_read_stored(sv);
     return l;
 }
 
@@ -744,6 +747,11 @@ static void cmd_accept_seek(struct server *sv, struct client *c, const char *id_
     ch->seek_owner_seat = owner_seat;
     snprintf(ch->seek_owner_instance, sizeof ch->seek_owner_instance, "%s", s->instance);
     snprintf(ch->seek_owner_name, sizeof ch->seek_owner_name, "%s", s->owner_name);
+    if (!live_line_of(ch, c)) {
+        change_discard(sv, ch);
+        reply_error(c, "invalid-argument", "the seek's rule spec is too long for the lobby");
+        return;
+    }
     /* Held here at once, so that a second taker through this server is told to wait; the
      * site's row goes in the match's own change (lobby_stage_new), and the seek leaves this
      * lobby once that change is committed (lobby_seek_settled): a change refused (the row
@@ -775,7 +783,8 @@ bool lobby_stage_new(struct store *st, const struct change *ch)
                  store_owner(st), ch->seek_id, m->id, seat, m->tokens[seat],
                  ch->seek_owner_instance, ch->seek_owner_serial);
         bool taken;
-        if (!store_take_seek(st, ch->seek_id, notice, &taken))
+        if (!store_take_seek(st, ch->seek_id, notice, &taken) ||
+            !store_put_lobby_match(st, m->id, ch->live_line))
             return false;
     }
     return ratings_stage_new(st, ch);

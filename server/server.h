@@ -167,12 +167,16 @@ struct match {
     uint64_t plies_version; /* new with each change of its plies, unique in the process */
     bool claimed;           /* this server holds its lease (as of claim_epoch: follow.c) */
     uint64_t claim_epoch;
-    struct draw_offer draw; /* draws.c: in memory only, never stored */
+    struct draw_offer draw; /* draws.c; stored in draw_offers by the changes that alter it */
     uint64_t draw_version;  /* the version the offer was last made, answered or withdrawn at */
     /* A shared database: a version another server made that must be an offer's change, whose
      * news has not come yet, and when it was seen: the offer is not answered meanwhile. */
     uint64_t draw_unsure_version;
     double draw_unsure_at;
+    /* A shared database: the offer as its row was when the match was last read, and at which
+     * version: what the offer is taken to be if that version's news never comes. */
+    struct draw_offer draw_row;
+    uint64_t draw_row_version;
     bool agreed;            /* ended in a draw by agreement */
     /* A shared database: another server's news of an offer, made at a version this server
      * has not read yet; taken once it has (draws.c). news_version 0: none. */
@@ -319,11 +323,16 @@ enum change_kind {
     CH_JOIN,
     CH_UNDO_ASK,
     CH_UNDO_END,
-    CH_DRAW_TALK, /* a draw offered, declined or withdrawn: nothing stored but the claim */
+    CH_DRAW_TALK, /* a draw offered, declined or withdrawn: the offer's row and the claim */
     CH_DRAW       /* a draw offer accepted: the match ends */
 };
 
 enum draw_talk { DRAW_OFFERED, DRAW_DECLINED, DRAW_WITHDRAWN };
+
+/* What a change does to its match's stored draw offer (draws.c, draw_rows): nothing, an offer
+ * by the change's seat, an end of the open offer and the decisions made (DRAW_ROW_DECIDED), or
+ * the row gone with the match's end. */
+enum draw_row { DRAW_ROW_SAME, DRAW_ROW_OFFER, DRAW_ROW_DECIDED, DRAW_ROW_FORGET };
 
 /* What the change's rows are written from, copied from its match when it is staged, so that a
  * round thread (round-thread.c) reads nothing the loop may change; and how writing them went. */
@@ -332,6 +341,11 @@ struct staged_rows {
     uint64_t ply;         /* its ply before the change */
     int score[2];         /* its scores before the change */
     bool undo_open;       /* an undo request is open, and this change ends it */
+    bool ends;            /* the change ends the match (its draw and lobby rows go) */
+    enum draw_row draw_row;
+    int draw_seat;         /* DRAW_ROW_OFFER: the seat offering */
+    bool draw_ended;       /* DRAW_ROW_DECIDED: the open offer ends (answered, withdrawn, undo) */
+    bool draw_decided[2];  /* DRAW_ROW_DECIDED: the seats that made a decision */
     enum change_outcome outcome;
     enum claim_result claim;
     enum admit_result admit;
@@ -375,6 +389,8 @@ struct change {
     int seek_owner_seat;
     char seek_owner_instance[TOKEN_HEX_LEN + 1]; /* the server of the owner's connection */
     char seek_owner_name[ACCOUNT_NAME_MAX + 1];
+    /* CH_NEW of an accepted seek: its `lobby live` line after the id, stored with the match. */
+    char live_line[HISTORY_SPEC_MAX + 128];
     struct staged_rows rows;
 };
 
