@@ -1507,7 +1507,7 @@ class FrozenServerTest(PgTestCase):
         mid, ply = self.freeze_in_round(frozen, player)
         stopped_at = time.monotonic()
         try:
-            watcher = Conn(a.port, timeout=30)
+            watcher = Conn(a.port, timeout=60)  # past the bound below: that one says why
             watcher.ok("watch %d" % mid)
             result: list[str] = []
             fell_at: list[float] = []
@@ -1528,9 +1528,21 @@ class FrozenServerTest(PgTestCase):
             while time.monotonic() - stopped_at < 4.0 or not fell_at:
                 # 40 s: the lease (1 s) and the frozen session's end take a few seconds idle,
                 # but 20 s was passed by 0.04 s once at load 5 with the other suites running.
-                self.assertLess(time.monotonic() - stopped_at, 40.0,
-                                "the frozen server's clocked match was not taken over, or its "
-                                "flag did not fall")
+                if time.monotonic() - stopped_at >= 40.0:
+                    # Seen once in a whole suite's run at load 8 (never alone): what each
+                    # server and the database say then, to tell a take-over that never came
+                    # from a flag that fell unseen by the watcher's server.
+                    self.fail("the frozen server's clocked match was not taken over, or its "
+                              "flag did not fall: lease %s; result row %s; show on A %s, on "
+                              "B %s; pg_stat_activity %s"
+                              % (self.sql("SELECT owner || ' ' || (expires_at - now())::text "
+                                          "FROM leases WHERE match_id = %d" % mid),
+                                 self.sql("SELECT winner || ' ' || ply FROM results WHERE "
+                                          "match_id = %d" % mid),
+                                 others[0].ask("show %d" % mid), others[1].ask("show %d" % mid),
+                                 self.sql("SELECT string_agg(application_name || ':' || state, "
+                                          "', ') FROM pg_stat_activity WHERE application_name "
+                                          "LIKE 'tg-server%'")))
                 for conn in others:
                     t0 = time.monotonic()
                     self.assertTrue(conn.ask("status").startswith("ok "))
