@@ -161,7 +161,7 @@ struct match {
      * refusal or an unload never walks every loaded match. */
     struct match *lru_prev, *lru_next;
     bool pinned;
-    uint64_t rematch;       /* the match its `rematch` created (in memory only), or 0 */
+    uint64_t rematch;       /* the match its `rematch` created (stored: store_mark_rematch), or 0 */
     bool rematch_staged;    /* its rematch is being stored (the match busy until it is) */
     uint64_t version;       /* its changes as stored (a shared database): who else changed it */
     uint64_t plies_version; /* new with each change of its plies, unique in the process */

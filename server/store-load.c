@@ -241,6 +241,21 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
         return damaged(st, s, out, why, why_cap, "draw_offers row", rc);
     sqlite3_reset(s);
 
+    if (!(s = store_prepared(st, S_LOAD_REMATCH)))
+        return damaged(st, NULL, out, why, why_cap, "rematches row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        sqlite3_int64 rematch = sqlite3_column_int64(s, 0);
+        if (rematch <= 0)
+            return damaged(st, s, out, why, why_cap, "rematches row is malformed", rc);
+        out->rematch = (uint64_t)rematch;
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "rematches row", rc);
+    sqlite3_reset(s);
+
     if (!(s = store_prepared(st, S_LOAD_MOVES)))
         return damaged(st, NULL, out, why, why_cap, "moves rows", st->last_code);
     sqlite3_bind_int64(s, 1, key);

@@ -223,6 +223,18 @@ bool store_forget_draw(struct store *st, uint64_t id)
     return delete_by_id(st, S_FORGET_DRAW, id);
 }
 
+bool store_mark_rematch(struct store *st, uint64_t id, uint64_t of)
+{
+    if (st->pg)
+        return pg_mark_rematch(st->pg, id, of);
+    sqlite3_stmt *s = store_prepared(st, S_MARK_REMATCH);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)of);
+    return store_run(st, s);
+}
+
 bool store_put_lobby_match(struct store *st, uint64_t id, const char *line)
 {
     if (st->pg)

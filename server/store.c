@@ -23,7 +23,7 @@ static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta ("
     "  key   TEXT PRIMARY KEY,"
     "  value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '7');"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '8');"
     /* plies counts the match's moves rows: a damaged page that loses the last rows of a
      * match leaves every remaining row valid, and only this count tells. */
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -163,6 +163,15 @@ static const char *const schema_sql[] = {
     "  line     TEXT    NOT NULL);"
     "UPDATE meta SET value = '7' WHERE key = 'schema' AND value IN ('1', '2', '3', '4', '5', "
     "'6');"
+    /* Schema 8: each finished match's rematch (docs/server.md, "Rematch": a match has one),
+     * written in the rematch's own change, so that a restarted server still sends a later
+     * watcher `event ID rematch NEW` and makes no second one (PostgreSQL keeps the same as
+     * matches.rematch_of). Created in place; 1 to 7 become 8 once it exists. */
+    "CREATE TABLE IF NOT EXISTS rematches ("
+    "  of INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  id INTEGER NOT NULL UNIQUE REFERENCES matches (id));"
+    "UPDATE meta SET value = '8' WHERE key = 'schema' AND value IN ('1', '2', '3', '4', '5', "
+    "'6', '7');"
     SET_ASIDE_TABLE_SQL,
 };
 
@@ -254,6 +263,8 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
                        "spent1 END WHERE match_id = ?1",
     [S_FORGET_DRAW] = "DELETE FROM draw_offers WHERE match_id = ?1",
     [S_LOAD_DRAW] = "SELECT offered_by, spent0, spent1 FROM draw_offers WHERE match_id = ?1",
+    [S_MARK_REMATCH] = "INSERT INTO rematches (of, id) VALUES (?2, ?1)",
+    [S_LOAD_REMATCH] = "SELECT id FROM rematches WHERE of = ?1",
     [S_PUT_LOBBY_MATCH] = "INSERT OR REPLACE INTO lobby_matches (match_id, line) VALUES (?1, ?2)",
     [S_FORGET_LOBBY_MATCH] = "DELETE FROM lobby_matches WHERE match_id = ?1",
     /* The newest ?1 being played (LIVE as S_COUNT_LIVE says), listed oldest first. */
@@ -329,7 +340,7 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
                       "WHERE account_id = ?1 ORDER BY game, category",
 };
 
-#define SCHEMA_VERSION 7
+#define SCHEMA_VERSION 8
 
 bool store_failed(struct store *st, int code)
 {

@@ -81,7 +81,7 @@ struct stored_match {
     struct stored_move *moves;
     size_t move_count;
     uint64_t version; /* counts the match's changes (PostgreSQL; 0 on SQLite) */
-    uint64_t rematch; /* the match that is its rematch (PostgreSQL), or 0 */
+    uint64_t rematch; /* the match that is its rematch, or 0 */
     struct stored_undo undo;
     struct stored_draw draw; /* none (by -1, nothing spent) without a draw_offers row */
 };
@@ -545,7 +545,8 @@ enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wai
 /* Inside a change, after a new match's rows: the new match is the rematch of match `of`, the
  * only one site-wide; the other servers are told (the old match's version counts it). On
  * PostgreSQL a second rematch of one match fails (store_last_was_conflict) once the first is
- * committed; a no-op on SQLite, where the server's memory is the site's. */
+ * committed; on SQLite, where the server's memory is the site's, the link is stored so that
+ * a restart keeps it (a load reads it: stored_match.rematch). */
 bool store_mark_rematch(struct store *st, uint64_t id, uint64_t of);
 /* The rematch of match `of` stored, or 0 (always 0 on SQLite); inside a round it leaves the
  * round's transaction as it was, failed or not. */

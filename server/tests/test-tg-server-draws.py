@@ -14,7 +14,7 @@ test across two servers there):
 - the offer is stored: an open offer survives a SIGKILL and a restart (still open, accepted
   after it: a draw by agreement), and so does a seat's spent offer (`err draw-too-soon` until
   the other seat has moved, also across a second restart); a declined offer is not back
-  after one; a schema-6 database is brought to 7 in place (SQLite);
+  after one; a schema-6 database is brought to the current schema in place (SQLite);
 - hostile input: an offer in a finished match or before the join, an answer with no offer, a
   seat accepting its own offer, a watcher without a token or with a wrong one, bad ids and
   plies: each a clear error, and nothing changes.
@@ -322,7 +322,7 @@ class DrawTest(SqliteStore, DrawTests, unittest.TestCase):
     def new_server(self, *extra: str) -> Any:
         return base.Server(self.db, *extra)
 
-    def test_schema_6_is_brought_to_7_in_place(self) -> None:
+    def test_schema_6_is_brought_to_the_current_one_in_place(self) -> None:
         s = self.start()
         c = Conn(s.port)
         m = base.Match(c, "hus")
@@ -332,9 +332,10 @@ class DrawTest(SqliteStore, DrawTests, unittest.TestCase):
         with sqlite3.connect(self.db) as db:  # as a server of schema 6 left it
             db.execute("DROP TABLE draw_offers")
             db.execute("DROP TABLE lobby_matches")
+            db.execute("DROP TABLE rematches")  # schema 8's
             db.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
         s = self.start()
-        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("7",)])
+        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("8",)])
         c = Conn(s.port)
         self.assertEqual(base.show(c, m.id)["result"], "running")
         self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[int(turn)])), "ok")

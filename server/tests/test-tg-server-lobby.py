@@ -513,7 +513,7 @@ class LobbyTest(SqliteStore, LobbyTests, unittest.TestCase):
             s = self.open_server()
             alice = self.signed_in(s.port, "alice" + version)
             bob = self.signed_in(s.port, "bob" + version)
-            self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("7",)])
+            self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("8",)])
             rated, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
             self.assertEqual(base.show(alice, int(mid))["ply"], "0")
             play_to_the_end(alice, rated, tokens)
