@@ -140,8 +140,8 @@ static void seeks_withdrawn(struct server *sv, struct job *j)
 /* Withdraws the seeks ids[0..count) (at most DB_PASS_IDS_MAX) of this server's list: on a
  * shared database their rows are deleted on a database thread and c answered then; else at
  * once. false if the job could not be queued (c told why). */
-bool withdraw_seeks(struct server *sv, struct client *c, enum lobby_op op,
-                           const uint64_t *ids, size_t count, uint64_t named, const char *why)
+bool withdraw_seeks(struct server *sv, struct client *c, enum lobby_op op, const uint64_t *ids,
+                    size_t count, uint64_t named, const char *why)
 {
     struct lobby *l = sv->lobby;
     if (!l->feed) {
