@@ -207,14 +207,11 @@ static struct seek *find_seek(struct server *sv, struct client *c, const char *i
         mirror_seek(&stored, sv);
         k = seek_by_id(l, id, index);
     }
-    if (k && k->withdrawing && sees(c, k)) {
-        reply_error(c, "busy", "seek %s is being withdrawn; if that fails it stays open: try again",
-                    id_text);
-        return NULL;
-    }
-    if (k && k->taking && sees(c, k)) {
-        reply_error(c, "busy", "seek %s is being taken; if that fails it stays open: try again",
-                    id_text);
+    /* Being withdrawn or taken: held until that is done, and open again if it fails. */
+    const char *held = k && k->withdrawing ? "withdrawn" : k && k->taking ? "taken" : NULL;
+    if (held && sees(c, k)) {
+        reply_error(c, "busy", "seek %s is being %s; if that fails it stays open: try again",
+                    id_text, held);
         return NULL;
     }
     if (k && sees(c, k) && (!k->local || client_by_serial(sv, k->s.owner_serial)))

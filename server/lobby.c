@@ -111,18 +111,22 @@ void push_to(struct server *sv, struct client *c, const char *text, size_t len)
     sv->out_total += c->out.len - before;
 }
 
-/* The seek's line to every lobby subscriber who may see it, and a challenge to its target
+/* Whether c is told of seek s: a lobby subscriber who may see it, or a challenge's target
  * wherever it is signed in on this server. */
+static bool told_of(const struct client *c, const struct seek *s)
+{
+    bool target = s->s.target_account && c->account_id == s->s.target_account;
+    return (c->in_lobby && sees(c, s)) || target;
+}
+
+/* The seek's line to those told of it. */
 void push_seek(struct server *sv, const struct seek *s)
 {
     struct buf line = {0};
     seek_line(&line, s);
-    for (size_t i = 0; line.data && i < sv->client_count; i++) {
-        struct client *c = sv->clients[i];
-        bool target = s->s.target_account && c->account_id == s->s.target_account;
-        if ((c->in_lobby && sees(c, s)) || target)
-            push_to(sv, c, line.data, line.len);
-    }
+    for (size_t i = 0; line.data && i < sv->client_count; i++)
+        if (told_of(sv->clients[i], s))
+            push_to(sv, sv->clients[i], line.data, line.len);
     free(line.data);
 }
 
@@ -135,9 +139,8 @@ static void push_gone(struct server *sv, const struct seek *s, const char *why,
     int len = snprintf(line, sizeof line, "lobby unseek %" PRIu64 " %s\n", s->s.id, why);
     for (size_t i = 0; i < sv->client_count; i++) {
         struct client *c = sv->clients[i];
-        bool target = s->s.target_account && c->account_id == s->s.target_account;
         bool owner = s->local && c->serial == s->s.owner_serial;
-        if (c != actor && ((c->in_lobby && sees(c, s)) || target || owner))
+        if (c != actor && (told_of(c, s) || owner))
             push_to(sv, c, line, (size_t)len);
     }
 }
