@@ -1,7 +1,8 @@
 /* The loop's own database work on a shared database, on threads with connections of their own
  * (docs/server.md, "Concurrency: nothing blocks the loop"): the take-over claim of a match whose
  * server stopped renewing its lease (follow.c), the account writes (accounts.c), the lobby's
- * writes (lobby.c: seeks stored and withdrawn, the sweeps), and two of the once-a-second passes:
+ * writes (lobby-write.c: seeks stored and withdrawn, the sweeps), and two of the once-a-second
+ * passes:
  * the correspondence scan (clock.c) and the ends of expired matches not loaded (match.c), one job
  * of each at a time. A statement there may wait for another session's lock up to lock_timeout, or
  * for a slow database up to statement_timeout; the loop meanwhile serves everyone else and hears of

@@ -1,6 +1,6 @@
 /* The lobby's list of live matches (docs/server.md, "Lobby"): the matches its seeks started,
  * listed to `lobby` and pushed as they start and end, here and, on a shared database, told to
- * the other servers and by them (lobby.c follows the site's news). Each is stored with its
+ * the other servers and by them (lobby-site.c follows the site's news). Each is stored with its
  * match (lobby_matches), and a server reads the list when its lobby is first used; on a shared
  * database a server started later is also told the running servers' lists, which holds the
  * matches started before the table existed. */

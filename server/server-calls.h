@@ -60,7 +60,8 @@ bool account_name_fold(const char *name, char folded[ACCOUNT_NAME_MAX + 1]);
  * no-such-player, or io. */
 bool find_player(struct server *sv, struct client *c, const char *name, struct stored_account *a);
 
-/* lobby.c */
+/* lobby.c and its family: lobby-seek.c (cmd_lobby, lobby_seek_settled, lobby_stage_new),
+ * lobby-live.c (lobby_committed), lobby-write.c (lobby_sweep), lobby-site.c (lobby_follow). */
 /* An accepted seek's match (ch) stored (taken) or refused: the seek leaves this server's lobby,
  * its watchers told, or is open here again. */
 void lobby_seek_settled(struct server *sv, const struct change *ch, bool taken);

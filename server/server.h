@@ -299,8 +299,8 @@ struct job {
     void (*db_work)(struct job *j, struct store *st);
     void (*db_done)(struct server *sv, struct job *j);
     struct db_pool *db;
-    struct lobby_task *seek_task; /* JOB_DB: a lobby write (lobby.c), a plain struct freed with
-                                   * the job */
+    struct lobby_task *seek_task; /* JOB_DB: a lobby write (lobby-write.c), a plain struct freed
+                                   * with the job */
     bool adopted;             /* the take-over's match was loaded for it (follow.c) */
     uint64_t claim_id, claim_version; /* the take-over's match, and the version of its copy */
     enum claim_result claimed; /* the take-over's outcome; CLAIM_FAILED until it ran */
@@ -381,7 +381,7 @@ struct change {
     int asker_seat;
     bool reply_with_invite;
     uint64_t account_id; /* CH_NEW, CH_JOIN: the signed-in account taking the seat, or 0 */
-    /* CH_NEW of an accepted seek (lobby.c): both seats' accounts (0: a guest's), whether it
+    /* CH_NEW of an accepted seek (lobby-seek.c): both seats' accounts (0: a guest's), whether it
      * is rated, and the seek's owner, told once the match is stored. */
     uint64_t seat_accounts[2];
     bool rated;

@@ -188,7 +188,7 @@ static const char *const migrations[] = {
     "  game     text   NOT NULL,"
     "  category text   NOT NULL,"
     "  rated_at timestamptz);"
-    /* and the lobby's seeks, site-wide (lobby.c): each server mirrors them, told of every
+    /* and the lobby's seeks, site-wide (lobby-site.c): each server mirrors them, told of every
      * change on channel tg_lobby; taking one deletes its row in the match's own transaction,
      * so that two servers accepting one seek make one match. */
     "CREATE TABLE seeks ("

@@ -470,7 +470,7 @@ bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *ta
 bool store_tell_site(struct store *st, const char *notice);
 
 /* The lobby's writes (PostgreSQL only: on SQLite the seeks are the server's memory, and these
- * fail), made on a database thread, never on the loop (lobby.c). */
+ * fail), made on a database thread, never on the loop (lobby-write.c). */
 /* Stores the seek (its id given to it) and tells the site: "INSTANCE seek ID". */
 bool store_add_seek(struct store *st, struct stored_seek *s);
 /* What store_remove_seeks did with one seek. */
