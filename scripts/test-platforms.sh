@@ -101,16 +101,12 @@ wine_ready() {
   wineboot --init
 }
 
-# The Python package's wheel for Windows: built by meson-python with the cross file (in a
-# temporary build directory: meson-python 0.12 cannot set up a -Cbuilddir it has not made
-# itself, and fails on one left by a run that stopped), retagged by wheel-tags.py from the DLL's PE
-# header, then checked by its contents only, there being no Windows Python in Debian for wine
-# to install it into: the tag, the DLL alone under its own name, PE32+ x86-64, RECORD
-# (check-wheel.py), and the DLL's exports, the same as the matrix's DLL.
-windows_wheel() {
-  local target=$1 cross_file=$2 dir=$3 wheel_start wheels wheel
-  wheel_start=$(date +%s)
-  step "$target: the Python wheel (meson-python, checked by its contents)"
+# The Python package's wheel for target $1, built by meson-python with cross file $2 into
+# $3-wheel/dist (in a temporary build directory: meson-python 0.12 cannot set up a -Cbuilddir
+# it has not made itself, and fails on one left by a run that stopped), then retagged by
+# wheel-tags.py from its library's header. Prints the retagged wheel's path.
+build_wheel() {
+  local target=$1 cross_file=$2 dir=$3 wheels
   rm -rf "$dir-wheel/dist"
   if ! /usr/bin/python3 -m build --wheel --no-isolation --outdir "$dir-wheel/dist" \
        -Csetup-args="--cross-file=$cross_file" "$top" \
@@ -124,17 +120,36 @@ windows_wheel() {
     echo "$target: expected one wheel in $dir-wheel/dist" >&2
     exit 1
   fi
-  wheel=$(/usr/bin/python3 bindings/python/wheel-tags.py "${wheels[0]}")
-  /usr/bin/python3 bindings/python/check-wheel.py "$wheel" py3-none-win_amd64 \
-    libtraditional-games-0.dll "$dir-wheel/bundled.dll"
-  "$target-objdump" -f "$dir-wheel/bundled.dll" | grep -q 'file format pei-x86-64' ||
-    { echo "$target: the wheel's DLL is not pei-x86-64" >&2; exit 1; }
-  if ! diff <(dll_exports "$target-objdump" "$dir-wheel/bundled.dll") \
-       "$root/exports-native.txt" > "$dir-wheel/exports.diff"; then
-    echo "$target: the wheel's DLL exports differ from the native library's:" >&2
-    cat "$dir-wheel/exports.diff" >&2
+  /usr/bin/python3 bindings/python/wheel-tags.py "${wheels[0]}"
+}
+
+# Checks wheel $2 of target $1 by its contents (check-wheel.py: the tag $3, the library $4
+# alone, RECORD), its library (copied to $5) of objdump's file format $6, and its exports,
+# read by the command after those six with the copy's path appended, against the native
+# library's.
+check_wheel_library() {
+  local target=$1 wheel=$2 tag=$3 library=$4 copy=$5 format=$6
+  shift 6
+  /usr/bin/python3 bindings/python/check-wheel.py "$wheel" "$tag" "$library" "$copy"
+  "$target-objdump" -f "$copy" | grep -q "file format $format" ||
+    { echo "$target: the wheel's library is not $format" >&2; exit 1; }
+  if ! diff <("$@" "$copy") "$root/exports-native.txt" > "$copy.exports.diff"; then
+    echo "$target: the wheel's library exports differ from the native library's:" >&2
+    cat "$copy.exports.diff" >&2
     exit 1
   fi
+}
+
+# The Windows wheel is checked by its contents only, there being no Windows Python in Debian
+# for wine to install it into: the tag, the DLL alone under its own name, PE32+ x86-64,
+# RECORD, and the DLL's exports, the same as the matrix's DLL.
+windows_wheel() {
+  local target=$1 cross_file=$2 dir=$3 wheel_start wheel
+  wheel_start=$(date +%s)
+  step "$target: the Python wheel (meson-python, checked by its contents)"
+  wheel=$(build_wheel "$target" "$cross_file" "$dir")
+  check_wheel_library "$target" "$wheel" py3-none-win_amd64 libtraditional-games-0.dll \
+    "$dir-wheel/bundled.dll" pei-x86-64 dll_exports "$target-objdump"
   echo "$target: $(basename "$wheel"), its DLL exporting the same functions," \
     "in $(($(date +%s) - wheel_start)) s"
 }
@@ -160,40 +175,20 @@ aarch64_python_debs=("$aarch64_python-minimal" "lib$aarch64_python-minimal"
                      "lib$aarch64_python-stdlib" libffi8 zlib1g libexpat1
                      python3-numpy libblas3 liblapack3 libgfortran5)
 aarch64_wheel() {
-  local target=$1 cross_file=$2 dir=$3 wheel_start wheels wheel tag platform pkg
+  local target=$1 cross_file=$2 dir=$3 wheel_start wheel tag platform pkg
   local python_dir="$root/aarch64-python" missing=() out
   wheel_start=$(date +%s)
   step "$target: the Python wheel (meson-python, installed and run under qemu-aarch64)"
-  rm -rf "$dir-wheel/dist" "$dir-wheel/site" "$dir-wheel/run"
-  if ! /usr/bin/python3 -m build --wheel --no-isolation --outdir "$dir-wheel/dist" \
-       -Csetup-args="--cross-file=$cross_file" "$top" \
-       > "$dir-wheel.log" 2>&1; then
-    cat "$dir-wheel.log" >&2
-    echo "$target: the wheel did not build" >&2
-    exit 1
-  fi
-  wheels=("$dir-wheel"/dist/traditional_games-*.whl)
-  if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
-    echo "$target: expected one wheel in $dir-wheel/dist" >&2
-    exit 1
-  fi
-  wheel=$(/usr/bin/python3 bindings/python/wheel-tags.py "${wheels[0]}")
+  rm -rf "$dir-wheel/site" "$dir-wheel/run"
+  wheel=$(build_wheel "$target" "$cross_file" "$dir")
   tag=$(basename "$wheel" .whl)
   tag=${tag#traditional_games-*-}
   case $tag in
     py3-none-manylinux_*_aarch64) platform=${tag#py3-none-} ;;
     *) echo "$target: the wheel is tagged $tag, not py3-none-manylinux_X_Y_aarch64" >&2; exit 1 ;;
   esac
-  /usr/bin/python3 bindings/python/check-wheel.py "$wheel" "$tag" libtraditional-games.so.0 \
-    "$dir-wheel/bundled.so"
-  "$target-objdump" -f "$dir-wheel/bundled.so" | grep -q 'file format elf64-littleaarch64' ||
-    { echo "$target: the wheel's library is not elf64-littleaarch64" >&2; exit 1; }
-  if ! diff <(elf_exports "$target-nm" "$dir-wheel/bundled.so") \
-       "$root/exports-native.txt" > "$dir-wheel/exports.diff"; then
-    echo "$target: the wheel's library exports differ from the native library's:" >&2
-    cat "$dir-wheel/exports.diff" >&2
-    exit 1
-  fi
+  check_wheel_library "$target" "$wheel" "$tag" libtraditional-games.so.0 \
+    "$dir-wheel/bundled.so" elf64-littleaarch64 elf_exports "$target-nm"
 
   mkdir -p "$python_dir/debs"
   for pkg in "${aarch64_python_debs[@]}"; do

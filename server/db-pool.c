@@ -1,10 +1,10 @@
 /* The loop's own database work on a shared database, on threads with connections of their own
  * (docs/server.md, "Concurrency: nothing blocks the loop"): the take-over claim of a match whose
  * server stopped renewing its lease (follow.c), the account writes (accounts.c), the lobby's
- * writes (lobby.c: seeks stored and withdrawn, the sweeps), the loads' reads of a match's rows
- * (load-read.c), and two of the once-a-second passes: the correspondence scan (clock.c) and the
- * ends of expired matches not loaded (match.c), one job of each at a time. A statement there may
- * wait for another session's lock up to lock_timeout, or for a slow database up to
+ * writes (lobby-write.c: seeks stored and withdrawn, the sweeps), the loads' reads of a match's
+ * rows (load-read.c), and two of the once-a-second passes: the correspondence scan (clock.c) and
+ * the ends of expired matches not loaded (match.c), one job of each at a time. A statement there
+ * may wait for another session's lock up to lock_timeout, or for a slow database up to
  * statement_timeout; the loop meanwhile serves everyone else and hears of the result through the
  * wake-up pipe, as of any worker's job. The jobs go through a pool (pool.h), so that one address's
  * account writes take turns with everyone else's; each worker takes a connection of its own for a

@@ -3,10 +3,16 @@
  * decision, an accepted undo, or the end of the match. A seat offers once until the other seat
  * has decided again, so that an offer declined cannot be repeated at every moment.
  *
- * An offer is the server's memory only: it changes no row (a restart forgets it), but it is
- * claimed like any change, so that it is made at the version of the match its seat saw and
- * counts as a change for the other servers of a shared database, which are told what it was on
- * the lobby's channel at the commit. An accepted offer ends the match: its result row has no
+ * The offer is stored (draw_offers): each change that makes, answers or lapses it writes the
+ * row inside its own savepoint, and the match's end deletes it, so that a restart, or another
+ * server of a shared database that loads or takes over the match, reads it back. Each writes
+ * a change of the row (an offer by a seat, an end, the seats that decided) rather than the
+ * offer as this server knows it: on a shared database another server's news may not have
+ * come yet, and the row stays right all the same. An offer is claimed like any change, so that
+ * it is made at the version of the match its seat saw; the other servers that hold the match
+ * loaded are told what it was on the lobby's channel at the commit (the events their
+ * watchers get say which seat declined or withdrew, which the row does not). An accepted
+ * offer ends the match: its result row has no
  * winner and the reason 'resignation' (both seats gave the game up), a pair no other ending
  * writes, since the schema's reasons predate agreements and its first page has no room for a
  * new one. */
@@ -65,6 +71,73 @@ static void lapse(struct server *sv, struct match *m)
     m->draw.by = -1;
 }
 
+void draw_rows(const struct server *sv, const struct change *ch, bool ends,
+               struct staged_rows *rows)
+{
+    const struct match *m = ch->match;
+    rows->draw_row = DRAW_ROW_SAME;
+    if (ch->kind == CH_NEW)
+        return;
+    if (ends) {
+        rows->draw_row = DRAW_ROW_FORGET;
+        return;
+    }
+    if (ch->kind == CH_DRAW_TALK && ch->draw_talk == DRAW_OFFERED) {
+        rows->draw_row = DRAW_ROW_OFFER;
+        rows->draw_seat = ch->seat;
+        return;
+    }
+    rows->draw_ended = ch->kind == CH_DRAW_TALK || ch->kind == CH_UNDO;
+    rows->draw_decided[0] = rows->draw_decided[1] = false;
+    if (ch->kind == CH_MOVES || ch->kind == CH_JOIN)
+        for (size_t i = 0; i < ch->made.count; i++)
+            if (ch->made.items[i].seat == 0 || ch->made.items[i].seat == 1)
+                rows->draw_decided[ch->made.items[i].seat] = true;
+    /* On SQLite this server's memory is the row: a match with no offer and nothing spent has
+     * nothing to change, and most moves write no draw statement. On a shared database another
+     * server's offer may not be known here yet. */
+    bool may_hold =
+        store_is_shared(sv->store) || m->draw.by >= 0 || m->draw.spent[0] || m->draw.spent[1];
+    if (may_hold && (rows->draw_ended || rows->draw_decided[0] || rows->draw_decided[1]))
+        rows->draw_row = DRAW_ROW_DECIDED;
+}
+
+bool draw_stage_rows(struct store *st, uint64_t id, const struct staged_rows *rows)
+{
+    switch (rows->draw_row) {
+    case DRAW_ROW_OFFER:
+        return store_offer_draw(st, id, rows->draw_seat);
+    case DRAW_ROW_DECIDED:
+        return store_draw_decided(st, id, rows->draw_ended, rows->draw_decided);
+    case DRAW_ROW_FORGET:
+        return store_forget_draw(st, id);
+    case DRAW_ROW_SAME:
+        break;
+    }
+    return true;
+}
+
+static struct draw_offer offer_of(const struct stored_draw *stored)
+{
+    return (struct draw_offer){.by = stored->by, .spent = {stored->spent[0], stored->spent[1]}};
+}
+
+void draw_read(struct match *m, const struct stored_draw *stored)
+{
+    m->draw_row = offer_of(stored);
+    m->draw_row_version = m->version;
+}
+
+void draw_loaded(struct match *m, const struct stored_draw *stored)
+{
+    forget_offer(m);
+    if (!match_over(m))
+        m->draw = offer_of(stored);
+    /* What the rows say is what this server knows of the offer as of this version: no news
+     * of another server's is awaited for it. */
+    m->draw_version = m->version;
+}
+
 static void stage_talk(struct server *sv, struct client *c, struct match *m, int seat,
                        enum draw_talk what)
 {
@@ -118,12 +191,25 @@ void cmd_draw(struct server *sv, struct client *c, struct match *m, char **w)
     }
     /* Another server changed the offer and its news is on the way (it comes with the commit,
      * on another connection): what this server knows may be stale. Not for ever: a news lost
-     * with a connection leaves the offer as this server knew it. */
-    if (m->draw_unsure_version > m->draw_version && sv->now - m->draw_unsure_at < NEWS_WAIT) {
-        reply_error(c, "busy", "the draw offer of match %" PRIu64 " changed through another "
-                               "server a moment ago; try again",
-                    m->id);
-        return;
+     * with a connection leaves the offer as its row was read at that version (the news says
+     * which seat did what, for the watchers' events; the row says only where it stands). */
+    if (m->draw_unsure_version > m->draw_version) {
+        if (sv->now - m->draw_unsure_at < NEWS_WAIT) {
+            reply_error(c, "busy",
+                        "the draw offer of match %" PRIu64 " changed through another "
+                        "server a moment ago; try again",
+                        m->id);
+            return;
+        }
+        int before = m->draw.by;
+        if (m->draw_row_version == m->version && !match_over(m)) {
+            m->draw = m->draw_row;
+            m->draw_version = m->version;
+        }
+        if (m->draw.by != before && before >= 0)
+            push_event(sv, m, "draw-lapsed %d", before);
+        if (m->draw.by != before && m->draw.by >= 0)
+            push_event(sv, m, "draw-offered %d", m->draw.by);
     }
     const struct draw_offer *d = &m->draw;
     const char *cmd = w[0];

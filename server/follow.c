@@ -114,6 +114,7 @@ static bool take_rows(struct server *sv, struct match *m, struct job *j)
     bool unseen = m->version > version_before && common == old_count &&
                   m->ply_count == old_count && m->undo_requested_by == undo_before &&
                   match_over(m) == was_over;
+    draw_read(m, &s->draw);
     draw_followed(sv, m, common, common < old_count, unseen);
     if (match_over(m) && !was_over)
         push_event(sv, m, "result %s by=%s", result_word(m), end_reason(m));
@@ -304,6 +305,8 @@ static struct match *adopt(struct server *sv, uint64_t id)
         return NULL;
     }
     bool ok = take_rows(sv, m, j);
+    if (ok) /* after take_rows, whose replay of the plies would lapse the stored offer */
+        draw_loaded(m, &j->stored.draw);
     job_free(j);
     return ok ? m : NULL;
 }

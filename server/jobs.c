@@ -361,6 +361,8 @@ static void load_done(struct server *sv, struct job *j)
         m->version = j->stored.version;
         if (j->stored.undo.state == UNDO_OPEN) /* asked before a restart, or on another server */
             undo_take(sv, m, &j->stored.undo);
+        draw_loaded(m, &j->stored.draw); /* offered before a restart, or on another server */
+        m->rematch = j->stored.rematch;   /* made before a restart, or on another server */
         match_touch(sv, m);
         if (track_clock(sv, m))
             return;

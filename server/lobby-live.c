@@ -1,7 +1,9 @@
 /* The lobby's list of live matches (docs/server.md, "Lobby"): the matches its seeks started,
  * listed to `lobby` and pushed as they start and end, here and, on a shared database, told to
- * the other servers and by them (lobby.c follows the site's news); a server started later is
- * told the running servers' lists. */
+ * the other servers and by them (lobby-site.c follows the site's news). Each is stored with its
+ * match (lobby_matches), and a server reads the list when its lobby is first used; on a shared
+ * database a server started later is also told the running servers' lists, which holds the
+ * matches started before the table existed. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "lobby-private.h"
@@ -64,6 +66,44 @@ bool live_end(struct server *sv, uint64_t id, const char *result)
     return false;
 }
 
+bool live_line_of(struct change *ch, const struct client *taker)
+{
+    const struct match *m = ch->match;
+    const struct stored_clock *clock = &ch->clock.kept;
+    int seat = ch->seek_owner_seat;
+    const char *names[2];
+    names[seat] = ch->seek_owner_name;
+    names[1 - seat] = taker->account_id ? taker->account_name : "guest";
+    char control[64];
+    if (clock->days)
+        snprintf(control, sizeof control, "days=%d", clock->days);
+    else
+        snprintf(control, sizeof control, "clock=%g+%g", (double)clock->base_ms / 60000.0,
+                 (double)clock->increment_ms / 1000.0);
+    int len = snprintf(ch->live_line, sizeof ch->live_line, "%s %s %s %s %s",
+                       tg_rules_spec(m->rules->rules), control, ch->rated ? "rated" : "casual",
+                       names[0], names[1]);
+    return len > 0 && (size_t)len < sizeof ch->live_line;
+}
+
+/* The lobby's live matches as stored, read when the lobby is first used (at start-up on a
+ * shared database): a restart, of one server or of every server of a site, lists them again. */
+static void stored_live(uint64_t id, const char *line, void *ctx)
+{
+    struct server *sv = ctx;
+    struct buf rest = {0};
+    if (buf_printf(&rest, "%" PRIu64 " %s", id, line))
+        live_add(sv, id, rest.data);
+    free(rest.data);
+}
+
+void live_read_stored(struct server *sv)
+{
+    if (!store_each_lobby_match(sv->store, LIVE_SHOWN_MAX, stored_live, sv))
+        fprintf(stderr, "tg-server: the lobby's live matches could not be read (%s)\n",
+                store_error(sv->store));
+}
+
 static void match_started(struct server *sv, const struct change *ch)
 {
     const struct match *m = ch->match;
@@ -71,19 +111,8 @@ static void match_started(struct server *sv, const struct change *ch)
     int seat = ch->seek_owner_seat;
     if (strcmp(ch->seek_owner_instance, store_owner(sv->store)) == 0)
         tell_owner(sv, ch->seek_owner_serial, ch->seek_id, m->id, seat, m->tokens[seat]);
-    char names[2][ACCOUNT_NAME_MAX + 1];
-    const struct client *taker = client_by_serial(sv, ch->client_serial);
-    snprintf(names[seat], sizeof names[seat], "%s", ch->seek_owner_name);
-    snprintf(names[1 - seat], sizeof names[1 - seat], "%s",
-             taker && taker->account_id ? taker->account_name : "guest");
     struct buf rest = {0};
-    buf_printf(&rest, "%" PRIu64 " %s ", m->id, tg_rules_spec(m->rules->rules));
-    if (m->clock.kept.days)
-        buf_printf(&rest, "days=%d", m->clock.kept.days);
-    else
-        buf_printf(&rest, "clock=%g+%g", (double)m->clock.kept.base_ms / 60000.0,
-                   (double)m->clock.kept.increment_ms / 1000.0);
-    buf_printf(&rest, " %s %s %s", ch->rated ? "rated" : "casual", names[0], names[1]);
+    buf_printf(&rest, "%" PRIu64 " %s", m->id, ch->live_line);
     if (!rest.data)
         return;
     live_add(sv, m->id, rest.data);

@@ -277,7 +277,7 @@ static const char help_text[] =
 
 /* The last entries of handle_line's table, handed to accounts.c. */
 #define ACCOUNT_COMMANDS 7
-/* The entries before them (but `player`), handed to lobby.c. */
+/* The entries before them (but `player`), handed to lobby-seek.c. */
 #define LOBBY_COMMANDS 7
 
 enum run_result handle_line(struct server *sv, struct client *c, char *line)

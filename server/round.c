@@ -136,6 +136,8 @@ void stage_rows(struct store *st, struct change *ch, uint64_t max_matches, bool 
     }
     if (!fresh && !undo_talk(ch))
         ok = ok && (!ch->clock.kept.on || store_put_clock(st, id, &ch->clock.kept));
+    if (!fresh)
+        ok = ok && draw_stage_rows(st, id, r) && (!r->ends || store_forget_lobby_match(st, id));
     /* In the same savepoint as the result's rows. */
     ok = ok && ratings_stage_result(st, ch, fresh ? fresh->id : id);
     r->damage = !ok && store_last_was_damage(st);
@@ -157,18 +159,25 @@ static int seat_to_move(const tg_state *s)
     return p == 0 || p == 1 ? p : -1;
 }
 
+/* Whether the match is over after the change (or was already). */
+static bool change_ends(const struct change *ch)
+{
+    const struct match *m = ch->match;
+    const tg_state *after = ch->state ? ch->state : m->state;
+    return ch->kind == CH_RESIGN || ch->kind == CH_FLAG || ch->kind == CH_ABORT ||
+           ch->kind == CH_DRAW || (after && tg_state_is_terminal(after)) ||
+           (ch->kind != CH_NEW && match_over(m));
+}
+
 /* What a correspondence row says after the change: the seat to move, and whether a deadline
  * runs (not once the match is over, nor while a seat waits to be taken). */
 static void correspondence_after(const struct change *ch, struct stored_clock *c)
 {
     const struct match *m = ch->match;
     const tg_state *after = ch->state ? ch->state : m->state;
-    bool ends = ch->kind == CH_RESIGN || ch->kind == CH_FLAG || ch->kind == CH_ABORT ||
-                ch->kind == CH_DRAW || (after && tg_state_is_terminal(after)) ||
-                (ch->kind != CH_NEW && match_over(m));
     bool waiting = m->invite_seat >= 0 && ch->kind != CH_JOIN;
     c->to_move = seat_to_move(after);
-    c->no_deadline = ends || waiting;
+    c->no_deadline = ch->rows.ends || waiting;
 }
 
 /* What the rows are written from and the clocks after the change, on the loop as it is staged
@@ -177,7 +186,8 @@ static void prepare_rows(struct server *sv, struct change *ch)
 {
     struct match *m = ch->match;
     struct staged_rows *r = &ch->rows;
-    *r = (struct staged_rows){.id = m->id, .version = m->version};
+    *r = (struct staged_rows){.id = m->id, .version = m->version, .ends = change_ends(ch)};
+    draw_rows(sv, ch, r->ends, r);
     /* A correspondence row names the seat to move, for the player pages' "your turn". */
     if (ch->kind == CH_NEW) {
         correspondence_after(ch, &ch->clock.kept);

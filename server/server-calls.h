@@ -60,7 +60,8 @@ bool account_name_fold(const char *name, char folded[ACCOUNT_NAME_MAX + 1]);
  * no-such-player, or io. */
 bool find_player(struct server *sv, struct client *c, const char *name, struct stored_account *a);
 
-/* lobby.c */
+/* lobby.c and its family: lobby-seek.c (cmd_lobby, lobby_seek_settled, lobby_stage_new),
+ * lobby-live.c (lobby_committed), lobby-write.c (lobby_sweep), lobby-site.c (lobby_follow). */
 /* An accepted seek's match (ch) stored (taken) or refused: the seek leaves this server's lobby,
  * its watchers told, or is open here again. */
 void lobby_seek_settled(struct server *sv, const struct change *ch, bool taken);
@@ -154,6 +155,16 @@ int acting_seat(struct client *c, struct match *m, const char *ply_text, const c
 /* draws.c */
 /* offer-draw, accept-draw, decline-draw, withdraw-draw ID PLY TOKEN (w[0] names which). */
 void cmd_draw(struct server *sv, struct client *c, struct match *m, char **w);
+/* On the loop, as a change is staged: what it does to the stored offer (rows->draw_*), given
+ * whether it ends the match; draw_stage_rows writes that, inside the change (stage_rows). */
+void draw_rows(const struct server *sv, const struct change *ch, bool ends,
+               struct staged_rows *rows);
+bool draw_stage_rows(struct store *st, uint64_t id, const struct staged_rows *rows);
+/* A match just read from the database (loaded, or adopted by follow.c): its stored offer. */
+void draw_loaded(struct match *m, const struct stored_draw *stored);
+/* A loaded match read again (follow.c): its stored offer kept aside, at the version read, for
+ * the case that the news of that version never comes. */
+void draw_read(struct match *m, const struct stored_draw *stored);
 /* After a committed change of this server's: the offer as the change leaves it, told. */
 void draw_committed(struct server *sv, const struct change *ch, size_t plies_before);
 /* After the match was read again (another server changed it): plies from `from` on are new,

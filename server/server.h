@@ -161,18 +161,22 @@ struct match {
      * refusal or an unload never walks every loaded match. */
     struct match *lru_prev, *lru_next;
     bool pinned;
-    uint64_t rematch;       /* the match its `rematch` created (in memory only), or 0 */
+    uint64_t rematch;       /* the match its `rematch` created (stored: store_mark_rematch), or 0 */
     bool rematch_staged;    /* its rematch is being stored (the match busy until it is) */
     uint64_t version;       /* its changes as stored (a shared database): who else changed it */
     uint64_t plies_version; /* new with each change of its plies, unique in the process */
     bool claimed;           /* this server holds its lease (as of claim_epoch: follow.c) */
     uint64_t claim_epoch;
-    struct draw_offer draw; /* draws.c: in memory only, never stored */
+    struct draw_offer draw; /* draws.c; stored in draw_offers by the changes that alter it */
     uint64_t draw_version;  /* the version the offer was last made, answered or withdrawn at */
     /* A shared database: a version another server made that must be an offer's change, whose
      * news has not come yet, and when it was seen: the offer is not answered meanwhile. */
     uint64_t draw_unsure_version;
     double draw_unsure_at;
+    /* A shared database: the offer as its row was when the match was last read, and at which
+     * version: what the offer is taken to be if that version's news never comes. */
+    struct draw_offer draw_row;
+    uint64_t draw_row_version;
     bool agreed;            /* ended in a draw by agreement */
     /* A shared database: another server's news of an offer, made at a version this server
      * has not read yet; taken once it has (draws.c). news_version 0: none. */
@@ -310,8 +314,8 @@ struct job {
     void (*db_work)(struct job *j, struct store *st);
     void (*db_done)(struct server *sv, struct job *j);
     struct db_pool *db;
-    struct lobby_task *seek_task; /* JOB_DB: a lobby write (lobby.c), a plain struct freed with
-                                   * the job */
+    struct lobby_task *seek_task; /* JOB_DB: a lobby write (lobby-write.c), a plain struct freed
+                                   * with the job */
     bool adopted;             /* the take-over's match was loaded for it (follow.c) */
     uint64_t claim_id, claim_version; /* the take-over's match, and the version of its copy */
     enum claim_result claimed; /* the take-over's outcome; CLAIM_FAILED until it ran */
@@ -339,11 +343,16 @@ enum change_kind {
     CH_JOIN,
     CH_UNDO_ASK,
     CH_UNDO_END,
-    CH_DRAW_TALK, /* a draw offered, declined or withdrawn: nothing stored but the claim */
+    CH_DRAW_TALK, /* a draw offered, declined or withdrawn: the offer's row and the claim */
     CH_DRAW       /* a draw offer accepted: the match ends */
 };
 
 enum draw_talk { DRAW_OFFERED, DRAW_DECLINED, DRAW_WITHDRAWN };
+
+/* What a change does to its match's stored draw offer (draws.c, draw_rows): nothing, an offer
+ * by the change's seat, an end of the open offer and the decisions made (DRAW_ROW_DECIDED), or
+ * the row gone with the match's end. */
+enum draw_row { DRAW_ROW_SAME, DRAW_ROW_OFFER, DRAW_ROW_DECIDED, DRAW_ROW_FORGET };
 
 /* What the change's rows are written from, copied from its match when it is staged, so that a
  * round thread (round-thread.c) reads nothing the loop may change; and how writing them went. */
@@ -352,6 +361,11 @@ struct staged_rows {
     uint64_t ply;         /* its ply before the change */
     int score[2];         /* its scores before the change */
     bool undo_open;       /* an undo request is open, and this change ends it */
+    bool ends;            /* the change ends the match (its draw and lobby rows go) */
+    enum draw_row draw_row;
+    int draw_seat;         /* DRAW_ROW_OFFER: the seat offering */
+    bool draw_ended;       /* DRAW_ROW_DECIDED: the open offer ends (answered, withdrawn, undo) */
+    bool draw_decided[2];  /* DRAW_ROW_DECIDED: the seats that made a decision */
     enum change_outcome outcome;
     enum claim_result claim;
     enum admit_result admit;
@@ -387,7 +401,7 @@ struct change {
     int asker_seat;
     bool reply_with_invite;
     uint64_t account_id; /* CH_NEW, CH_JOIN: the signed-in account taking the seat, or 0 */
-    /* CH_NEW of an accepted seek (lobby.c): both seats' accounts (0: a guest's), whether it
+    /* CH_NEW of an accepted seek (lobby-seek.c): both seats' accounts (0: a guest's), whether it
      * is rated, and the seek's owner, told once the match is stored. */
     uint64_t seat_accounts[2];
     bool rated;
@@ -395,6 +409,8 @@ struct change {
     int seek_owner_seat;
     char seek_owner_instance[TOKEN_HEX_LEN + 1]; /* the server of the owner's connection */
     char seek_owner_name[ACCOUNT_NAME_MAX + 1];
+    /* CH_NEW of an accepted seek: its `lobby live` line after the id, stored with the match. */
+    char live_line[HISTORY_SPEC_MAX + 128];
     struct staged_rows rows;
 };
 

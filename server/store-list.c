@@ -100,3 +100,22 @@ bool store_list_ids(struct store *st, uint64_t after, uint64_t *ids, size_t max,
     sqlite3_reset(s);
     return rc == SQLITE_DONE || store_failed(st, rc);
 }
+
+bool store_each_lobby_match(struct store *st, size_t max,
+                            void (*each)(uint64_t id, const char *line, void *ctx), void *ctx)
+{
+    if (st->pg)
+        return pg_each_lobby_match(st->pg, max, each, ctx);
+    sqlite3_stmt *s = store_prepared(st, S_EACH_LOBBY_MATCH);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const unsigned char *line = sqlite3_column_text(s, 1);
+        if (line)
+            each((uint64_t)sqlite3_column_int64(s, 0), (const char *)line, ctx);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE || store_failed(st, rc);
+}

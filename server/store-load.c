@@ -56,6 +56,7 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
     memset(out, 0, sizeof *out);
     out->id = id;
     out->winner = -1;
+    out->draw.by = -1;
     sqlite3_int64 key = (sqlite3_int64)id;
 
     sqlite3_stmt *s = store_prepared(st, S_IS_SET_ASIDE);
@@ -222,6 +223,37 @@ enum load_result store_load_match(struct store *st, uint64_t id, struct stored_m
     }
     if (rc != SQLITE_DONE)
         return damaged(st, s, out, why, why_cap, "undo_requests row", rc);
+    sqlite3_reset(s);
+
+    if (!(s = store_prepared(st, S_LOAD_DRAW)))
+        return damaged(st, NULL, out, why, why_cap, "draw_offers row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        int by = sqlite3_column_type(s, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 0);
+        int spent0 = sqlite3_column_int(s, 1), spent1 = sqlite3_column_int(s, 2);
+        if (by < -1 || by > 1 || spent0 < 0 || spent0 > 1 || spent1 < 0 || spent1 > 1)
+            return damaged(st, s, out, why, why_cap, "draw_offers row is malformed", rc);
+        out->draw = (struct stored_draw){.by = by, .spent = {spent0 == 1, spent1 == 1}};
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "draw_offers row", rc);
+    sqlite3_reset(s);
+
+    if (!(s = store_prepared(st, S_LOAD_REMATCH)))
+        return damaged(st, NULL, out, why, why_cap, "rematches row", st->last_code);
+    sqlite3_bind_int64(s, 1, key);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        sqlite3_int64 rematch = sqlite3_column_int64(s, 0);
+        if (rematch <= 0)
+            return damaged(st, s, out, why, why_cap, "rematches row is malformed", rc);
+        out->rematch = (uint64_t)rematch;
+        rc = sqlite3_step(s);
+    }
+    if (rc != SQLITE_DONE)
+        return damaged(st, s, out, why, why_cap, "rematches row", rc);
     sqlite3_reset(s);
 
     if (!(s = store_prepared(st, S_LOAD_MOVES)))

@@ -43,6 +43,8 @@ static const char load_sql[] =
     "UNION ALL SELECT 9, seat, ply, GREATEST(0, (extract(epoch FROM clock_timestamp() - "
     "asked_at) * 1000)::bigint), NULL, NULL, NULL, NULL, answer FROM undo_requests "
     "WHERE match_id = $1 "
+    "UNION ALL SELECT 10, offered_by, spent0::int, spent1::int, NULL, NULL, NULL, NULL, NULL "
+    "FROM draw_offers WHERE match_id = $1 "
     "ORDER BY 1, 2";
 
 enum { COL_K, COL_N1, COL_T1 = 8 };
@@ -195,6 +197,13 @@ static enum load_result read_rows(const PGresult *r, struct stored_match *out, c
         }
         i++;
     }
+    if (i < rows && atoi(PQgetvalue(r, i, COL_K)) == 10) {
+        int by = is_null(r, i, 1) ? -1 : (int)num(r, i, 1);
+        if (by < -1 || by > 1)
+            return damaged(out, why, why_cap, "draw_offers row is malformed");
+        out->draw = (struct stored_draw){.by = by, .spent = {num(r, i, 2) != 0, num(r, i, 3) != 0}};
+        i++;
+    }
     if (i != rows)
         return damaged(out, why, why_cap, "a row of an unknown kind");
     if (out->move_count != plies) {
@@ -211,6 +220,7 @@ enum load_result pg_load_match(struct pg_store *pg, uint64_t id, struct stored_m
     memset(out, 0, sizeof *out);
     out->id = id;
     out->winner = -1;
+    out->draw.by = -1;
     char key[24];
     snprintf(key, sizeof key, "%" PRIu64, id);
     const char *v[] = {key};
@@ -290,6 +300,21 @@ bool pg_match_exists(struct pg_store *pg, uint64_t id, bool *exists)
 bool pg_each_set_aside(struct pg_store *pg, void (*each)(uint64_t, const char *, void *), void *ctx)
 {
     PGresult *r = read_query(pg, P_EACH_SET_ASIDE, 0, NULL);
+    if (!r)
+        return false;
+    for (int i = 0; i < PQntuples(r); i++)
+        each(strtoull(PQgetvalue(r, i, 0), NULL, 10), PQgetvalue(r, i, 1), ctx);
+    PQclear(r);
+    return true;
+}
+
+bool pg_each_lobby_match(struct pg_store *pg, size_t max,
+                         void (*each)(uint64_t id, const char *line, void *ctx), void *ctx)
+{
+    char a[24];
+    snprintf(a, sizeof a, "%zu", max);
+    const char *v[] = {a};
+    PGresult *r = read_query(pg, P_EACH_LOBBY_MATCH, 1, v);
     if (!r)
         return false;
     for (int i = 0; i < PQntuples(r); i++)

@@ -22,7 +22,7 @@ struct lobby_feed {
     PGconn *conn;
 };
 
-/* What the feed still runs on the loop is reads of committed rows and notices (lobby.c), none
+/* What the feed still runs on the loop is reads of committed rows and notices (lobby-site.c), none
  * of which waits for a row lock; the limits bound what else could make the loop wait (a table
  * locked whole by a migration, a slow database) as on the store's connections (store-pg.c). */
 #define FEED_SESSION "SET lock_timeout = 250; SET statement_timeout = 3000; LISTEN tg_lobby"

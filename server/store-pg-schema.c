@@ -188,7 +188,7 @@ static const char *const migrations[] = {
     "  game     text   NOT NULL,"
     "  category text   NOT NULL,"
     "  rated_at timestamptz);"
-    /* and the lobby's seeks, site-wide (lobby.c): each server mirrors them, told of every
+    /* and the lobby's seeks, site-wide (lobby-site.c): each server mirrors them, told of every
      * change on channel tg_lobby; taking one deletes its row in the match's own transaction,
      * so that two servers accepting one seek make one match. */
     "CREATE TABLE seeks ("
@@ -242,6 +242,18 @@ static const char *const migrations[] = {
     "  tokens      double precision NOT NULL,"
     "  refilled_at timestamptz      NOT NULL);"
     "CREATE INDEX sign_in_budgets_by_refilled_at ON sign_in_budgets (refilled_at);",
+    /* 9: a running match's draw offer (store.c's schema 7; docs/server.md, "Draw offers"), so
+     * that a server loading or taking over the match knows it; and the lobby's live matches,
+     * each with its `lobby live` line after the id (docs/server.md, "Lobby"), so that a site
+     * whose servers all restarted lists them again. Both rows go with the match's end. */
+    "CREATE TABLE draw_offers ("
+    "  match_id   bigint   PRIMARY KEY REFERENCES matches (id),"
+    "  offered_by smallint CHECK (offered_by IN (0, 1)),"
+    "  spent0     boolean  NOT NULL,"
+    "  spent1     boolean  NOT NULL);"
+    "CREATE TABLE lobby_matches ("
+    "  match_id bigint PRIMARY KEY REFERENCES matches (id),"
+    "  line     text   NOT NULL);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -224,6 +224,38 @@ bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how)
                        v);
 }
 
+bool pg_offer_draw(struct pg_store *pg, uint64_t id, int seat)
+{
+    char a[NUM_TEXT];
+    const char *v[] = {pg_u64_text(a, id), seat ? "1" : "0"};
+    return pg_run_done(pg, P_OFFER_DRAW, 2, v);
+}
+
+bool pg_draw_decided(struct pg_store *pg, uint64_t id, bool ended, const bool decided[2])
+{
+    char a[NUM_TEXT];
+    const char *v[] = {pg_u64_text(a, id), decided[0] ? "true" : "false",
+                       decided[1] ? "true" : "false", ended ? "true" : "false"};
+    return pg_run_done(pg, P_DRAW_DECIDED, 4, v);
+}
+
+bool pg_forget_draw(struct pg_store *pg, uint64_t id)
+{
+    return by_id(pg, P_FORGET_DRAW, id);
+}
+
+bool pg_put_lobby_match(struct pg_store *pg, uint64_t id, const char *line)
+{
+    char a[NUM_TEXT];
+    const char *v[] = {pg_u64_text(a, id), line};
+    return pg_run_done(pg, P_PUT_LOBBY_MATCH, 2, v);
+}
+
+bool pg_forget_lobby_match(struct pg_store *pg, uint64_t id)
+{
+    return by_id(pg, P_FORGET_LOBBY_MATCH, id);
+}
+
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason)
 {
     if (pg_in_transaction(pg) || !pg_connected(pg))

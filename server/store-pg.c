@@ -136,6 +136,26 @@ static const char *const stmt_sql[P_COUNT_STATEMENTS] = {
                    "asked_at = EXCLUDED.asked_at, answer = NULL",
     [P_END_UNDO] = "UPDATE undo_requests SET answer = $2 WHERE match_id = $1",
     [P_DELETE_UNDO] = "DELETE FROM undo_requests WHERE match_id = $1",
+    /* As store.c's S_OFFER_DRAW and S_DRAW_DECIDED: changes of the row as it is. */
+    [P_OFFER_DRAW] = "INSERT INTO draw_offers (match_id, offered_by, spent0, spent1) VALUES "
+                     "($1, $2::smallint, $2::smallint = 0, $2::smallint = 1) ON CONFLICT "
+                     "(match_id) DO UPDATE SET offered_by = EXCLUDED.offered_by, spent0 = "
+                     "draw_offers.spent0 OR EXCLUDED.spent0, spent1 = draw_offers.spent1 OR "
+                     "EXCLUDED.spent1",
+    [P_DRAW_DECIDED] = "UPDATE draw_offers SET offered_by = CASE WHEN $4::boolean OR "
+                       "(offered_by = 0 AND $3::boolean) OR (offered_by = 1 AND $2::boolean) "
+                       "THEN NULL ELSE offered_by END, spent0 = spent0 AND NOT $3::boolean, "
+                       "spent1 = spent1 AND NOT $2::boolean WHERE match_id = $1",
+    [P_FORGET_DRAW] = "DELETE FROM draw_offers WHERE match_id = $1",
+    [P_PUT_LOBBY_MATCH] = "INSERT INTO lobby_matches (match_id, line) VALUES ($1, $2) ON "
+                          "CONFLICT (match_id) DO UPDATE SET line = EXCLUDED.line",
+    [P_FORGET_LOBBY_MATCH] = "DELETE FROM lobby_matches WHERE match_id = $1",
+    /* clang-format off */
+    [P_EACH_LOBBY_MATCH] = "SELECT match_id, line FROM (SELECT l.match_id, l.line FROM "
+                           "lobby_matches l WHERE " LIVE_MATCH("l.match_id") " AND NOT EXISTS "
+                           "(SELECT 1 FROM set_aside s WHERE s.match_id = l.match_id) ORDER BY "
+                           "l.match_id DESC LIMIT $1) n ORDER BY match_id",
+    /* clang-format on */
     [P_ADMIT] = "SELECT tg_admit($1, $2)",
     /* This server's row, the rows of servers long gone deleted, and the site's counts; the
      * main query does not see the row written, so this server is counted from $2. */

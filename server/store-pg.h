@@ -57,6 +57,13 @@ bool pg_overdue_matches(struct pg_store *pg, uint64_t *ids, size_t max, size_t *
 bool pg_set_aside(struct pg_store *pg, uint64_t id, const char *reason);
 bool pg_put_undo_request(struct pg_store *pg, uint64_t id, int seat, uint64_t ply);
 bool pg_end_undo_request(struct pg_store *pg, uint64_t id, enum undo_state how);
+bool pg_offer_draw(struct pg_store *pg, uint64_t id, int seat);
+bool pg_draw_decided(struct pg_store *pg, uint64_t id, bool ended, const bool decided[2]);
+bool pg_forget_draw(struct pg_store *pg, uint64_t id);
+bool pg_put_lobby_match(struct pg_store *pg, uint64_t id, const char *line);
+bool pg_forget_lobby_match(struct pg_store *pg, uint64_t id);
+bool pg_each_lobby_match(struct pg_store *pg, size_t max,
+                         void (*each)(uint64_t id, const char *line, void *ctx), void *ctx);
 bool pg_site_poll(struct pg_store *pg, uint64_t clients, uint64_t loaded, unsigned alive_ms,
                   struct site_counts *out);
 enum admit_result pg_admit_match(struct pg_store *pg, uint64_t max, bool may_wait);

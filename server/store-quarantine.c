@@ -32,6 +32,9 @@ static const struct side_table side_tables[] = {
     {"set_aside", NULL, "a match set aside for damage is found damaged again as it loads"},
     {"meta", NULL, "it holds only the schema version, which store_open writes again"},
     {"undo_requests", NULL, "an open undo request is lost, as if it had lapsed"},
+    {"draw_offers", NULL, "an open draw offer is lost, as if it had been withdrawn"},
+    {"lobby_matches", NULL,
+     "the lobby may no longer list a running match (it can still be watched by id)"},
     /* An invite row exists only until the seat is joined, and nothing is played before. */
     {"invites", "SELECT id FROM matches WHERE plies = 0",
      "a match with nothing played may have lost the invite to its other seat"},

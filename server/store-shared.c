@@ -113,11 +113,6 @@ enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wai
     return st->pg ? pg_admit_match(st->pg, max, may_wait) : ADMIT_OK;
 }
 
-bool store_mark_rematch(struct store *st, uint64_t id, uint64_t of)
-{
-    return !st->pg || pg_mark_rematch(st->pg, id, of);
-}
-
 bool store_find_rematch(struct store *st, uint64_t of, uint64_t *id)
 {
     *id = 0;

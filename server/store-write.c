@@ -181,6 +181,79 @@ bool store_end_undo_request(struct store *st, uint64_t id, enum undo_state how)
     return store_run(st, s);
 }
 
+bool store_offer_draw(struct store *st, uint64_t id, int seat)
+{
+    if (st->pg)
+        return pg_offer_draw(st->pg, id, seat);
+    sqlite3_stmt *s = store_prepared(st, S_OFFER_DRAW);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int(s, 2, seat);
+    return store_run(st, s);
+}
+
+bool store_draw_decided(struct store *st, uint64_t id, bool ended, const bool decided[2])
+{
+    if (st->pg)
+        return pg_draw_decided(st->pg, id, ended, decided);
+    sqlite3_stmt *s = store_prepared(st, S_DRAW_DECIDED);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int(s, 2, decided[0]);
+    sqlite3_bind_int(s, 3, decided[1]);
+    sqlite3_bind_int(s, 4, ended);
+    return store_run(st, s);
+}
+
+static bool delete_by_id(struct store *st, enum stmt_id stmt, uint64_t id)
+{
+    sqlite3_stmt *s = store_prepared(st, stmt);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return store_run(st, s);
+}
+
+bool store_forget_draw(struct store *st, uint64_t id)
+{
+    if (st->pg)
+        return pg_forget_draw(st->pg, id);
+    return delete_by_id(st, S_FORGET_DRAW, id);
+}
+
+bool store_mark_rematch(struct store *st, uint64_t id, uint64_t of)
+{
+    if (st->pg)
+        return pg_mark_rematch(st->pg, id, of);
+    sqlite3_stmt *s = store_prepared(st, S_MARK_REMATCH);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)of);
+    return store_run(st, s);
+}
+
+bool store_put_lobby_match(struct store *st, uint64_t id, const char *line)
+{
+    if (st->pg)
+        return pg_put_lobby_match(st->pg, id, line);
+    sqlite3_stmt *s = store_prepared(st, S_PUT_LOBBY_MATCH);
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    sqlite3_bind_text(s, 2, line, -1, SQLITE_TRANSIENT);
+    return store_run(st, s);
+}
+
+bool store_forget_lobby_match(struct store *st, uint64_t id)
+{
+    if (st->pg)
+        return pg_forget_lobby_match(st->pg, id);
+    return delete_by_id(st, S_FORGET_LOBBY_MATCH, id);
+}
+
 bool store_put_kept_throws(struct store *st, uint64_t id, const char *notations)
 {
     if (st->pg)

@@ -23,7 +23,7 @@ static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta ("
     "  key   TEXT PRIMARY KEY,"
     "  value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '6');"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '8');"
     /* plies counts the match's moves rows: a damaged page that loses the last rows of a
      * match leaves every remaining row valid, and only this count tells. */
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -147,6 +147,31 @@ static const char *const schema_sql[] = {
     "  to_move  INTEGER CHECK (to_move IN (0, 1)));"
     "CREATE INDEX IF NOT EXISTS correspondence_by_deadline ON correspondence (deadline);"
     "UPDATE meta SET value = '6' WHERE key = 'schema' AND value IN ('1', '2', '3', '4', '5');"
+    /* Schema 7: a running match's draw offer (docs/server.md, "Draw offers"): the seat offering
+     * (NULL: none) and whether each seat has offered since the other seat last decided, kept
+     * by each change that makes, answers or lapses it and gone with the match's end; and the
+     * lobby's live matches (docs/server.md, "Lobby"), each with its `lobby live` line after
+     * the id, written in the accepted seek's change and gone with the match's end, so that a
+     * restarted server lists them again. Created in place; 1 to 6 become 7 once they exist. */
+    "CREATE TABLE IF NOT EXISTS draw_offers ("
+    "  match_id   INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  offered_by INTEGER CHECK (offered_by IN (0, 1)),"
+    "  spent0     INTEGER NOT NULL CHECK (spent0 IN (0, 1)),"
+    "  spent1     INTEGER NOT NULL CHECK (spent1 IN (0, 1)));"
+    "CREATE TABLE IF NOT EXISTS lobby_matches ("
+    "  match_id INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  line     TEXT    NOT NULL);"
+    "UPDATE meta SET value = '7' WHERE key = 'schema' AND value IN ('1', '2', '3', '4', '5', "
+    "'6');"
+    /* Schema 8: each finished match's rematch (docs/server.md, "Rematch": a match has one),
+     * written in the rematch's own change, so that a restarted server still sends a later
+     * watcher `event ID rematch NEW` and makes no second one (PostgreSQL keeps the same as
+     * matches.rematch_of). Created in place; 1 to 7 become 8 once it exists. */
+    "CREATE TABLE IF NOT EXISTS rematches ("
+    "  of INTEGER PRIMARY KEY REFERENCES matches (id),"
+    "  id INTEGER NOT NULL UNIQUE REFERENCES matches (id));"
+    "UPDATE meta SET value = '8' WHERE key = 'schema' AND value IN ('1', '2', '3', '4', '5', "
+    "'6', '7');"
     SET_ASIDE_TABLE_SQL,
 };
 
@@ -223,6 +248,33 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
     [S_END_UNDO] = "UPDATE undo_requests SET answer = ?2 WHERE match_id = ?1",
     [S_DELETE_UNDO] = "DELETE FROM undo_requests WHERE match_id = ?1",
     [S_LOAD_UNDO] = "SELECT seat, ply, asked_at, answer FROM undo_requests WHERE match_id = ?1",
+    /* An offer by ?2: that seat has now offered (the other seat's mark is kept). */
+    [S_OFFER_DRAW] = "INSERT INTO draw_offers (match_id, offered_by, spent0, spent1) VALUES "
+                     "(?1, ?2, ?2 = 0, ?2 = 1) ON CONFLICT (match_id) DO UPDATE SET offered_by "
+                     "= ?2, spent0 = draw_offers.spent0 OR ?2 = 0, spent1 = draw_offers.spent1 "
+                     "OR ?2 = 1",
+    /* ?4: the open offer ends (an answer, a withdrawal, an undo); ?2, ?3: seat 0, seat 1
+     * decided, which lets the other seat offer again and lapses that seat's offer. Written
+     * as a change of the row rather than its new value, so that it holds whatever the
+     * server knew of the offer. */
+    [S_DRAW_DECIDED] = "UPDATE draw_offers SET offered_by = CASE WHEN ?4 OR (offered_by = 0 AND "
+                       "?3) OR (offered_by = 1 AND ?2) THEN NULL ELSE offered_by END, spent0 = "
+                       "CASE WHEN ?3 THEN 0 ELSE spent0 END, spent1 = CASE WHEN ?2 THEN 0 ELSE "
+                       "spent1 END WHERE match_id = ?1",
+    [S_FORGET_DRAW] = "DELETE FROM draw_offers WHERE match_id = ?1",
+    [S_LOAD_DRAW] = "SELECT offered_by, spent0, spent1 FROM draw_offers WHERE match_id = ?1",
+    [S_MARK_REMATCH] = "INSERT INTO rematches (of, id) VALUES (?2, ?1)",
+    [S_LOAD_REMATCH] = "SELECT id FROM rematches WHERE of = ?1",
+    [S_PUT_LOBBY_MATCH] = "INSERT OR REPLACE INTO lobby_matches (match_id, line) VALUES (?1, ?2)",
+    [S_FORGET_LOBBY_MATCH] = "DELETE FROM lobby_matches WHERE match_id = ?1",
+    /* The newest ?1 being played (LIVE as S_COUNT_LIVE says), listed oldest first. */
+    [S_EACH_LOBBY_MATCH] =
+        "SELECT match_id, line FROM (SELECT l.match_id, l.line FROM lobby_matches l WHERE NOT "
+        "EXISTS (SELECT 1 FROM results r WHERE r.match_id = l.match_id) AND NOT EXISTS (SELECT "
+        "1 FROM clocks c WHERE c.match_id = l.match_id AND c.flagged IS NOT NULL) AND NOT "
+        "EXISTS (SELECT 1 FROM aborted a WHERE a.match_id = l.match_id) AND NOT EXISTS (SELECT "
+        "1 FROM set_aside s WHERE s.match_id = l.match_id) ORDER BY l.match_id DESC LIMIT ?1) "
+        "ORDER BY match_id",
     [S_SCHEMA_VERSION] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema'",
     [S_INSERT_ACCOUNT] = "INSERT INTO accounts (name, name_folded, password_hash, created_at, "
                          "deleted) VALUES (?1, ?2, ?3, ?4, 0)",
@@ -288,7 +340,7 @@ static const char *const stmt_sql[S_COUNT_STATEMENTS] = {
                       "WHERE account_id = ?1 ORDER BY game, category",
 };
 
-#define SCHEMA_VERSION 6
+#define SCHEMA_VERSION 8
 
 bool store_failed(struct store *st, int code)
 {

@@ -57,6 +57,13 @@ struct stored_undo {
     int64_t age_ms; /* how long ago, as loaded (the database's clock on PostgreSQL) */
 };
 
+/* A running match's draw offer (docs/server.md, "Draw offers"): the seat offering, or -1, and
+ * whether each seat has offered since the other seat last decided. */
+struct stored_draw {
+    int by;
+    bool spent[2];
+};
+
 /* One match as the database holds it; made by store_load_match, freed by stored_match_free. */
 struct stored_match {
     uint64_t id;
@@ -74,8 +81,9 @@ struct stored_match {
     struct stored_move *moves;
     size_t move_count;
     uint64_t version; /* counts the match's changes (PostgreSQL; 0 on SQLite) */
-    uint64_t rematch; /* the match that is its rematch (PostgreSQL), or 0 */
+    uint64_t rematch; /* the match that is its rematch, or 0 */
     struct stored_undo undo;
+    struct stored_draw draw; /* none (by -1, nothing spent) without a draw_offers row */
 };
 
 /* LOAD_UNAVAILABLE: the database could not be read (PostgreSQL gone away): not the match's
@@ -162,9 +170,26 @@ bool store_put_undo_request(struct store *st, uint64_t id, int seat, uint64_t pl
  * so that other servers tell their watchers, or taken away with it (UNDO_NONE: accepted, or
  * ended by another change). */
 bool store_end_undo_request(struct store *st, uint64_t id, enum undo_state how);
+/* The match's draw offer, in the change that makes, answers or lapses it (docs/server.md,
+ * "Draw offers"). store_offer_draw: seat offers, and has offered. store_draw_decided: the open
+ * offer ends if `ended` (declined, withdrawn, an accepted undo); each seat that `decided` lets
+ * the other seat offer again and lapses that seat's offer. Both change the row as it is, not
+ * as the server last knew it. store_forget_draw: the match ended, the row goes. */
+bool store_offer_draw(struct store *st, uint64_t id, int seat);
+bool store_draw_decided(struct store *st, uint64_t id, bool ended, const bool decided[2]);
+bool store_forget_draw(struct store *st, uint64_t id);
+
+/* The lobby's live matches (docs/server.md, "Lobby"): line is the match's `lobby live` line
+ * after its id, written in the accepted seek's change; the row goes with the match's end.
+ * store_each_lobby_match calls each for the newest max still being played, oldest first. */
+bool store_put_lobby_match(struct store *st, uint64_t id, const char *line);
+bool store_forget_lobby_match(struct store *st, uint64_t id);
+bool store_each_lobby_match(struct store *st, size_t max,
+                            void (*each)(uint64_t id, const char *line, void *ctx), void *ctx);
 
 /* Before store_open, on SQLite: each side table that SQLite's quick_check finds damaged
- * (set_aside, meta, undo_requests, invites, kept_throws, aborted, clocks, results) is renamed
+ * (set_aside, meta, undo_requests, draw_offers, lobby_matches, invites, kept_throws, aborted,
+ * clocks, results, correspondence) is renamed
  * damaged_NAME_TIME, kept for an operator and never read again, for store_open to make anew,
  * empty; in the same transaction every match whose rows it may have held is set aside
  * (store-quarantine.c says which, table by table). What was done goes into report. The number
@@ -445,7 +470,7 @@ bool store_take_seek(struct store *st, uint64_t id, const char *notice, bool *ta
 bool store_tell_site(struct store *st, const char *notice);
 
 /* The lobby's writes (PostgreSQL only: on SQLite the seeks are the server's memory, and these
- * fail), made on a database thread, never on the loop (lobby.c). */
+ * fail), made on a database thread, never on the loop (lobby-write.c). */
 /* Stores the seek (its id given to it) and tells the site: "INSTANCE seek ID". */
 bool store_add_seek(struct store *st, struct stored_seek *s);
 /* What store_remove_seeks did with one seek. */
@@ -520,7 +545,8 @@ enum admit_result store_admit_match(struct store *st, uint64_t max, bool may_wai
 /* Inside a change, after a new match's rows: the new match is the rematch of match `of`, the
  * only one site-wide; the other servers are told (the old match's version counts it). On
  * PostgreSQL a second rematch of one match fails (store_last_was_conflict) once the first is
- * committed; a no-op on SQLite, where the server's memory is the site's. */
+ * committed; on SQLite, where the server's memory is the site's, the link is stored so that
+ * a restart keeps it (a load reads it: stored_match.rematch). */
 bool store_mark_rematch(struct store *st, uint64_t id, uint64_t of);
 /* The rematch of match `of` stored, or 0 (always 0 on SQLite); inside a round it leaves the
  * round's transaction as it was, failed or not. */

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+import time
 import unittest
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,19 @@ class StoreTests(_Mixin):  # type: ignore[misc]
 
     def rows(self, query: str) -> "list[tuple[str, ...]]":
         raise NotImplementedError
+
+    def through(self, conn: Any, line: str) -> str:
+        """The reply to a change, asked again while a killed server's lease on the match
+        still holds it (err leased: PostgreSQL, until the lease runs out), this server is
+        taking it over (err busy) or another server changed it a moment ago (err stale).
+        SQLite answers at once."""
+        deadline = time.monotonic() + 15
+        while True:
+            reply = str(conn.ask(line))
+            if reply.split()[:2] not in (["err", "leased"], ["err", "busy"], ["err", "stale"]) or \
+                    time.monotonic() > deadline:
+                return reply
+            time.sleep(0.05)
 
     def assertReply(self, reply: str, want: str, context: str = "") -> None:
         """The server's reply begins with want (an error's text after its word may change)."""

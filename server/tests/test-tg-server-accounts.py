@@ -362,7 +362,7 @@ class AccountsTest(SqliteStore, AccountTests, unittest.TestCase):
         self.register(c, "migrated")
         # Brought to the current schema (5: test-tg-server-lobby.py's rated_matches and
         # rating_history) at once.
-        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("6",)])
+        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("8",)])
         self.assertEqual(self.rows("SELECT count(*) FROM ratings"), [("0",)])
         c.close()
 

@@ -271,7 +271,7 @@ class CorrespondenceTest(SqliteStore, CorrespondenceTests, unittest.TestCase):
             db.execute("DROP TABLE correspondence")
             db.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
         s = self.open_server("--day-seconds", "2")
-        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("6",)])
+        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("8",)])
         c = Conn(s.port)
         self.assertEqual(base.show(c, mid)["clock"], "300000,300000")
         corr, _ = base.new_match(c, "hus days=1")

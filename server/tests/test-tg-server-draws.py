@@ -11,6 +11,10 @@ test across two servers there):
   or an accepted undo (`draw-lapsed S`); the seat that offered may withdraw it;
 - one offer per seat until the other seat has moved again (`err draw-too-soon`);
 - a rated match drawn by agreement moves both ratings once, by Glicko-2 with a score of 1/2;
+- the offer is stored: an open offer survives a SIGKILL and a restart (still open, accepted
+  after it: a draw by agreement), and so does a seat's spent offer (`err draw-too-soon` until
+  the other seat has moved, also across a second restart); a declined offer is not back
+  after one; a schema-6 database is brought to the current schema in place (SQLite);
 - hostile input: an offer in a finished match or before the join, an answer with no offer, a
   seat accepting its own offer, a watcher without a token or with a wrong one, bad ids and
   plies: each a clear error, and nothing changes.
@@ -18,6 +22,7 @@ test across two servers there):
 from __future__ import annotations
 
 import os
+import sqlite3
 import unittest
 from typing import Any
 
@@ -146,6 +151,70 @@ class DrawTests(StoreTests):
         self.assertEqual(next_event(w, m.id), "result draw by=agreement")
         self.assertIn('[ServerEnd "agreement"]', self.record(c, m.id))
 
+    def killed_and_restarted(self, s: Any, *conns: Any) -> "tuple[Any, Any]":
+        """SIGKILL, then a new server on the same database and a client of it."""
+        for c in conns:
+            c.close()
+        s.kill()
+        s = self.start()
+        return s, Conn(s.port)
+
+    def test_an_open_offer_survives_a_kill_and_a_restart(self) -> None:
+        s = self.start()
+        c = Conn(s.port)
+        m = base.Match(c, "hus")
+        ply, turn, _ = m.state(c)
+        a, b = int(turn), 1 - int(turn)
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[a])), "ok")
+        s, c = self.killed_and_restarted(s, c)
+        self.assertIn(" draw-offered-by=%d " % a, c.ok("show %d" % m.id))
+        w = self.watching(s.port, m.id)  # told in its catch-up
+        event = next_event(w, m.id)
+        while event.startswith(("moves ", "joined ")):
+            event = next_event(w, m.id)
+        self.assertEqual(event, "draw-offered %d" % a)
+        # Still a's offer: a may not offer again nor answer it.
+        self.assertReply(self.through(c, "offer-draw %d %d %s" % (m.id, ply, m.tokens[a])),
+                         "err draw-pending ")
+        self.assertReply(c.ask("accept-draw %d %d %s" % (m.id, ply, m.tokens[a])),
+                         "err own-offer ")
+        self.assertEqual(self.through(c, "accept-draw %d %d %s" % (m.id, ply, m.tokens[b])), "ok")
+        self.assertEqual(next_event(w, m.id), "result draw by=agreement")
+        self.assertEqual(self.match_rows(m.id), [("", "resignation", str(ply))])
+        self.assertEqual(self.rows("SELECT count(*) FROM draw_offers WHERE match_id = %d" % m.id),
+                         [("0",)])  # gone with the match's end
+
+    def test_a_spent_offer_survives_and_a_declined_one_stays_declined(self) -> None:
+        s = self.start()
+        c = Conn(s.port)
+        m = base.Match(c, "hus")
+        ply, turn, _ = m.state(c)
+        a, b = int(turn), 1 - int(turn)  # a is to move
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[a])), "ok")
+        self.assertEqual(c.ask("decline-draw %d %d %s" % (m.id, ply, m.tokens[b])), "ok")
+        m.play(c, c.ok("moves %d" % m.id).split()[0])  # a's own move: a's offer stays spent
+        ply += 1
+        s, c = self.killed_and_restarted(s, c)
+        self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
+        self.assertReply(self.through(c, "accept-draw %d %d %s" % (m.id, ply, m.tokens[b])),
+                         "err no-draw-offer ")
+        self.assertReply(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[a])),
+                         "err draw-too-soon ")
+        # b, whose turn it is, has not offered: b may, and withdraws it.
+        self.assertEqual(self.through(c, "offer-draw %d %d %s" % (m.id, ply, m.tokens[b])), "ok")
+        self.assertEqual(c.ask("withdraw-draw %d %d %s" % (m.id, ply, m.tokens[b])), "ok")
+        # b moves: a may offer again, also after another restart; b may not.
+        while int(base.show(c, m.id)["turn"]) == b:
+            move = c.ok("moves %d" % m.id).split()[0]
+            self.assertTrue(c.ok("play %d %d %s %s" % (m.id, ply, move, m.tokens[b])))
+            ply += 1
+        ply = int(base.show(c, m.id)["ply"])
+        s, c = self.killed_and_restarted(s, c)
+        self.assertReply(self.through(c, "offer-draw %d %d %s" % (m.id, ply, m.tokens[b])),
+                         "err draw-too-soon ")
+        self.assertEqual(self.through(c, "offer-draw %d %d %s" % (m.id, ply, m.tokens[a])), "ok")
+        self.assertIn(" draw-offered-by=%d " % a, c.ok("show %d" % m.id))
+
     def record(self, c: Any, mid: int) -> str:
         n = int(c.ok("record %d" % mid))
         return "\n".join(c.read() for _ in range(n))
@@ -252,6 +321,27 @@ class DrawTest(SqliteStore, DrawTests, unittest.TestCase):
 
     def new_server(self, *extra: str) -> Any:
         return base.Server(self.db, *extra)
+
+    def test_schema_6_is_brought_to_the_current_one_in_place(self) -> None:
+        s = self.start()
+        c = Conn(s.port)
+        m = base.Match(c, "hus")
+        ply, turn, _ = m.state(c)
+        c.close()
+        s.stop()
+        with sqlite3.connect(self.db) as db:  # as a server of schema 6 left it
+            db.execute("DROP TABLE draw_offers")
+            db.execute("DROP TABLE lobby_matches")
+            db.execute("DROP TABLE rematches")  # schema 8's
+            db.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
+        s = self.start()
+        self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("8",)])
+        c = Conn(s.port)
+        self.assertEqual(base.show(c, m.id)["result"], "running")
+        self.assertEqual(c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[int(turn)])), "ok")
+        self.assertEqual(self.rows("SELECT match_id, offered_by, spent0, spent1 FROM draw_offers"),
+                         [(str(m.id), turn, "1" if turn == "0" else "0",
+                           "1" if turn == "1" else "0")])
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ into its cases, with the tests across two servers there):
   many seeks, a rating outside the range) is a clear error, and nothing changes;
 - every rated result leaves one point of rating history per player, in the same change
   (the same time as the rating, the rating itself);
+- the live list is stored with its matches: after a SIGKILL and a restart `lobby` lists the
+  running lobby matches with the same lines (not a finished one, nor one finished later);
 - databases of schemas 3 and 4 are brought to 5 in place.
 """
 from __future__ import annotations
@@ -211,6 +213,49 @@ class LobbyTests(StoreTests):
         for c in (watcher, late):
             self.assertEqual(c.read(), "lobby ended %d %d" % (mid, 1 - loser))
         self.assertEqual(Conn(s.port).ask("lobby"), "ok 0 0")
+
+    def live_lines(self, port: int, count: int) -> "list[str]":
+        """A new subscriber's list: no seeks, `count` live matches, their lines sorted."""
+        c = Conn(port)
+        self.assertEqual(c.ask("lobby"), "ok 0 %d" % count)
+        lines = sorted(c.read() for _ in range(count))
+        c.close()
+        return lines
+
+    def test_a_restart_lists_the_running_lobby_matches(self) -> None:
+        s = self.open_server()
+        watcher = self.subscriber(s.port)
+        alice, bob = self.signed_in(s.port, "alice"), self.signed_in(s.port, "bob")
+        guest = Conn(s.port)
+        started = []
+        for owner, taker, seek in ((alice, bob, "seek hus clock=5+3 rated"),
+                                   (bob, guest, "seek halusa days=3 casual"),
+                                   (alice, bob, "seek walak-pussa clock=1+0 casual")):
+            seek_id = owner.ok(seek)
+            self.feed_line(watcher, "lobby seek %s " % seek_id)
+            started.append(self.matched(owner, taker, seek_id))
+            self.feed_line(watcher, "lobby unseek %s " % seek_id)
+            self.feed_line(watcher, "lobby live %d " % started[-1][0])
+        lines = self.live_lines(s.port, 3)
+        # The third ends: not listed after the restart.
+        (first, _), (second, second_tokens), (third, third_tokens) = started
+        alice.ok("resign %d %s" % (third, third_tokens[0]))
+        self.feed_line(watcher, "lobby ended %d 1" % third)
+        for c in (watcher, alice, bob, guest):
+            c.close()
+        s.kill()
+        s = self.open_server()
+        self.assertEqual(self.live_lines(s.port, 2), [line for line in lines
+                                                      if " %d " % third not in line])
+        # Ended after the restart: gone from the list, and from the next server's.
+        c = Conn(s.port)
+        self.assertEqual(self.through(c, "resign %d %s" % (second, second_tokens[1])), "ok")
+        self.assertEqual(self.live_lines(s.port, 1), [line for line in lines
+                                                      if line.startswith("lobby live %d " % first)])
+        c.close()
+        s = self.open_server()
+        self.assertEqual(self.live_lines(s.port, 1), [line for line in lines
+                                                      if line.startswith("lobby live %d " % first)])
 
     def test_unseek_a_gone_owner_and_casual_guests(self) -> None:
         s = self.open_server()
@@ -468,7 +513,7 @@ class LobbyTest(SqliteStore, LobbyTests, unittest.TestCase):
             s = self.open_server()
             alice = self.signed_in(s.port, "alice" + version)
             bob = self.signed_in(s.port, "bob" + version)
-            self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("6",)])
+            self.assertEqual(self.rows("SELECT value FROM meta WHERE key = 'schema'"), [("8",)])
             rated, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
             self.assertEqual(base.show(alice, int(mid))["ply"], "0")
             play_to_the_end(alice, rated, tokens)

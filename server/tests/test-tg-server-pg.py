@@ -37,7 +37,12 @@ Where PostgreSQL is missing or does not start, every test here fails and says wh
   database of schema 3 brought to 4 (and on);
 - the lobby and rated games (test-tg-server-lobby.py's tests, run here on PostgreSQL), and
   across two servers: a seek made through one pushed to a lobby on the other and taken
-  there, two takers at once making one match, a rated result rated once site-wide.
+  there, two takers at once making one match, a rated result rated once site-wide, and the
+  live matches listed again by every server after all of them restarted (lobby_matches);
+- draw offers (test-tg-server-draws.py's tests, run here on PostgreSQL), and across two
+  servers: an offer answered through the other server, and an offer through A, A SIGKILLed,
+  accepted through B that never had the match loaded (the offer read from draw_offers), rated
+  once;
 """
 from __future__ import annotations
 
@@ -758,13 +763,13 @@ class AccountsPgTest(PgTestCase, account_tests.AccountTests):
         history = conn.ok("history %s" % mid)
         conn.close()
         s.stop()
-        self.sql("DROP TABLE sign_in_budgets, correspondence, rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
+        self.sql("DROP TABLE lobby_matches, draw_offers, sign_in_budgets, correspondence, rating_history, seeks, rated_matches, seat_accounts, ratings, sessions, accounts; "
                  "DELETE FROM tg_schema WHERE version >= 4")
         s = self.open_server()
         conn = Conn(s.port)
         self.assertEqual(conn.ok("history %s" % mid), history)
         self.register(conn, "migrated")
-        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "8")
+        self.assertEqual(self.sql("SELECT max(version) FROM tg_schema"), "9")
         self.assertEqual(self.sql("SELECT count(*) FROM ratings"), "0")
         conn.close()
 
@@ -886,6 +891,33 @@ class LobbyPgTest(PgTestCase, lobby_tests.LobbyTests):
         alice.ok("resign %d %s" % (second, tokens[0]))
         self.assertEqual(late.read(), "lobby ended %d 1" % second)
         self.assertEqual(third.read(), "lobby ended %d 1" % second)
+
+    def test_every_server_restarted_lists_the_live_matches(self) -> None:
+        a, b = self.two_servers()
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(b.port, "bob")
+        first, _ = self.matched(alice, bob, alice.ok("seek hus clock=5+3 casual"))
+        second, tokens = self.matched(bob, alice, bob.ok("seek halusa days=2 rated"))
+        ended, ended_tokens = self.matched(alice, bob, alice.ok("seek hawalis clock=3+0 casual"))
+        self.through(alice, "resign %d %s" % (ended, ended_tokens[0]))
+        lines = self.live_lines(a.port, 2)
+        for c in (alice, bob):
+            c.close()
+        a.kill()
+        b.stop()
+        # Nobody is left to tell them: each server reads them from the table.
+        a, b = self.two_servers()
+        for s in (a, b):
+            self.assertEqual(self.live_lines(s.port, 2), lines)
+        self.assertEqual(self.sql("SELECT count(*) FROM lobby_matches"), "2")
+        self.assertTrue(any(" %d " % first in line for line in lines))
+        c = Conn(a.port)
+        self.assertTrue(self.through(c, "resign %d %s" % (second, tokens[0])).startswith("ok"))
+        c.close()
+        a.stop()
+        b.stop()
+        c = Conn(self.server(*lobby_tests.OPEN_BUDGETS).port)
+        self.assertEqual(c.ask("lobby"), "ok 0 1")
+        self.assertTrue(c.read().startswith("lobby live %d " % first))
 
     def test_a_rated_result_decided_through_b_rates_once(self) -> None:
         a, b = self.two_servers()
@@ -1018,6 +1050,45 @@ class DrawsPgTest(PgTestCase, draw_tests.DrawTests):
         self.assertRatings("alice", "hus/blitz", want, 1)
 
 
+    def test_an_offer_through_a_killed_server_is_accepted_through_b(self) -> None:
+        """A server that never had the match loaded, and so never heard A's news, takes it
+        over after A's SIGKILL and knows the offer from its row."""
+        a, b = (self.server(*lobby_tests.OPEN_BUDGETS), self.server(*lobby_tests.OPEN_BUDGETS))
+        alice, bob = self.signed_in(a.port, "alice"), self.signed_in(a.port, "bob")
+        mid, tokens = self.matched(alice, bob, alice.ok("seek hus clock=5+3 rated"))
+        seat_a = [int(seat) for seat, account in self.rows(
+            "SELECT seat, account_id FROM seat_accounts WHERE match_id = %d" % mid)
+            if int(account) == self.account_id("alice")][0]
+        ply = show(alice, mid)["ply"]
+        self.assertEqual(alice.ask("offer-draw %d %s %s" % (mid, ply, tokens[seat_a])), "ok")
+        for c in (alice, bob):
+            c.close()
+        a.kill()
+        on_b = Conn(b.port)
+        self.assertReply(self.through(on_b, "offer-draw %d %s %s" % (mid, ply, tokens[seat_a])),
+                         "err draw-pending ")
+        self.assertEqual(self.sql("SELECT offered_by, spent0, spent1 FROM draw_offers WHERE "
+                                  "match_id = %d" % mid),
+                         "%d|%s|%s" % (seat_a, "t" if seat_a == 0 else "f",
+                                       "t" if seat_a == 1 else "f"))
+        self.assertIn(" draw-offered-by=%d " % seat_a, on_b.ok("show %d" % mid))
+        self.assertEqual(self.through(on_b, "accept-draw %d %s %s" % (mid, ply,
+                                                                      tokens[1 - seat_a])), "ok")
+        info = show(on_b, mid)
+        self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
+        want = lobby_tests.glicko2(1500, 350, 0.06, [(1500, 350, 0.5)])
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
+        self.assertEqual(self.sql("SELECT count(*) FROM draw_offers"), "0")
+        self.assertEqual(self.sql("SELECT count(*) FROM lobby_matches"), "0")
+        # A back: the same draw, rated once.
+        a = self.server(*lobby_tests.OPEN_BUDGETS)
+        info = show(Conn(a.port), mid)
+        self.assertEqual((info["result"], info["by"]), ("draw", "agreement"))
+        self.assertRatings("alice", "hus/blitz", want, 1)
+        self.assertRatings("bob", "hus/blitz", want, 1)
+
+
 class DrawNewsTest(PgTestCase):
     """What another server says of an offer, played by psql on the database: its news is
     taken once the match is read at its version, whichever comes first; a version that
@@ -1090,6 +1161,34 @@ class DrawNewsTest(PgTestCase):
         self.assertEqual(base.show(c, m.id)["by"], "agreement")
         self.assertNotIn("draw-offered-by", c.ok("show %d" % m.id))
         self.assertIn("servers=1", c.ok("status"))
+
+
+    def test_a_news_that_never_comes_leaves_the_offer_as_its_row_says(self) -> None:
+        s = self.server()
+        c = Conn(s.port)
+        m = base.Match(c, "halusa")
+        w = Conn(s.port)
+        self.assertTrue(w.ask("watch %d" % m.id).startswith("ok watching"))
+        ply, _, _ = m.state(c)
+        # Another server's offer by seat 1: its row and version written, its news lost.
+        self.sql("INSERT INTO draw_offers (match_id, offered_by, spent0, spent1) "
+                 "VALUES (%d, 1, false, true)" % m.id)
+        self.bump(m.id)
+        t0 = time.monotonic()
+        while True:
+            reply = c.ask("offer-draw %d %d %s" % (m.id, ply, m.tokens[0]))
+            if not reply.startswith(("err busy ", "err stale ")) or time.monotonic() - t0 > 10:
+                break
+            time.sleep(0.05)
+        self.assertTrue(reply.startswith("err draw-pending "), reply)
+        self.assertGreater(time.monotonic() - t0, 0.5)  # the news was awaited first
+        self.assertEqual(draw_tests.next_event(w, m.id), "draw-offered 1")
+        self.assertIn(" draw-offered-by=1 ", c.ok("show %d" % m.id))
+        self.assertTrue(c.ask("withdraw-draw %d %d %s" % (m.id, ply, m.tokens[0])).startswith(
+            "err no-draw-offer "))
+        self.assertEqual(c.ask("accept-draw %d %d %s" % (m.id, ply, m.tokens[0])), "ok")
+        self.assertEqual(draw_tests.next_event(w, m.id), "result draw by=agreement")
+        self.assertEqual(self.sql("SELECT count(*) FROM draw_offers"), "0")
 
 
 def owner_of(server: base.Server) -> str:
@@ -1417,7 +1516,7 @@ class FrozenServerTest(PgTestCase):
         mid, ply = self.freeze_in_round(frozen, player)
         stopped_at = time.monotonic()
         try:
-            watcher = Conn(a.port, timeout=30)
+            watcher = Conn(a.port, timeout=60)  # past the bound below: that one says why
             watcher.ok("watch %d" % mid)
             result: list[str] = []
             fell_at: list[float] = []
@@ -1438,9 +1537,21 @@ class FrozenServerTest(PgTestCase):
             while time.monotonic() - stopped_at < 4.0 or not fell_at:
                 # 40 s: the lease (1 s) and the frozen session's end take a few seconds idle,
                 # but 20 s was passed by 0.04 s once at load 5 with the other suites running.
-                self.assertLess(time.monotonic() - stopped_at, 40.0,
-                                "the frozen server's clocked match was not taken over, or its "
-                                "flag did not fall")
+                if time.monotonic() - stopped_at >= 40.0:
+                    # Seen once in a whole suite's run at load 8 (never alone): what each
+                    # server and the database say then, to tell a take-over that never came
+                    # from a flag that fell unseen by the watcher's server.
+                    self.fail("the frozen server's clocked match was not taken over, or its "
+                              "flag did not fall: lease %s; result row %s; show on A %s, on "
+                              "B %s; pg_stat_activity %s"
+                              % (self.sql("SELECT owner || ' ' || (expires_at - now())::text "
+                                          "FROM leases WHERE match_id = %d" % mid),
+                                 self.sql("SELECT winner || ' ' || ply FROM results WHERE "
+                                          "match_id = %d" % mid),
+                                 others[0].ask("show %d" % mid), others[1].ask("show %d" % mid),
+                                 self.sql("SELECT string_agg(application_name || ':' || state, "
+                                          "', ') FROM pg_stat_activity WHERE application_name "
+                                          "LIKE 'tg-server%'")))
                 for conn in others:
                     t0 = time.monotonic()
                     self.assertTrue(conn.ask("status").startswith("ok "))

@@ -7,6 +7,8 @@
 - the other seat is joined to its swapped seat by its own `rematch` or by `join NEW TOKEN`
   with its old token (its invite, which only it holds); the new match is then played by the
   swapped tokens, and the old tokens move nothing there;
+- the link survives a SIGKILL and a restart (stored since schema 8): a late watcher is told,
+  and no second rematch is made;
 - bad input: a match still being played, a wrong token, the asking seat asking twice, the
   other seat once both are taken, an unknown match, a seat that never joined: each a clear
   error and nothing created.
@@ -108,6 +110,33 @@ class RematchTest(base.ServerTestCase):
         moves = c.ok("moves %s" % new).split()
         self.assertEqual(c.ok("play %s 0 %s %s" % (new, moves[0], token)), moves[0])
         c.close()
+
+    def test_the_rematch_survives_a_kill_and_a_restart(self) -> None:
+        """The link to the rematch is stored with it (schema 8): after a SIGKILL and a
+        restart a late watcher still hears of it, the seat that asked cannot make a second
+        one, and the other seat's own `rematch` joins the same match."""
+        c = base.Conn(self.server.port)
+        mid, (t0, t1) = self.finished(c, "halusa clock=5+3")
+        c.ok("resign %d %s" % (mid, t0))
+        new, seat, s_token = c.ok("rematch %d %s" % (mid, t0)).split()
+        self.assertEqual(seat, "1")
+        c.close()
+        self.server.kill()
+        self.server = base.Server(self.db, *self.server_args).start()
+        c = base.Conn(self.server.port)
+        late = base.Conn(self.server.port, timeout=10)  # the catch-up comes at once
+        late.ok("watch %d" % mid)
+        lines = [late.read() for _ in range(4)]
+        self.assertIn("event %d rematch %s" % (mid, new), lines)
+        self.assertReply(c.ask("rematch %d %s" % (mid, t0)), "err rematch-offered")
+        self.assertEqual(sorted(c.ok("list").split()), sorted([str(mid), new]))
+        again, seat, n_token = c.ok("rematch %d %s" % (mid, t1)).split()
+        self.assertEqual((again, seat), (new, "0"))
+        self.assertNotIn(n_token, (t0, t1, s_token))
+        self.assertReply(c.ask("rematch %d %s" % (mid, t1)), "err already-joined")
+        self.assertEqual(sorted(c.ok("list").split()), sorted([str(mid), new]))
+        for conn in (c, late):
+            conn.close()
 
     def test_a_seat_that_never_joined_has_no_rematch(self) -> None:
         c = base.Conn(self.server.port)

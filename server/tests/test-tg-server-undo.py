@@ -8,8 +8,9 @@
   move), take it away, so a request never outlives the position it was made in;
 - bad input: accept with no request, by the requester, after a move (the old ply, and the new
   one): each a clear error, nothing changed in the database;
-- the schema: a database of schema 1 (made before undo requests were stored) is brought to 4
-  in place, its matches as they were; a database of a newer schema is refused at start-up.
+- the schema: a database of schema 1 (made before undo requests were stored) is brought to the
+  current one (7) in place, its matches as they were; a database of a newer schema is refused
+  at start-up.
 """
 import os
 import sqlite3
@@ -128,7 +129,9 @@ class UndoSchemaTest(unittest.TestCase):
 
     def made_by_schema_1(self) -> "tuple[int, list[str]]":
         """A database as a server of schema 1 left it: a match, no undo_requests table (nor
-        schema 3's accounts, nor schema 4's rated_matches, nor schema 5's rating_history)."""
+        schema 3's accounts, nor schema 4's rated_matches, nor schema 5's rating_history, nor
+        schema 6's correspondence, nor schema 7's draw_offers and lobby_matches, nor schema 8's
+        rematches)."""
         s = base.Server(self.db).start()
         c = base.Conn(s.port)
         m = base.Match(c, "hus")
@@ -137,8 +140,8 @@ class UndoSchemaTest(unittest.TestCase):
         s.stop()
         with sqlite3.connect(self.db) as db:
             db.execute("DROP TABLE undo_requests")
-            for table in ("rating_history", "rated_matches", "seat_accounts", "ratings",
-                          "sessions", "accounts"):
+            for table in ("rematches", "lobby_matches", "draw_offers", "correspondence", "rating_history",
+                          "rated_matches", "seat_accounts", "ratings", "sessions", "accounts"):
                 db.execute("DROP TABLE %s" % table)
             db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
         return m.id, history
@@ -152,18 +155,18 @@ class UndoSchemaTest(unittest.TestCase):
         s.stop()
         with sqlite3.connect(self.db) as db:
             self.assertEqual(db.execute("SELECT value FROM meta WHERE key = 'schema'")
-                             .fetchall(), [("6",)])
+                             .fetchall(), [("8",)])
             self.assertEqual(db.execute("SELECT count(*) FROM undo_requests").fetchall(),
                              [(0,)])
 
     def test_a_newer_schema_is_refused(self) -> None:
         self.made_by_schema_1()
         with sqlite3.connect(self.db) as db:
-            db.execute("UPDATE meta SET value = '7' WHERE key = 'schema'")
+            db.execute("UPDATE meta SET value = '9' WHERE key = 'schema'")
         r = subprocess.run([SERVER, "--port", "0", "--db", self.db], capture_output=True,
                            text=True, timeout=20)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("the database's schema is version 7, newer than this server's (6)",
+        self.assertIn("the database's schema is version 9, newer than this server's (8)",
                       r.stderr)
 
 
