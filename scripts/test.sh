@@ -198,13 +198,13 @@ fi
 
 # The match server under the sanitizers: the test drives the instrumented tg-server as a
 # separate process (SIGKILL and restart included), so nothing needs preloading, and the
-# server's clean stops (SIGTERM) are leak-checked; tg-server-pg does the same on PostgreSQL
-# (a throw-away cluster it starts and stops itself).
+# server's clean stops (SIGTERM) are leak-checked; tg-server-pg and tg-server-pg-one (its two
+# parts) do the same on PostgreSQL (a throw-away cluster each starts and stops itself).
 step "clang + sanitizers: the tg-server test (the server instrumented)"
 ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C "$san_dir" --no-rebuild --print-errorlogs --logbase server-asan tg-server \
-    tg-server-pg --timeout-multiplier "$(timeout_multiplier 4)"
+    tg-server-pg tg-server-pg-one --timeout-multiplier "$(timeout_multiplier 4)"
 
 ran_valgrind=no
 if grep -qsE "add_test_setup\([[:space:]]*'valgrind'" meson.build tests/meson.build; then

@@ -1836,6 +1836,31 @@ class RematchAcrossServersTest(PgTestCase):
         north.close()
 
 
+# meson runs this file as two tests side by side, each with a cluster of its own
+# (server/meson.build), so that neither takes the whole run's time alone: `--part sites`, the
+# classes of several servers, frozen ones and held locks (most of the time spent waiting for
+# leases, locks and 200,000-ply loads), and `--part one`, every other class. Without --part,
+# or with class names, as unittest takes them.
+SITES_PART = ("SeveralServersTest", "FrozenServerTest", "HeldLockTest", "AdmissionTest",
+              "DatabaseThreadTest", "HistoryLockTest", "RematchAcrossServersTest",
+              "DrawNewsTest", "UnplayedMatchesTest")
+
+
+def part_classes(part: str) -> "list[str]":
+    """The test classes of `part` ('sites' or 'one'), by name."""
+    if part not in ("sites", "one"):
+        sys.exit("test-tg-server-pg.py: --part takes 'sites' or 'one', not %r" % part)
+    every = [name for name, item in globals().items() if isinstance(item, type)
+             and issubclass(item, unittest.TestCase) and item.__module__ == "__main__"
+             and name.endswith("Test")]
+    missing = set(SITES_PART) - set(every)
+    if missing:
+        sys.exit("test-tg-server-pg.py: no test class %s" % ", ".join(sorted(missing)))
+    return [name for name in every if (name in SITES_PART) == (part == "sites")]
+
+
 if __name__ == "__main__":
     base.SERVER = os.path.abspath(sys.argv.pop(1))
+    if len(sys.argv) > 2 and sys.argv[1] == "--part":
+        sys.argv[1:3] = part_classes(sys.argv[2])
     unittest.main(verbosity=2)
