@@ -162,10 +162,7 @@ enum sign_in_charge pg_charge_sign_in(struct pg_store *pg, const struct sign_in_
      * back with the rollback. */
     if (result == SIGN_IN_TAKEN ? pg_run_sql(pg, "COMMIT") : pg_run_sql(pg, "ROLLBACK"))
         return result;
-failed:;
-    char why[sizeof pg->last_error];
-    memcpy(why, pg->last_error, sizeof why);
-    pg_run_sql(pg, "ROLLBACK");
-    memcpy(pg->last_error, why, sizeof why);
+failed:
+    pg_rollback_keeping_error(pg);
     return SIGN_IN_FAILED;
 }

@@ -297,9 +297,12 @@ bool pg_match_exists(struct pg_store *pg, uint64_t id, bool *exists)
     return true;
 }
 
-bool pg_each_set_aside(struct pg_store *pg, void (*each)(uint64_t, const char *, void *), void *ctx)
+/* Each row (an id, a text) of a read, to `each`. */
+static bool each_id_and_text(struct pg_store *pg, enum pg_stmt stmt, int n,
+                             const char *const *values,
+                             void (*each)(uint64_t, const char *, void *), void *ctx)
 {
-    PGresult *r = read_query(pg, P_EACH_SET_ASIDE, 0, NULL);
+    PGresult *r = read_query(pg, stmt, n, values);
     if (!r)
         return false;
     for (int i = 0; i < PQntuples(r); i++)
@@ -308,19 +311,18 @@ bool pg_each_set_aside(struct pg_store *pg, void (*each)(uint64_t, const char *,
     return true;
 }
 
+bool pg_each_set_aside(struct pg_store *pg, void (*each)(uint64_t, const char *, void *), void *ctx)
+{
+    return each_id_and_text(pg, P_EACH_SET_ASIDE, 0, NULL, each, ctx);
+}
+
 bool pg_each_lobby_match(struct pg_store *pg, size_t max,
                          void (*each)(uint64_t id, const char *line, void *ctx), void *ctx)
 {
     char a[24];
     snprintf(a, sizeof a, "%zu", max);
     const char *v[] = {a};
-    PGresult *r = read_query(pg, P_EACH_LOBBY_MATCH, 1, v);
-    if (!r)
-        return false;
-    for (int i = 0; i < PQntuples(r); i++)
-        each(strtoull(PQgetvalue(r, i, 0), NULL, 10), PQgetvalue(r, i, 1), ctx);
-    PQclear(r);
-    return true;
+    return each_id_and_text(pg, P_EACH_LOBBY_MATCH, 1, v, each, ctx);
 }
 
 bool pg_list_ids(struct pg_store *pg, uint64_t after, uint64_t *ids, size_t max, size_t *count,

@@ -127,6 +127,9 @@ const char *pg_i64_text(char out[NUM_TEXT], int64_t v);
 /* A prepared statement run for its effect only; a plain SQL text (no parameters). */
 bool pg_run_done(struct pg_store *pg, enum pg_stmt id, int n, const char *const *values);
 bool pg_run_sql(struct pg_store *pg, const char *sql);
+/* ROLLBACK of the open transaction, the error that made it fail kept for the caller (the
+ * rollback's own, if any, is not the one to report). */
+void pg_rollback_keeping_error(struct pg_store *pg);
 /* Notes libpq's error: the statement's (with its SQLSTATE) or the connection's. */
 void pg_note_error(struct pg_store *pg, const PGresult *r);
 /* Notes a failure of our own (no SQLSTATE) and returns false. */

@@ -95,11 +95,7 @@ bool pg_commit_round(struct pg_store *pg)
 
 void pg_rollback_round(struct pg_store *pg)
 {
-    if (pg->in_round && PQstatus(pg->conn) == CONNECTION_OK) {
-        char why[sizeof pg->last_error];
-        memcpy(why, pg->last_error, sizeof why);
-        pg_run_sql(pg, "ROLLBACK");
-        memcpy(pg->last_error, why, sizeof why);
-    }
+    if (pg->in_round && PQstatus(pg->conn) == CONNECTION_OK)
+        pg_rollback_keeping_error(pg);
     pg->in_round = pg->release_pending = false;
 }

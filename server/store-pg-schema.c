@@ -284,10 +284,7 @@ bool pg_migrate(struct pg_store *pg)
     }
     if (pg_run_sql(pg, "COMMIT"))
         return true;
-fail:;
-    char why[sizeof pg->last_error];
-    memcpy(why, pg->last_error, sizeof why);
-    pg_run_sql(pg, "ROLLBACK");
-    memcpy(pg->last_error, why, sizeof why);
+fail:
+    pg_rollback_keeping_error(pg);
     return false;
 }

@@ -390,6 +390,14 @@ bool pg_run_sql(struct pg_store *pg, const char *sql)
     return ok;
 }
 
+void pg_rollback_keeping_error(struct pg_store *pg)
+{
+    char why[sizeof pg->last_error];
+    memcpy(why, pg->last_error, sizeof why);
+    pg_run_sql(pg, "ROLLBACK");
+    memcpy(pg->last_error, why, sizeof why);
+}
+
 /* PostgreSQL's notices (a table that already exists, ...) are not the operator's business. */
 static void ignore_notice(void *arg, const char *message)
 {
